@@ -1,0 +1,383 @@
+"""Message types and the `Model` protocol shared by every model.
+
+Field names follow smolagents so that code written for it keeps working:
+messages are `ChatMessage` objects (or plain dicts of the same shape) whose
+`content` is either a string or a list of `{"type": "text" | "image", ...}`
+parts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any
+
+__all__ = [
+    "MessageRole",
+    "TokenUsage",
+    "ChatMessageToolCallFunction",
+    "ChatMessageToolCall",
+    "ChatMessageToolCallStreamDelta",
+    "ChatMessage",
+    "ChatMessageStreamDelta",
+    "Model",
+    "ModelError",
+    "agglomerate_stream_deltas",
+    "get_clean_message_list",
+    "parse_json_tool_call",
+    "remove_stop_sequences",
+]
+
+
+class MessageRole(str, Enum):
+    USER = "user"
+    ASSISTANT = "assistant"
+    SYSTEM = "system"
+    TOOL_CALL = "tool-call"
+    TOOL_RESPONSE = "tool-response"
+
+    @classmethod
+    def roles(cls) -> list[str]:
+        return [r.value for r in cls]
+
+
+# Roles that APIs without tool-call roles understand.
+TOOL_ROLE_CONVERSIONS = {
+    MessageRole.TOOL_CALL: MessageRole.ASSISTANT,
+    MessageRole.TOOL_RESPONSE: MessageRole.USER,
+}
+
+
+class ModelError(RuntimeError):
+    """A model call failed; the message says what happened and what to check."""
+
+
+@dataclass
+class TokenUsage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def __add__(self, other: TokenUsage | None) -> TokenUsage:
+        if other is None:
+            return TokenUsage(self.input_tokens, self.output_tokens)
+        return TokenUsage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
+
+    def dict(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "total_tokens": self.total_tokens,
+        }
+
+
+@dataclass
+class ChatMessageToolCallFunction:
+    name: str
+    arguments: Any = None
+    description: str | None = None
+
+
+@dataclass
+class ChatMessageToolCall:
+    function: ChatMessageToolCallFunction
+    id: str = field(default_factory=lambda: f"call_{uuid.uuid4().hex[:12]}")
+    type: str = "function"
+
+    def dict(self) -> dict[str, Any]:
+        return {"id": self.id, "type": self.type, "function": asdict(self.function)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ChatMessageToolCall:
+        fn = data.get("function", data)
+        return cls(
+            function=ChatMessageToolCallFunction(
+                name=fn["name"], arguments=fn.get("arguments"), description=fn.get("description")
+            ),
+            id=data.get("id") or f"call_{uuid.uuid4().hex[:12]}",
+            type=data.get("type", "function"),
+        )
+
+
+@dataclass
+class ChatMessage:
+    role: MessageRole | str
+    content: str | list[dict[str, Any]] | None = None
+    tool_calls: list[ChatMessageToolCall] | None = None
+    raw: Any | None = None  # the provider's own response, never serialised
+    token_usage: TokenUsage | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.role, str) and not isinstance(self.role, MessageRole):
+            try:
+                self.role = MessageRole(self.role)
+            except ValueError:
+                raise ValueError(
+                    f"Unknown message role {self.role!r}; expected one of {MessageRole.roles()}"
+                ) from None
+
+    @property
+    def text(self) -> str:
+        """The message's text, joining text parts of a multi-part content."""
+        if self.content is None:
+            return ""
+        if isinstance(self.content, str):
+            return self.content
+        return "".join(part.get("text", "") for part in self.content if part.get("type") == "text")
+
+    def dict(self) -> dict[str, Any]:
+        return {
+            "role": self.role.value if isinstance(self.role, MessageRole) else self.role,
+            "content": _jsonable_content(self.content),
+            "tool_calls": [tc.dict() for tc in self.tool_calls] if self.tool_calls else None,
+            "token_usage": self.token_usage.dict() if self.token_usage else None,
+        }
+
+    def model_dump_json(self) -> str:
+        return json.dumps(self.dict())
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ChatMessage:
+        usage = data.get("token_usage")
+        return cls(
+            role=data["role"],
+            content=data.get("content"),
+            tool_calls=[ChatMessageToolCall.from_dict(tc) for tc in data["tool_calls"]]
+            if data.get("tool_calls")
+            else None,
+            token_usage=TokenUsage(usage["input_tokens"], usage["output_tokens"]) if usage else None,
+        )
+
+
+def _jsonable_content(content: Any) -> Any:
+    if not isinstance(content, list):
+        return content
+    parts = []
+    for part in content:
+        if part.get("type") == "image" and not isinstance(part.get("image"), (str, type(None))):
+            parts.append({"type": "image", "image": "<image>"})
+        else:
+            parts.append(part)
+    return parts
+
+
+@dataclass
+class ChatMessageToolCallStreamDelta:
+    index: int | None = None
+    id: str | None = None
+    type: str | None = None
+    function: ChatMessageToolCallFunction | None = None
+
+
+@dataclass
+class ChatMessageStreamDelta:
+    content: str | None = None
+    tool_calls: list[ChatMessageToolCallStreamDelta] | None = None
+    token_usage: TokenUsage | None = None
+
+
+def agglomerate_stream_deltas(deltas: list[ChatMessageStreamDelta]) -> ChatMessage:
+    """Join streamed deltas into one assistant `ChatMessage`."""
+    text: list[str] = []
+    calls: dict[int, dict[str, Any]] = {}
+    usage: TokenUsage | None = None
+    for delta in deltas:
+        if delta.content:
+            text.append(delta.content)
+        if delta.token_usage:
+            usage = delta.token_usage + usage if usage else delta.token_usage
+        for tc in delta.tool_calls or []:
+            slot = calls.setdefault(tc.index or 0, {"id": None, "name": "", "arguments": ""})
+            slot["id"] = tc.id or slot["id"]
+            if tc.function:
+                slot["name"] += tc.function.name or ""
+                slot["arguments"] += tc.function.arguments or ""
+    tool_calls = [
+        ChatMessageToolCall(
+            function=ChatMessageToolCallFunction(name=c["name"], arguments=c["arguments"]),
+            id=c["id"] or f"call_{i}",
+        )
+        for i, c in sorted(calls.items())
+    ]
+    return ChatMessage(
+        role=MessageRole.ASSISTANT,
+        content="".join(text),
+        tool_calls=tool_calls or None,
+        token_usage=usage,
+    )
+
+
+def remove_stop_sequences(text: str, stop_sequences: list[str] | None) -> str:
+    """Cut `text` at the first stop sequence it contains."""
+    cut = len(text)
+    for stop in stop_sequences or []:
+        at = text.find(stop)
+        if at != -1:
+            cut = min(cut, at)
+    return text[:cut]
+
+
+def _as_message_dict(message: ChatMessage | dict[str, Any]) -> dict[str, Any]:
+    if isinstance(message, ChatMessage):
+        role = message.role.value if isinstance(message.role, MessageRole) else message.role
+        return {"role": role, "content": message.content, "tool_calls": message.tool_calls}
+    return dict(message)
+
+
+def get_clean_message_list(
+    messages: list[ChatMessage | dict[str, Any]],
+    role_conversions: dict[MessageRole, MessageRole] | None = None,
+    flatten_messages_as_text: bool = False,
+) -> list[dict[str, Any]]:
+    """Provider-ready message dicts: roles converted, same-role neighbours merged.
+
+    Content is a list of parts unless `flatten_messages_as_text`, in which case
+    it is one string (images dropped), as most local chat templates want.
+    """
+    conversions = {MessageRole(k).value: MessageRole(v).value for k, v in (role_conversions or {}).items()}
+    cleaned: list[dict[str, Any]] = []
+    for raw in messages:
+        message = _as_message_dict(raw)
+        role = message["role"].value if isinstance(message["role"], MessageRole) else message["role"]
+        role = conversions.get(role, role)
+        if role not in MessageRole.roles():
+            raise ValueError(f"Unknown message role {role!r}; expected one of {MessageRole.roles()}")
+        parts = _content_parts(message.get("content"))
+        if cleaned and cleaned[-1]["role"] == role:
+            cleaned[-1]["content"].extend(parts)
+        else:
+            cleaned.append({"role": role, "content": parts})
+    if flatten_messages_as_text:
+        for message in cleaned:
+            message["content"] = "\n".join(p["text"] for p in message["content"] if p.get("type") == "text")
+    return cleaned
+
+
+def _content_parts(content: Any) -> list[dict[str, Any]]:
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [dict(part) for part in content]
+
+
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+
+
+def parse_json_tool_call(text: str) -> ChatMessageToolCall:
+    """Read a tool call written as JSON text by a model without native tool calling.
+
+    Accepts `{"name": ..., "arguments": {...}}` (also under `Action:` or inside a
+    ```json fence```). Raises `ValueError` with the offending text otherwise.
+    """
+    match = _JSON_OBJECT.search(text)
+    if not match:
+        raise ValueError(f"The model output contains no JSON tool call: {text[:500]!r}")
+    blob = match.group(0)
+    try:
+        data = json.loads(blob)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"The tool call is not valid JSON ({err.msg} at char {err.pos}): {blob[:500]!r}") from None
+    name = data.get("name") or data.get("tool_name") or data.get("action")
+    if not isinstance(name, str):
+        raise ValueError(f'The tool call has no "name" field: {blob[:500]!r}')
+    arguments = data.get("arguments", data.get("action_input", data.get("parameters", {})))
+    return ChatMessageToolCall(function=ChatMessageToolCallFunction(name=name, arguments=arguments))
+
+
+class Model:
+    """Base of every model. Subclasses implement `generate` and may implement `generate_stream`.
+
+    `generate(messages, stop_sequences=None, response_format=None,
+    tools_to_call_from=None, **kwargs) -> ChatMessage` returns the assistant
+    message with `token_usage` set. `generate_stream(...)` yields
+    `ChatMessageStreamDelta`s; the base implementation yields one delta made
+    from `generate`, so every model can be streamed.
+    """
+
+    # Keys that never appear in to_dict(), saved agents or widget state.
+    _secret_keys = ("api_key", "token", "azure_ad_token")
+
+    def __init__(
+        self,
+        flatten_messages_as_text: bool = False,
+        tool_name_key: str = "name",
+        tool_arguments_key: str = "arguments",
+        model_id: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.flatten_messages_as_text = flatten_messages_as_text
+        self.tool_name_key = tool_name_key
+        self.tool_arguments_key = tool_arguments_key
+        self.model_id = model_id
+        self.kwargs = kwargs
+
+    def generate(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> ChatMessage:
+        raise NotImplementedError(f"{type(self).__name__} must implement generate()")
+
+    def generate_stream(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatMessageStreamDelta]:
+        message = self.generate(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
+        calls = [
+            ChatMessageToolCallStreamDelta(index=i, id=tc.id, type=tc.type, function=tc.function)
+            for i, tc in enumerate(message.tool_calls or [])
+        ]
+        yield ChatMessageStreamDelta(content=message.text, tool_calls=calls or None, token_usage=message.token_usage)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> ChatMessage:
+        return self.generate(*args, **kwargs)
+
+    def parse_tool_calls(self, message: ChatMessage) -> ChatMessage:
+        """Fill `message.tool_calls` from its text when the model has no native tool calling."""
+        message.role = MessageRole.ASSISTANT
+        if not message.tool_calls:
+            message.tool_calls = [parse_json_tool_call(message.text)]
+        for call in message.tool_calls:
+            if isinstance(call.function.arguments, str):
+                try:
+                    call.function.arguments = json.loads(call.function.arguments)
+                except json.JSONDecodeError:
+                    pass  # a plain-string argument is legitimate for one-input tools
+        return message
+
+    def to_dict(self) -> dict[str, Any]:
+        """Constructor arguments to rebuild this model, without secrets."""
+        data: dict[str, Any] = {"class": type(self).__name__, "model_id": self.model_id}
+        for key, value in self.kwargs.items():
+            if key in self._secret_keys or not _is_jsonable(value):
+                continue
+            data[key] = value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Model:
+        data = {k: v for k, v in data.items() if k != "class"}
+        return cls(**data)
+
+
+def _is_jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
