@@ -31,6 +31,7 @@ __all__ = [
     "FinalAnswerStep",
     "AgentMemory",
     "MEMORY_FORMAT_VERSION",
+    "is_image",
 ]
 
 MEMORY_FORMAT_VERSION = 1
@@ -73,12 +74,13 @@ def _to_plain(value: Any) -> Any:
         return value.dict()
     if isinstance(value, list):
         return [_to_plain(v) for v in value]
-    if _is_image(value):
+    if is_image(value):
         return "<image>"
     return value
 
 
-def _is_image(value: Any) -> bool:
+def is_image(value: Any) -> bool:
+    """True for PIL images and AgentImage (checked by name: PIL stays an optional import)."""
     return type(value).__module__.startswith("PIL.") or type(value).__name__ == "AgentImage"
 
 

@@ -1,0 +1,113 @@
+"""`nbagent` on the command line.
+
+    nbagent run "What is 2**10?" [--model SPEC] [--tools a,b] [--imports pandas,numpy] [--max-steps N]
+    nbagent quickstart          # the README's first run: a data question, offline default model
+
+Exit code 0 when the agent gave a final answer, 1 when it did not (stopped, model error),
+2 for bad command-line arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Any
+
+__all__ = ["main", "build_parser", "load_tools"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="nbagent", description="Run nbagent agents from the terminal.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run an agent on a task")
+    run.add_argument("task", help="the task, in quotes")
+    run.add_argument("--model", "-m", default=None, help=_model_help())
+    run.add_argument("--tools", default="", help="comma-separated: base tool names (visit_webpage, user_input) or module:attribute")
+    run.add_argument("--imports", default="", help="comma-separated modules the agent's code may import (e.g. pandas,numpy)")
+    run.add_argument("--max-steps", type=int, default=10, help="maximum number of steps (default 10)")
+    run.add_argument("--agent-type", choices=["code", "toolcalling"], default="code")
+    run.add_argument("--verbosity", type=int, choices=[-1, 0, 1, 2], default=1, help="-1 off, 0 errors, 1 info, 2 debug")
+    sub.add_parser("quickstart", help="a data question answered by the offline default model")
+    return parser
+
+
+def _model_help() -> str:
+    return "a model spec: 'default', a .gguf path, a local model folder, openai:<id>, hf:<id>, litellm:<id>"
+
+
+def load_tools(spec: str) -> list[Any]:
+    """Tools from `a,b,module:attr`; a clear error names any that cannot be found."""
+    from nbagent.tools import TOOL_MAPPING
+
+    tools = []
+    for name in filter(None, (part.strip() for part in spec.split(","))):
+        if name in TOOL_MAPPING:
+            tools.append(TOOL_MAPPING[name]())
+        elif ":" in name:
+            module_name, _, attribute = name.partition(":")
+            try:
+                tools.append(getattr(importlib.import_module(module_name), attribute))
+            except (ImportError, AttributeError) as error:
+                raise ValueError(f"Cannot load tool {name!r}: {error}") from None
+        else:
+            known = ", ".join(sorted(TOOL_MAPPING))
+            raise ValueError(f"Unknown tool {name!r}: use one of {known}, or module:attribute")
+    return tools
+
+
+def _split(spec: str) -> list[str]:
+    return [part.strip() for part in spec.split(",") if part.strip()]
+
+
+def _run(args: argparse.Namespace) -> int:
+    from nbagent import CodeAgent, ToolCallingAgent
+    from nbagent.model_spec import model_from_spec
+
+    if args.max_steps < 1:
+        raise ValueError("--max-steps must be at least 1")
+    model = model_from_spec(args.model)
+    options: dict[str, Any] = {"tools": load_tools(args.tools), "model": model, "max_steps": args.max_steps,
+                               "verbosity_level": args.verbosity, "show_widget": False}
+    if args.agent_type == "code":
+        agent = CodeAgent(additional_authorized_imports=_split(args.imports), **options)
+    else:
+        agent = ToolCallingAgent(**options)
+    result = agent.run(args.task, return_full_result=True)
+    if result.state in ("success", "max_steps_error"):
+        print(result.output)
+        return 0
+    print(f"No final answer: the run ended with state {result.state!r}: {result.error}", file=sys.stderr)
+    return 1
+
+
+def _quickstart() -> int:
+    import time
+
+    from nbagent import CodeAgent, default_model
+
+    started = time.time()
+    model = default_model()
+    print(f"Loaded the offline default model in {time.time() - started:.1f} s")
+    sales = {"region": ["north", "south", "east", "west"], "units": [120, 95, 143, 80], "price": [2.5, 3.0, 2.0, 4.0]}
+    agent = CodeAgent(tools=[], model=model, max_steps=4, show_widget=False)
+    task = "Which region had the highest revenue (units * price)? Answer with the region name only."
+    answer = agent.run(task, additional_args={"sales": sales})
+    print(f"\nAnswer: {answer}  ({time.time() - started:.1f} s in all)")
+    return 0 if answer is not None else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _run(args) if args.command == "run" else _quickstart()
+    except (ValueError, TypeError, FileNotFoundError) as error:
+        print(f"nbagent: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("nbagent: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

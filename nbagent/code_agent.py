@@ -1,0 +1,127 @@
+"""`CodeAgent`: the model writes Python, the sandbox runs it (in the notebook's namespace if given)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from nbagent.agents import MultiStepAgent
+from nbagent.errors import AgentExecutionError, RunStopped
+from nbagent.events import ActionOutput, ToolOutput
+from nbagent.memory import ActionStep, ToolCall, is_image
+from nbagent.parsing import parse_code_blobs
+
+__all__ = ["CodeAgent"]
+
+STOP_SEQUENCES = ["Observation:", "Calling tools:"]
+
+
+class CodeAgent(MultiStepAgent):
+    """An agent whose actions are Python code blocks, run natively in nbagent's sandbox.
+
+    Args (beyond `MultiStepAgent`'s):
+        additional_authorized_imports: modules the code may import (`"pandas"`, `"numpy.*"`, `"*"`).
+        max_print_outputs_length: cap on the printed output kept per step.
+        executor_kwargs: passed to `LocalPythonExecutor` (e.g. `timeout_seconds`).
+        namespace: the dict the code runs in, e.g. a notebook's `get_ipython().user_ns`;
+            what the code defines stays there. Default: a private dict.
+        executor_type: only "local" (nbagent's sandbox); other values are refused.
+    """
+
+    prompt_kind = "code_agent"
+
+    def __init__(
+        self,
+        tools: list[Any] | None = None,
+        model: Any = None,
+        prompt_templates: dict[str, Any] | None = None,
+        additional_authorized_imports: list[str] | None = None,
+        planning_interval: int | None = None,
+        executor_type: str = "local",
+        executor_kwargs: dict[str, Any] | None = None,
+        max_print_outputs_length: int | None = None,
+        namespace: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        from nbagent.sandbox import LocalPythonExecutor
+
+        if executor_type != "local":
+            raise ValueError(
+                f"executor_type={executor_type!r} is not supported: nbagent runs the agent's code in its own "
+                "local sandbox (executor_type='local')"
+            )
+        self.additional_authorized_imports = list(additional_authorized_imports or [])
+        self.max_print_outputs_length = max_print_outputs_length
+        self.executor_type = executor_type
+        self.executor_kwargs = dict(executor_kwargs or {})
+        self.python_executor = LocalPythonExecutor(
+            additional_authorized_imports=self.additional_authorized_imports,
+            max_print_outputs_length=max_print_outputs_length,
+            namespace=namespace,
+            **self.executor_kwargs,
+        )
+        super().__init__(tools=tools, model=model, prompt_templates=prompt_templates, planning_interval=planning_interval, **kwargs)
+        self.control.on_stop(self.python_executor.request_stop)
+
+    @property
+    def authorized_imports(self) -> list[str]:
+        return list(self.python_executor.authorized_imports)
+
+    def authorized_imports_text(self) -> str:
+        return ", ".join(sorted(self.authorized_imports))
+
+    def _prepare_executor(self) -> None:
+        self.python_executor.send_variables(self.state)
+        self.python_executor.send_tools({**self.tools, **self.managed_agents})
+
+    def _step_stream(self, memory_step: ActionStep) -> Iterator[Any]:
+        messages = self.write_memory_to_messages()
+        memory_step.model_input_messages = messages
+        message = yield from self._generate(messages, stop_sequences=STOP_SEQUENCES)
+        memory_step.model_output_message = message
+        memory_step.model_output = message.text
+        memory_step.token_usage = message.token_usage
+        code = parse_code_blobs(message.text)
+        memory_step.model_code_action = code
+        memory_step.code_action = self.control.review_code(memory_step, code)
+        call = ToolCall(name="python_interpreter", arguments=memory_step.code_action, id=f"call_{memory_step.step_number}")
+        memory_step.tool_calls = [call]
+        yield call
+        output = self._execute(memory_step)
+        yield ToolOutput(
+            id=call.id,
+            output=output.output,
+            is_final_answer=output.is_final_answer,
+            observation=memory_step.observations or "",
+            tool_call=call,
+            logs=output.logs,
+            images=list(memory_step.observations_images or []),
+        )
+        yield ActionOutput(output=output.output, is_final_answer=output.is_final_answer)
+
+    def _execute(self, memory_step: ActionStep) -> Any:
+        from nbagent.sandbox import ExecutionError, ExecutionStopped
+
+        try:
+            output = self.python_executor(memory_step.code_action)
+        except ExecutionStopped as stopped:
+            memory_step.observations = _logs_observation(stopped.logs)
+            raise RunStopped(self.control.stop_reason or str(stopped)) from None
+        except ExecutionError as failure:
+            memory_step.observations = _logs_observation(failure.logs)
+            raise AgentExecutionError(str(failure)) from None
+        images = [output.output] if is_image(output.output) else []
+        memory_step.observations_images = images or memory_step.observations_images
+        memory_step.observations = (
+            _logs_observation(output.logs) + "Last output from code snippet:\n" + _truncate(str(output.output))
+        )
+        return output
+
+
+def _logs_observation(logs: str | None) -> str:
+    return f"Execution logs:\n{logs or ''}\n" if logs else ""
+
+
+
+def _truncate(text: str, limit: int = 20_000) -> str:
+    return text if len(text) <= limit else text[:limit] + f"\n[… {len(text) - limit} more characters]"

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The whole test suite: lint, JS unit tests, Python tests (incl. the real model, real servers and
+# real JupyterLab + Debian Chromium browser tests). Sets up what is missing first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -x /usr/bin/chromium ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+[ -x .venv/bin/nbagent ] && [ -f nbagent/static/widget.js ] || bash scripts/setup.sh
+
+.venv/bin/ruff check nbagent tests benchmarks
+npm test --silent
+.venv/bin/python -m pytest tests -q -p no:cacheprovider "$@"
