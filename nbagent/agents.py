@@ -49,7 +49,7 @@ from nbagent.models.base import ChatMessage, ChatMessageStreamDelta, ModelError,
 
 __all__ = ["MultiStepAgent", "LogLevel"]
 
-from nbagent.console import LogLevel  # noqa: E402  (re-exported: smolagents has it here)
+from nbagent.console import LogLevel
 
 _NO_ANSWER = object()
 

@@ -98,9 +98,15 @@ def _quickstart() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from nbagent.errors import AgentGenerationError
+    from nbagent.models.base import ModelError
+
     args = build_parser().parse_args(argv)
     try:
         return _run(args) if args.command == "run" else _quickstart()
+    except (AgentGenerationError, ModelError) as error:
+        print(f"nbagent: the model failed: {error}", file=sys.stderr)
+        return 1
     except (ValueError, TypeError, FileNotFoundError) as error:
         print(f"nbagent: error: {error}", file=sys.stderr)
         return 2

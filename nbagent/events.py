@@ -19,7 +19,7 @@ evaluation log) consumes these events and nothing else of the loop.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from nbagent.memory import ActionStep, FinalAnswerStep, PlanningStep, ToolCall
 from nbagent.models.base import ChatMessageStreamDelta, TokenUsage
@@ -103,15 +103,15 @@ class ChildEvent:
     event: Any
 
 
-AgentEvent = Union[
-    RunStart,
-    StepStart,
-    ChatMessageStreamDelta,
-    ToolCall,
-    ToolOutput,
-    ActionStep,
-    PlanningStep,
-    FinalAnswerStep,
-    RunEnd,
-    ChildEvent,
-]
+AgentEvent = (
+    RunStart
+    | StepStart
+    | ChatMessageStreamDelta
+    | ToolCall
+    | ToolOutput
+    | ActionStep
+    | PlanningStep
+    | FinalAnswerStep
+    | RunEnd
+    | ChildEvent
+)

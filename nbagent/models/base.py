@@ -198,7 +198,11 @@ def agglomerate_stream_deltas(deltas: list[ChatMessageStreamDelta]) -> ChatMessa
             slot["id"] = tc.id or slot["id"]
             if tc.function:
                 slot["name"] += tc.function.name or ""
-                slot["arguments"] += tc.function.arguments or ""
+                args = tc.function.arguments
+                if isinstance(args, str) and isinstance(slot["arguments"], str):
+                    slot["arguments"] += args
+                elif args is not None:  # a whole (already decoded) argument object
+                    slot["arguments"] = args
     tool_calls = [
         ChatMessageToolCall(
             function=ChatMessageToolCallFunction(name=c["name"], arguments=c["arguments"]),

@@ -1,0 +1,193 @@
+"""`%%agent` and `%agent`: ask an agent from a cell; its code runs in this notebook's namespace.
+
+    %load_ext nbagent
+    %%agent --imports pandas -o best
+    Which region in {table_name} has the highest revenue?
+
+The cell body is the task (`{name}` is replaced by the value of the notebook
+variable `name`; write `{{` and `}}` for literal braces). The final answer is
+the cell's value. Defaults come from traits: `%config AgentMagics.default_model = "model.gguf"`.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments
+from traitlets import Bool, Int, List, Unicode
+
+__all__ = ["AgentMagics", "AgentRunFailed", "interpolate_task"]
+
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class AgentRunFailed(Exception):
+    """A run that ended in an error, shown as one clear message instead of a traceback."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"\x1b[31m{type(self).__name__}: {self}\x1b[0m"]
+
+
+def interpolate_task(text: str, namespace: dict[str, Any]) -> str:
+    """Replace `{name}` with the notebook variable's value; `{{`/`}}` are literal braces."""
+
+    def replace(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token in ("{{", "}}"):
+            return token[0]
+        name = match.group(1)
+        if name not in namespace:
+            raise UsageError(f"The task refers to {{{name}}} but no variable {name!r} is defined (write {{{{{name}}}}} for literal braces)")
+        return str(namespace[name])
+
+    return _PLACEHOLDER.sub(replace, text)
+
+
+def _split_names(text: str | None) -> list[str]:
+    return [part.strip() for part in (text or "").split(",") if part.strip()]
+
+
+@magics_class
+class AgentMagics(Magics):
+    """Options' defaults, settable with `%config AgentMagics.<trait> = value`."""
+
+    default_model = Unicode("default", help="model spec or the name of a variable holding a model").tag(config=True)
+    default_max_steps = Int(10, help="steps per run when --max-steps is not given").tag(config=True)
+    default_imports = List(Unicode(), default_value=[], help="modules the agent may always import").tag(config=True)
+    show_widget = Bool(True, help="show the live widget (False: console output)").tag(config=True)
+
+    def __init__(self, shell: Any = None, **kwargs: Any) -> None:
+        super().__init__(shell, **kwargs)
+        self._models: dict[str, Any] = {}
+        self.last_agent: Any = None
+
+    @magic_arguments()
+    @argument("-m", "--model", default=None, help="a variable holding a model, or a model spec ('default', a .gguf path, openai:<id>, …)")
+    @argument("--tools", default=None, help="comma-separated names of variables holding tools")
+    @argument("--imports", default=None, help="comma-separated modules the agent's code may import, e.g. pandas,numpy")
+    @argument("--max-steps", type=int, default=None, help="maximum number of steps")
+    @argument("--agent", default=None, help="the name of an existing agent variable to use")
+    @argument("--continue", dest="continue_run", action="store_true", help="continue the last conversation (reset=False)")
+    @argument("-o", "--out", default=None, help="store the final answer in this variable")
+    @argument("--quiet", action="store_true", help="no widget and no console output")
+    @cell_magic
+    def agent(self, line: str, cell: str) -> Any:
+        """Run an agent on the task written in the cell body."""
+        return self._run(self.agent, line, cell)
+
+    @line_magic("agent")
+    def agent_line(self, line: str) -> Any:
+        """`%agent [options] task`: the one-line form of `%%agent`."""
+        try:
+            words = shlex.split(line)
+        except ValueError as error:
+            raise UsageError(f"%agent: {error}") from None
+        options, task = _split_options(words, self.agent.parser)
+        return self._run(self.agent, shlex.join(options), " ".join(task))
+
+    # ---------------------------------------------------------------- helpers
+
+    def _run(self, magic: Any, line: str, cell: str) -> Any:
+        try:
+            args = magic.parser.parse_args(shlex.split(line))
+        except ValueError as error:  # unbalanced quotes
+            raise UsageError(f"%%agent: {error}\n{magic.parser.format_usage()}") from None
+        namespace = self.shell.user_ns
+        task = interpolate_task(cell.strip(), namespace)
+        if not task:
+            raise UsageError("%%agent needs a task: write it in the cell body (or after %agent)")
+        if args.max_steps is not None and args.max_steps < 1:
+            raise UsageError(f"--max-steps must be at least 1, got {args.max_steps}\n{magic.parser.format_usage()}")
+        agent = self._agent_for(args, namespace)
+        return self._run_agent(agent, task, args)
+
+    def _agent_for(self, args: Any, namespace: dict[str, Any]) -> Any:
+        from nbagent.agents import MultiStepAgent
+
+        if args.agent:
+            agent = namespace.get(args.agent)
+            if not isinstance(agent, MultiStepAgent):
+                raise UsageError(f"--agent {args.agent}: no agent variable with that name (got {type(agent).__name__})")
+            if args.model or args.tools or args.imports:
+                raise UsageError("--agent uses an existing agent: --model, --tools and --imports cannot be combined with it")
+            return agent
+        if args.continue_run:
+            if self.last_agent is None:
+                raise UsageError("--continue: no earlier %%agent run in this session to continue")
+            return self.last_agent
+        return self._new_agent(args, namespace)
+
+    def _new_agent(self, args: Any, namespace: dict[str, Any]) -> Any:
+        from nbagent.code_agent import CodeAgent
+
+        imports = [*self.default_imports, *_split_names(args.imports)]
+        return CodeAgent(
+            tools=self._tools(args.tools, namespace),
+            model=self._model(args.model or self.default_model, namespace),
+            additional_authorized_imports=imports,
+            max_steps=args.max_steps or self.default_max_steps,
+            namespace=namespace,
+        )
+
+    def _model(self, spec: str, namespace: dict[str, Any]) -> Any:
+        from nbagent.model_spec import MODEL_SPEC_HELP, model_from_spec
+
+        value = namespace.get(spec)
+        if value is not None and (hasattr(value, "generate") or callable(value)) and not isinstance(value, str):
+            return value
+        if spec not in self._models:
+            try:
+                self._models[spec] = model_from_spec(spec)
+            except ValueError as error:
+                raise UsageError(f"--model {spec}: {error}. Use a variable holding a model, or {MODEL_SPEC_HELP}") from None
+        return self._models[spec]
+
+    def _tools(self, names: str | None, namespace: dict[str, Any]) -> list[Any]:
+        from nbagent.tools import Tool
+
+        tools = []
+        for name in _split_names(names):
+            value = namespace.get(name)
+            if not isinstance(value, Tool):
+                found = "is not defined" if value is None else f"is a {type(value).__name__}, not a tool"
+                raise UsageError(f"--tools {name}: the variable {found}; define it with @tool or Tool first")
+            tools.append(value)
+        return tools
+
+    def _run_agent(self, agent: Any, task: str, args: Any) -> Any:
+        from nbagent.console import LogLevel
+        from nbagent.errors import AgentGenerationError
+
+        saved = agent.show_widget, agent.verbosity_level
+        if args.quiet:
+            agent.show_widget, agent.verbosity_level = False, LogLevel.OFF
+        elif agent.show_widget is None:
+            agent.show_widget = self.show_widget
+        self.last_agent = agent
+        try:
+            result = agent.run(task, reset=not args.continue_run, return_full_result=True)
+        except AgentGenerationError as error:
+            raise AgentRunFailed(f"{error} (the memory so far is kept: `%%agent --continue` goes on from it)") from None
+        finally:
+            agent.show_widget, agent.verbosity_level = saved
+        if args.out:
+            self.shell.user_ns[args.out] = result.output
+        return result.output
+
+def _split_options(words: list[str], parser: Any) -> tuple[list[str], list[str]]:
+    """Split `%agent` words into leading options (with their values) and the task."""
+    takes_value = {opt for action in parser._actions if action.nargs is None and action.option_strings
+                   for opt in action.option_strings}
+    options: list[str] = []
+    index = 0
+    while index < len(words) and words[index].startswith("-"):
+        options.append(words[index])
+        if words[index] in takes_value and index + 1 < len(words):
+            options.append(words[index + 1])
+            index += 1
+        index += 1
+    return options, words[index:]
