@@ -1,0 +1,17 @@
+// Execution logs (what the code printed) and the value the step's code returned.
+import { collapsible } from "./collapse.js";
+import { h } from "./dom.js";
+
+/** The "Execution logs" block, or null when there are none. */
+export function renderLogs(text, { label = "Execution logs" } = {}) {
+  if (!text) return null;
+  const pre = h("pre", { class: "nba-logs" }, text);
+  return h("div", { class: "nba-block nba-block-logs" }, h("div", { class: "nba-label" }, label), collapsible(pre, { text }));
+}
+
+/** The step's returned value ("Out: …"), or null. */
+export function renderActionOutput(text) {
+  if (text === null || text === undefined || text === "") return null;
+  const pre = h("pre", { class: "nba-output" }, String(text));
+  return h("div", { class: "nba-block nba-block-output" }, h("div", { class: "nba-label" }, "Out"), collapsible(pre, { text: String(text) }));
+}

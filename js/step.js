@@ -1,0 +1,69 @@
+// One step of a run, by kind: "task", "planning", "action" or "final".
+import { renderStepCode, renderToolCalls } from "./code.js";
+import { collapsible } from "./collapse.js";
+import { h } from "./dom.js";
+import { renderError } from "./error.js";
+import { renderFinalAnswer } from "./final.js";
+import { renderImages } from "./images.js";
+import { renderMarkdown } from "./markdown.js";
+import { renderMeta } from "./meta.js";
+import { renderChildren } from "./nested.js";
+import { renderActionOutput, renderLogs } from "./observation.js";
+import { renderTask } from "./task.js";
+
+const CODE_BLOCK = /```[\w+-]*[ \t]*\n([\s\S]*?)\n?```|<code>\n?([\s\S]*?)\n?<\/code>/g;
+
+/**
+ * The model's text without the code block(s) that are shown separately as the step's code.
+ * @param {string} text
+ * @param {string[]} codes code shown separately (ran / written by the model)
+ */
+export function thoughtText(text, codes) {
+  if (!text) return "";
+  const known = new Set(codes.filter(Boolean).map((c) => c.trim()));
+  if (known.size === 0) return text;
+  return text.replace(CODE_BLOCK, (whole, fenced, tagged) => (known.has((fenced ?? tagged ?? "").trim()) ? "" : whole)).trim();
+}
+
+/**
+ * @param {object} step a step dict (see nbagent/views/state.py)
+ * @param {{images: object, renderRunInto: Function}} ctx
+ * @returns {HTMLElement}
+ */
+export function renderStep(step, ctx) {
+  if (step.kind === "task") return renderTask(step, ctx.images);
+  if (step.kind === "final") return renderFinalAnswer(step.final_answer ?? { text: step.action_output ?? "" }, ctx.images);
+  const classes = ["nba-step", `nba-step-${step.kind}`];
+  if (step.error) classes.push("nba-step-error");
+  if (step.stopped) classes.push("nba-step-stopped");
+  const title = step.kind === "planning" ? "Plan" : `Step ${step.step_number ?? ""}`;
+  const head = h("div", { class: "nba-step-head" },
+    h("span", { class: "nba-step-title" }, title),
+    step.stopped ? h("span", { class: "nba-chip nba-stopped" }, "stopped") : null,
+    renderMeta(step.token_usage, step.duration));
+  const body = step.kind === "planning" ? planningBody(step) : actionBody(step, ctx);
+  return h("div", { class: classes.join(" "), dataset: { step: step.step_number ?? "", kind: step.kind } }, head, body);
+}
+
+function markdownBlock(text) {
+  if (!text) return null;
+  return collapsible(renderMarkdown(text), { text, maxLines: 40 });
+}
+
+function planningBody(step) {
+  return markdownBlock(step.plan || step.model_output);
+}
+
+function actionBody(step, ctx) {
+  const thought = thoughtText(step.model_output ?? "", [step.code, step.model_code]);
+  return [
+    markdownBlock(thought),
+    renderToolCalls(step.tool_calls),
+    renderStepCode(step),
+    renderLogs(step.observations),
+    renderImages(step.images, ctx.images),
+    renderChildren(step.children, ctx.renderRunInto),
+    step.is_final_answer ? null : renderActionOutput(step.action_output),
+    renderError(step.error),
+  ];
+}
