@@ -1,0 +1,333 @@
+"""`ApiModel`: what every chat-completions API model shares.
+
+Subclasses provide `_create(**params)` (one provider call, `stream=True` returning an iterator of
+chunks) and `_describe_error(err)` (is this failure worth a retry, and what did the provider say).
+Everything else is here: message conversion, tool schemas, stop sequences, usage, retries with
+backoff, and stream handling (a stream that broke before any output is retried; one that broke
+after is one clear `ModelError`).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from ._common import StopCutter, public_dict, tool_schemas
+from .base import (
+    TOOL_ROLE_CONVERSIONS,
+    ChatMessage,
+    ChatMessageStreamDelta,
+    ChatMessageToolCall,
+    ChatMessageToolCallFunction,
+    ChatMessageToolCallStreamDelta,
+    MessageRole,
+    Model,
+    ModelError,
+    TokenUsage,
+    get_clean_message_list,
+    remove_stop_sequences,
+)
+from .retry import ErrorInfo, RetryPolicy, call_with_retries, final_error
+
+__all__ = ["ApiModel", "MalformedResponse", "StreamTruncated"]
+
+# Reasoning models refuse the `stop` parameter; we cut their output client-side instead.
+_NO_STOP_PARAM = re.compile(r"(^|/)(o3|o4|gpt-5)")
+
+
+class MalformedResponse(Exception):
+    """The provider answered 200 with something that is not a chat completion."""
+
+
+class StreamTruncated(Exception):
+    """The stream ended before the provider said the answer was finished."""
+
+
+def _as_retry_policy(retry: RetryPolicy | dict[str, Any] | int | None) -> RetryPolicy:
+    if isinstance(retry, RetryPolicy):
+        return retry
+    if isinstance(retry, dict):
+        return RetryPolicy(**retry)
+    if isinstance(retry, int):
+        return RetryPolicy(max_retries=retry)
+    return RetryPolicy()
+
+
+def _image_url(image: Any) -> str:
+    if isinstance(image, str):
+        return image  # already a URL or a data URL
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _api_content(content: Any) -> Any:
+    if not isinstance(content, list):
+        return content
+    parts = []
+    for part in content:
+        if part.get("type") == "image":
+            parts.append({"type": "image_url", "image_url": {"url": _image_url(part["image"])}})
+        else:
+            parts.append(part)
+    return parts
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    """Attribute or key access: providers return objects, dicts or pydantic models."""
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _usage(raw: Any) -> TokenUsage | None:
+    if raw is None:
+        return None
+    return TokenUsage(int(_get(raw, "prompt_tokens", 0) or 0), int(_get(raw, "completion_tokens", 0) or 0))
+
+
+class ApiModel(Model):
+    """Base of the chat-completions API models (OpenAI, Azure, HF Inference, LiteLLM).
+
+    Args:
+        model_id: the model name the provider knows.
+        timeout: seconds to wait for an answer (per attempt; for streams, between chunks).
+        retry: a `RetryPolicy`, its dict, or a number of retries (default: 4 retries, 1 s doubling).
+        custom_role_conversions: role mapping applied before sending (default: tool roles to user/assistant).
+        flatten_messages_as_text: send content as one string instead of a list of parts.
+        **kwargs: more completion parameters sent on every call (temperature, max_tokens, ...).
+    """
+
+    provider_name = "API"
+
+    def __init__(
+        self,
+        model_id: str | None = None,
+        timeout: float | None = 120,
+        retry: RetryPolicy | dict[str, Any] | int | None = None,
+        custom_role_conversions: dict[str, str] | None = None,
+        flatten_messages_as_text: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(flatten_messages_as_text=flatten_messages_as_text, model_id=model_id, **kwargs)
+        self.timeout = timeout
+        self.retry = _as_retry_policy(retry)
+        self.custom_role_conversions = custom_role_conversions
+        self._secrets: list[str] = []
+        self.sleep = time.sleep  # tests may replace it
+
+    # -- hooks for subclasses -----------------------------------------------------------------------
+
+    @property
+    def endpoint(self) -> str:
+        return "the provider's default endpoint"
+
+    def _create(self, **params: Any) -> Any:
+        raise NotImplementedError
+
+    def _describe_error(self, err: BaseException) -> ErrorInfo:
+        if isinstance(err, MalformedResponse):
+            return ErrorInfo(
+                False, str(err), status=200, hint="that the server speaks the OpenAI chat-completions protocol"
+            )
+        if isinstance(err, StreamTruncated):
+            return ErrorInfo(True, str(err))
+        if isinstance(err, json.JSONDecodeError):
+            return ErrorInfo(
+                False,
+                f"the response body is not valid JSON ({err.msg})",
+                status=200,
+                hint="that the server speaks the OpenAI chat-completions protocol",
+            )
+        return ErrorInfo(False, f"{type(err).__name__}: {err}")
+
+    def _init_args(self) -> dict[str, Any]:
+        return {}
+
+    # -- shared machinery ---------------------------------------------------------------------------
+
+    def _scrub(self, text: str) -> str:
+        for secret in self._secrets:
+            if secret:
+                text = text.replace(secret, "***")
+        return text
+
+    def _describe(self, err: BaseException) -> ErrorInfo:
+        info = self._describe_error(err)
+        info.message = self._scrub(info.message)
+        return info
+
+    def to_dict(self) -> dict[str, Any]:
+        args = {
+            "model_id": self.model_id,
+            **self._init_args(),
+            "timeout": self.timeout,
+            "retry": self.retry.dict(),
+            "custom_role_conversions": self.custom_role_conversions,
+            "flatten_messages_as_text": self.flatten_messages_as_text,
+            **self.kwargs,
+        }
+        return public_dict(type(self).__name__, args)
+
+    def __repr__(self) -> str:
+        shown = {k: v for k, v in self.to_dict().items() if k in ("model_id", "api_base", "base_url", "provider")}
+        keys = " ".join(f"{k}={v!r}" for k, v in shown.items())
+        return f"{type(self).__name__}({keys})"
+
+    def prepare_params(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """The provider call's parameters (messages converted, tools as JSON schemas)."""
+        clean = get_clean_message_list(
+            messages,
+            role_conversions=self.custom_role_conversions or TOOL_ROLE_CONVERSIONS,
+            flatten_messages_as_text=self.flatten_messages_as_text,
+        )
+        params: dict[str, Any] = {
+            "model": self.model_id,
+            "messages": [{"role": m["role"], "content": _api_content(m["content"])} for m in clean],
+            **self.kwargs,
+            **kwargs,
+        }
+        if stop_sequences and not _NO_STOP_PARAM.search(self.model_id or ""):
+            params["stop"] = list(stop_sequences)
+        if response_format is not None:
+            params["response_format"] = response_format
+        tools = tool_schemas(tools_to_call_from)
+        if tools:
+            params["tools"] = tools
+            params.setdefault("tool_choice", "required")
+        return params
+
+    def _message(self, response: Any, stop_sequences: list[str] | None) -> ChatMessage:
+        choices = _get(response, "choices")
+        if not choices:
+            raise MalformedResponse(f"the response has no choices: {str(response)[:300]!r}")
+        message = _get(choices[0], "message")
+        if message is None:
+            raise MalformedResponse(f"the response's first choice has no message: {str(choices[0])[:300]!r}")
+        calls = [
+            ChatMessageToolCall(
+                function=ChatMessageToolCallFunction(
+                    name=_get(_get(tc, "function"), "name"), arguments=_get(_get(tc, "function"), "arguments")
+                ),
+                id=_get(tc, "id") or f"call_{i}",
+            )
+            for i, tc in enumerate(_get(message, "tool_calls") or [])
+        ]
+        content = _get(message, "content")
+        if isinstance(content, str) and stop_sequences:
+            content = remove_stop_sequences(content, stop_sequences)
+        return ChatMessage(
+            role=MessageRole.ASSISTANT,
+            content=content,
+            tool_calls=calls or None,
+            raw=response,
+            token_usage=_usage(_get(response, "usage")) or TokenUsage(),
+        )
+
+    def generate(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> ChatMessage:
+        params = self.prepare_params(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
+        return call_with_retries(
+            lambda: self._message(self._create(**params), stop_sequences),
+            self.retry,
+            self._describe,
+            self.provider_name,
+            self.endpoint,
+            self.timeout,
+            sleep=self.sleep,
+        )
+
+    def _stream_once(self, params: dict[str, Any], cutter: StopCutter) -> Iterator[ChatMessageStreamDelta]:
+        stream = self._create(stream=True, **params)
+        finished = False
+        usage: TokenUsage | None = None
+        try:
+            for chunk in stream:
+                usage = _usage(_get(chunk, "usage")) or usage
+                choices = _get(chunk, "choices") or []
+                if not choices:
+                    continue
+                choice = choices[0]
+                finished = finished or bool(_get(choice, "finish_reason"))
+                delta = _get(choice, "delta")
+                if delta is None:
+                    continue
+                text = cutter.feed(_get(delta, "content") or "")
+                calls = [
+                    ChatMessageToolCallStreamDelta(
+                        index=_get(tc, "index"),
+                        id=_get(tc, "id"),
+                        type=_get(tc, "type"),
+                        function=ChatMessageToolCallFunction(
+                            name=_get(_get(tc, "function"), "name"),
+                            arguments=_get(_get(tc, "function"), "arguments"),
+                        )
+                        if _get(tc, "function") is not None
+                        else None,
+                    )
+                    for tc in _get(delta, "tool_calls") or []
+                ]
+                if text or calls:
+                    yield ChatMessageStreamDelta(content=text or None, tool_calls=calls or None)
+        finally:
+            close = getattr(stream, "close", None)
+            if callable(close):
+                close()
+        if not finished:
+            raise StreamTruncated("the stream ended before the model finished (no finish_reason was sent)")
+        tail = cutter.flush()
+        yield ChatMessageStreamDelta(content=tail or None, token_usage=usage or TokenUsage())
+
+    def generate_stream(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatMessageStreamDelta]:
+        params = self.prepare_params(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
+        params.update(self._stream_params())
+        delays = self.retry.delays()
+        attempts = 0
+        while True:
+            attempts += 1
+            emitted = False
+            try:
+                for delta in self._stream_once(params, StopCutter(stop_sequences)):
+                    emitted = emitted or bool(delta.content or delta.tool_calls)
+                    yield delta
+                return
+            except ModelError:
+                raise
+            except Exception as err:
+                info = self._describe(err)
+                if emitted:
+                    info.message = f"the stream broke off after partial output ({info.message})"
+                    info.status = info.status or 200
+                    raise final_error(self.provider_name, self.endpoint, info, attempts, self.timeout) from err
+                delay = next(delays, None) if info.retryable else None
+                if delay is None:
+                    raise final_error(self.provider_name, self.endpoint, info, attempts, self.timeout) from err
+                self.sleep(delay if info.retry_after is None else min(self.retry.max_delay, info.retry_after))
+
+    def _stream_params(self) -> dict[str, Any]:
+        return {"stream_options": {"include_usage": True}}

@@ -1,0 +1,226 @@
+"""`LlamaCppModel`: GGUF models on the CPU through llama-cpp-python (optional extra `nbagent[llamacpp]`).
+
+Prefix reuse across agent steps comes from llama.cpp itself: one `Llama` object keeps the
+KV cache of its last sequence and, on the next call, evaluates only the tokens after the
+longest common prefix. We keep that object for the model's lifetime and never reset it
+(unless `reuse_cache=False`, used by benchmarks to measure the recompute cost).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ._common import public_dict, tool_schemas
+from .base import (
+    TOOL_ROLE_CONVERSIONS,
+    ChatMessage,
+    ChatMessageStreamDelta,
+    MessageRole,
+    Model,
+    ModelError,
+    TokenUsage,
+    get_clean_message_list,
+)
+
+__all__ = ["LlamaCppModel", "import_llama_cpp"]
+
+
+def import_llama_cpp() -> Any:
+    try:
+        import llama_cpp
+    except ImportError as err:
+        raise ModuleNotFoundError(
+            "LlamaCppModel needs llama-cpp-python: install it with `pip install 'nbagent[llamacpp]'` "
+            "(it builds from source, ~10 minutes on 2 cores the first time)."
+        ) from err
+    return llama_cpp
+
+
+class LlamaCppModel(Model):
+    """A local GGUF model run by llama.cpp, with streaming, stop sequences and prefix KV reuse.
+
+    Args:
+        model_path: path of a `.gguf` file.
+        n_ctx: context window in tokens.
+        n_threads: CPU threads (default: all cores).
+        max_new_tokens: cap on generated tokens per call.
+        temperature: 0 (default) is greedy decoding, reproducible run to run.
+        reuse_cache: keep the KV cache of the previous call's prefix (the point of this class).
+        verbose: llama.cpp's own logging (off: the default model must stay quiet).
+        llama_kwargs: more keyword arguments for `llama_cpp.Llama`.
+    """
+
+    def __init__(
+        self,
+        model_path: str,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        max_new_tokens: int = 1024,
+        temperature: float = 0.0,
+        seed: int = 0,
+        reuse_cache: bool = True,
+        verbose: bool = False,
+        llama_kwargs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        llama_cpp = import_llama_cpp()
+        path = Path(model_path).expanduser()
+        if not path.is_file():
+            raise ModelError(f"LlamaCppModel: no GGUF file at {model_path!r}.")
+        super().__init__(flatten_messages_as_text=True, model_id=kwargs.pop("model_id", path.name), **kwargs)
+        self.model_path = str(path)
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or os.cpu_count() or 1
+        self.max_new_tokens = max_new_tokens
+        self.temperature = temperature
+        self.seed = seed
+        self.reuse_cache = reuse_cache
+        self.llama_kwargs = dict(llama_kwargs or {})
+        self.llm = llama_cpp.Llama(
+            model_path=self.model_path,
+            n_ctx=n_ctx,
+            n_threads=self.n_threads,
+            n_threads_batch=self.n_threads,
+            seed=seed,
+            verbose=verbose,
+            **self.llama_kwargs,
+        )
+        self._formatter = self._make_formatter(llama_cpp)
+        self._lock = threading.Lock()  # one Llama object, one KV cache: calls must not interleave
+
+    def _make_formatter(self, llama_cpp: Any) -> Any:
+        template = self.llm.metadata.get("tokenizer.chat_template")
+        if not template:
+            raise ModelError(f"{self.model_path} has no chat template in its metadata; LlamaCppModel needs one.")
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        def token_text(token_id: int) -> str:
+            return self.llm.detokenize([token_id], special=True).decode("utf-8", errors="ignore")
+
+        eos, bos = self.llm.token_eos(), self.llm.token_bos()
+        return Jinja2ChatFormatter(
+            template=template,
+            eos_token=token_text(eos) if eos >= 0 else "",
+            bos_token=token_text(bos) if bos >= 0 else "",
+        )
+
+    def __repr__(self) -> str:
+        return f"LlamaCppModel(model_path={self.model_path!r}, n_ctx={self.n_ctx}, n_threads={self.n_threads})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return public_dict(
+            type(self).__name__,
+            {
+                "model_path": self.model_path,
+                "n_ctx": self.n_ctx,
+                "n_threads": self.n_threads,
+                "max_new_tokens": self.max_new_tokens,
+                "temperature": self.temperature,
+                "seed": self.seed,
+                "reuse_cache": self.reuse_cache,
+                "llama_kwargs": self.llama_kwargs,
+            },
+        )
+
+    # -- prompt -------------------------------------------------------------------------------------
+
+    def prompt_tokens(
+        self, messages: list[ChatMessage | dict[str, Any]], tools_to_call_from: list[Any] | None = None
+    ) -> tuple[list[int], list[str]]:
+        """Token ids of the rendered chat prompt and the template's own stop strings."""
+        clean = get_clean_message_list(messages, role_conversions=TOOL_ROLE_CONVERSIONS, flatten_messages_as_text=True)
+        rendered = self._formatter(messages=clean, tools=tool_schemas(tools_to_call_from))
+        tokens = self.llm.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True)
+        stops = rendered.stop if isinstance(rendered.stop, list) else [rendered.stop] if rendered.stop else []
+        return tokens, [s for s in stops if s]
+
+    def _completion_args(
+        self,
+        messages: list[Any],
+        stop_sequences: list[str] | None,
+        response_format: Any,
+        tools_to_call_from: list[Any] | None,
+        kwargs: dict[str, Any],
+    ) -> dict[str, Any]:
+        tokens, template_stops = self.prompt_tokens(messages, tools_to_call_from)
+        max_tokens = kwargs.pop("max_new_tokens", kwargs.pop("max_tokens", self.max_new_tokens))
+        if len(tokens) + max_tokens > self.n_ctx:
+            raise ModelError(
+                f"The conversation is {len(tokens)} tokens; with max_new_tokens={max_tokens} it exceeds the context "
+                f"window n_ctx={self.n_ctx}. Pass a larger n_ctx to LlamaCppModel or shorten the conversation."
+            )
+        args: dict[str, Any] = {
+            "prompt": tokens,
+            "stop": [*(stop_sequences or []), *template_stops],
+            "max_tokens": max_tokens,
+            "temperature": kwargs.pop("temperature", self.temperature),
+            "seed": self.seed,
+            **kwargs,
+        }
+        if response_format is not None:
+            args["grammar"] = _grammar_for(response_format)
+        return args
+
+    # -- generation ---------------------------------------------------------------------------------
+
+    def generate(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> ChatMessage:
+        args = self._completion_args(messages, stop_sequences, response_format, tools_to_call_from, kwargs)
+        with self._lock:
+            if not self.reuse_cache:
+                self.llm.reset()
+            response = self.llm.create_completion(**args)
+        usage = response.get("usage") or {}
+        return ChatMessage(
+            role=MessageRole.ASSISTANT,
+            content=response["choices"][0]["text"],
+            raw=response,
+            token_usage=TokenUsage(usage.get("prompt_tokens", len(args["prompt"])), usage.get("completion_tokens", 0)),
+        )
+
+    def generate_stream(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatMessageStreamDelta]:
+        args = self._completion_args(messages, stop_sequences, response_format, tools_to_call_from, kwargs)
+        with self._lock:
+            if not self.reuse_cache:
+                self.llm.reset()
+            pieces: list[str] = []
+            for chunk in self.llm.create_completion(stream=True, **args):
+                text = chunk["choices"][0].get("text") or ""
+                if text:
+                    pieces.append(text)
+                    yield ChatMessageStreamDelta(content=text)
+            generated = len(self.llm.tokenize("".join(pieces).encode("utf-8"), add_bos=False, special=True))
+        yield ChatMessageStreamDelta(content="", token_usage=TokenUsage(len(args["prompt"]), generated))
+
+
+def _grammar_for(response_format: dict[str, Any]) -> Any:
+    """A llama.cpp grammar constraining output to JSON (`json_object`) or to a JSON schema (`json_schema`)."""
+    import json
+
+    from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
+
+    kind = response_format.get("type")
+    if kind == "json_object":
+        return LlamaGrammar.from_string(JSON_GBNF, verbose=False)
+    if kind == "json_schema":
+        spec = response_format.get("json_schema", {})
+        schema = spec.get("schema", spec)
+        return LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+    raise ModelError(f"Unsupported response_format {response_format!r}: use type 'json_object' or 'json_schema'.")

@@ -1,0 +1,105 @@
+"""Retries with exponential backoff for API models, ending in one clear `ModelError`."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from .base import ModelError
+
+__all__ = ["RetryPolicy", "ErrorInfo", "call_with_retries", "HINTS"]
+
+T = TypeVar("T")
+
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+
+HINTS = {
+    400: "the request: model id, message format and generation parameters",
+    401: "the API key / token (is it set and valid for this endpoint?)",
+    403: "that your key has access to this model",
+    404: "the model id and the base URL",
+    413: "the conversation length (the request is too large)",
+    422: "the request: model id, message format and generation parameters",
+    429: "your rate limit or quota; wait and retry, or raise RetryPolicy.max_retries",
+}
+
+
+@dataclass
+class RetryPolicy:
+    """How an API model retries: `max_retries` retries after the first attempt, delays growing
+    `initial_delay * backoff**n` (capped at `max_delay`, a `Retry-After` header is honoured up to that cap)."""
+
+    max_retries: int = 4
+    initial_delay: float = 1.0
+    backoff: float = 2.0
+    max_delay: float = 30.0
+    jitter: float = 0.1
+
+    def delays(self) -> Iterator[float]:
+        for attempt in range(self.max_retries):
+            delay = min(self.max_delay, self.initial_delay * self.backoff**attempt)
+            yield delay * (1 + random.uniform(-self.jitter, self.jitter))
+
+    def dict(self) -> dict[str, float]:
+        return {k: getattr(self, k) for k in ("max_retries", "initial_delay", "backoff", "max_delay", "jitter")}
+
+
+@dataclass
+class ErrorInfo:
+    """What went wrong with one attempt, as the model class understands its provider's exception."""
+
+    retryable: bool
+    message: str
+    status: int | None = None
+    retry_after: float | None = None
+    hint: str | None = None
+
+
+def hint_for(status: int | None, endpoint: str, timeout: float | None) -> str:
+    if status is None:
+        return f"that the server at {endpoint} is running and reachable (timeout={timeout}s)"
+    if status in HINTS:
+        return HINTS[status]
+    if status >= 500:
+        return f"the provider's status; the server at {endpoint} failed to answer"
+    return "the request and the provider's documentation"
+
+
+def final_error(provider: str, endpoint: str, info: ErrorInfo, attempts: int, timeout: float | None) -> ModelError:
+    status = f"HTTP {info.status}" if info.status else "no HTTP response"
+    tries = f"after {attempts} attempts" if attempts > 1 else "(not retried)"
+    check = info.hint or hint_for(info.status, endpoint, timeout)
+    error = ModelError(f"{provider} call to {endpoint} failed {tries}: {status}: {info.message}. Check {check}.")
+    error.status = info.status  # type: ignore[attr-defined]
+    return error
+
+
+def call_with_retries(
+    fn: Callable[[], T],
+    policy: RetryPolicy,
+    describe: Callable[[BaseException], ErrorInfo],
+    provider: str,
+    endpoint: str,
+    timeout: float | None = None,
+    sleep: Callable[[float], Any] = time.sleep,
+) -> T:
+    """Call `fn` until it succeeds, retrying what `describe` calls retryable; then one `ModelError`."""
+    delays = policy.delays()
+    attempts = 0
+    while True:
+        attempts += 1
+        try:
+            return fn()
+        except ModelError:
+            raise
+        except Exception as err:
+            info = describe(err)
+            delay = next(delays, None) if info.retryable else None
+            if delay is None:
+                raise final_error(provider, endpoint, info, attempts, timeout) from err
+            if info.retry_after is not None:
+                delay = min(policy.max_delay, max(delay, info.retry_after))
+            sleep(delay)
