@@ -1,0 +1,316 @@
+"""`Tool`: the smolagents tool surface (attributes, call, prompts, save/load, hub)."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import textwrap
+import threading
+from pathlib import Path
+from typing import Any
+
+from .errors import ToolDefinitionError, ToolSerializationError
+from .source import StandaloneCode, exec_tool_code, object_source, requirements_of
+from .types import python_type_name
+from .validation import REQUIRED_ATTRIBUTES, validate_forward_signature, validate_tool_attributes
+
+__all__ = ["Tool", "render_code_signature", "render_tool_calling_prompt"]
+
+_SETUP_LOCK = threading.Lock()
+
+
+def _class_label(cls: type, name: Any = None) -> str:
+    name = name if name is not None else cls.__dict__.get("name", getattr(cls, "name", None))
+    if isinstance(name, str) and name != cls.__name__:
+        return f"'{name}' (class {cls.__name__})"
+    return f"class {cls.__name__}"
+
+
+def _defined_below_tool(cls: type, attr: str) -> bool:
+    """Whether a class in cls's MRO other than `Tool` itself defines `attr`."""
+    return any(attr in vars(klass) for klass in cls.__mro__ if klass is not Tool and klass is not object)
+
+
+class _ToolMeta(type):
+    """Validates every tool once it is fully constructed, whatever its `__init__` does."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        instance = super().__call__(*args, **kwargs)
+        instance._validate_instance()
+        return instance
+
+
+def _render_param(arg: str, spec: dict[str, Any], defaults: dict[str, Any] | None) -> str:
+    """`defaults` None means unknown: a nullable input is then shown as defaulting to None."""
+    annotation = python_type_name(spec)
+    if defaults is not None and arg in defaults and defaults[arg] is not None:
+        default = defaults[arg]
+        return f"{arg}: {annotation} = {default!r}" if len(repr(default)) < 40 else f"{arg}: {annotation} = ..."
+    if spec.get("nullable"):
+        has_default = defaults is None or arg in defaults
+        return f"{arg}: {annotation} | None" + (" = None" if has_default else "")
+    return f"{arg}: {annotation}"
+
+
+def _forward_defaults(forward: Any) -> dict[str, Any] | None:
+    try:
+        params = inspect.signature(forward).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    return {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
+
+
+def render_tool_calling_prompt(name: str, description: str, inputs: dict[str, Any], output_type: str) -> str:
+    """A tool (or managed agent) as text for tool-calling prompts (smolagents' format)."""
+    return (
+        f"{name}: {description}\n"
+        f"    Takes inputs: {json.dumps(inputs, default=str, ensure_ascii=False)}\n"
+        f"    Returns an output of type: {output_type}"
+    )
+
+
+def render_code_signature(
+    name: str,
+    description: str,
+    inputs: dict[str, Any],
+    output_type: str,
+    output_description: str | None = None,
+    defaults: dict[str, Any] | None = None,
+) -> str:
+    """A Python `def` with a Google-style docstring, as code-writing models expect to read tools."""
+    params = [_render_param(arg, spec, defaults) for arg, spec in inputs.items()]
+    doc = description.strip()
+    if inputs:
+        args = "\n".join(f"    {arg}: {spec['description']}" for arg, spec in inputs.items())
+        doc += f"\n\nArgs:\n{args}"
+    if output_description:
+        doc += f"\n\nReturns:\n    {output_description}"
+    body = textwrap.indent(f'"""{doc}\n"""', "    ")
+    return f"def {name}({', '.join(params)}) -> {python_type_name({'type': output_type})}:\n{body}"
+
+
+class Tool(metaclass=_ToolMeta):
+    """A function the agent can call, described for the model.
+
+    Subclass it with class attributes `name`, `description`, `inputs`
+    (`{arg: {"type", "description", optional "nullable"}}`) and `output_type`,
+    and a `forward(self, ...)` taking exactly the `inputs`. Definitions are checked
+    when the class is created, and again when a tool is instantiated (for attributes
+    set in `__init__`); each problem raises one `ToolDefinitionError`.
+    Put expensive initialisation (loading a model) in `setup()`: it runs once, on first call.
+    """
+
+    name: str
+    description: str
+    inputs: dict[str, dict[str, Any]]
+    output_type: str
+    output_description: str | None = None
+    skip_forward_signature_validation: bool = False
+    is_initialized: bool = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.is_initialized = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        present = {a: getattr(cls, a) for a in REQUIRED_ATTRIBUTES if _defined_below_tool(cls, a)}
+        if not present:
+            return  # attributes come from __init__ (or this is an abstract base): checked at instantiation
+        label = _class_label(cls)
+        validate_tool_attributes(present, label)
+        missing = [a for a in REQUIRED_ATTRIBUTES if a not in present]
+        if missing and not _defined_below_tool(cls, "__init__"):
+            raise ToolDefinitionError(
+                label, f"'{missing[0]}'", "is not set", f"add the class attribute {missing[0]} = ..."
+            )
+        if "inputs" in present and not cls.skip_forward_signature_validation:
+            if not _defined_below_tool(cls, "forward"):
+                raise ToolDefinitionError(
+                    label, "'forward'", "is not defined", "write def forward(self, ...) taking the keys of 'inputs'"
+                )
+            validate_forward_signature(cls.forward, present["inputs"], label, drop_first=True)
+
+    def _validate_instance(self) -> None:
+        cls = type(self)
+        label = _class_label(cls, getattr(self, "name", None))
+        for attr in REQUIRED_ATTRIBUTES:
+            if getattr(self, attr, None) is None:
+                raise ToolDefinitionError(
+                    label,
+                    f"'{attr}'",
+                    "is not set",
+                    f"set {attr} as a class attribute or in __init__ before using the tool",
+                )
+        validate_tool_attributes({a: getattr(self, a) for a in REQUIRED_ATTRIBUTES}, label)
+        if not self.skip_forward_signature_validation:
+            if type(self).forward is Tool.forward and "forward" not in vars(self):
+                raise ToolDefinitionError(
+                    label, "'forward'", "is not defined", "write def forward(self, ...) taking the keys of 'inputs'"
+                )
+            validate_forward_signature(self.forward, self.inputs, label, drop_first=False)
+
+    # -- calling -------------------------------------------------------------------------------
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"Tool {self.name!r}: write forward() in your Tool subclass.")
+
+    def setup(self) -> None:
+        """Override for expensive initialisation; called once, before the first call."""
+
+    def __call__(self, *args: Any, sanitize_inputs_outputs: bool = False, **kwargs: Any) -> Any:
+        if not self.is_initialized:
+            with _SETUP_LOCK:
+                if not self.is_initialized:
+                    self.setup()
+                    self.is_initialized = True
+        # Models sometimes pass all arguments as one dict: tool({"a": 1, "b": 2}).
+        if len(args) == 1 and not kwargs and isinstance(args[0], dict) and set(args[0]) <= set(self.inputs):
+            if not (len(self.inputs) == 1 and set(args[0]) != set(self.inputs)):
+                args, kwargs = (), dict(args[0])
+        if sanitize_inputs_outputs:
+            from nbagent.agent_types import handle_agent_input_types, handle_agent_output_types
+
+            args, kwargs = handle_agent_input_types(*args, **kwargs)
+            return handle_agent_output_types(self.forward(*args, **kwargs), self.output_type)
+        return self.forward(*args, **kwargs)
+
+    # -- prompts -------------------------------------------------------------------------------
+
+    def to_code_prompt(self) -> str:
+        """The tool as a Python signature with docstring, for the CodeAgent system prompt."""
+        return render_code_signature(
+            self.name,
+            self.description,
+            self.inputs,
+            self.output_type,
+            self.output_description,
+            defaults=_forward_defaults(self.forward),
+        )
+
+    def to_tool_calling_prompt(self) -> str:
+        """The tool as text for the ToolCallingAgent system prompt (smolagents' format)."""
+        return render_tool_calling_prompt(self.name, self.description, self.inputs, self.output_type)
+
+    # -- persistence ---------------------------------------------------------------------------
+
+    def _label(self) -> str:
+        return _class_label(type(self), self.name)
+
+    def _main_source(self) -> tuple[str, dict[str, Any], StandaloneCode]:
+        """(source of the defining code, its globals, the collector with fixed imports)."""
+        cls = type(self)
+        source = object_source(cls)
+        if source is None:
+            raise ToolSerializationError(
+                f"Tool {self._label()}: Python kept no source for class {cls.__name__}. "
+                f"Fix: define it in a notebook cell or a .py file."
+            )
+        import sys
+
+        module = sys.modules.get(cls.__module__)
+        return source, vars(module) if module else {}, StandaloneCode(self._label())
+
+    def to_code(self) -> str:
+        """The tool as one standalone Python file that recreates it (see `from_code`)."""
+        source, namespace, code = self._main_source()
+        code.add_dependencies(source, namespace)
+        return code.render(source, f"Tool {self.name!r}, saved by nbagent.")
+
+    def to_dict(self) -> dict[str, Any]:
+        """`{"name", "code", "requirements"}`: enough to recreate the tool with `from_dict`."""
+        code = self.to_code()
+        return {"name": self.name, "code": code, "requirements": requirements_of(code)}
+
+    @classmethod
+    def from_dict(cls, tool_dict: dict[str, Any], **kwargs: Any) -> Tool:
+        """Recreate a tool from `to_dict()` output. This runs the code: load only tools you trust."""
+        if not isinstance(tool_dict, dict) or not isinstance(tool_dict.get("code"), str):
+            raise ToolSerializationError(
+                f"Tool.from_dict needs a dict with a 'code' string (as made by to_dict()), got {tool_dict!r:.200}"
+            )
+        return cls.from_code(tool_dict["code"], **kwargs)
+
+    @classmethod
+    def from_code(cls, tool_code: str, **kwargs: Any) -> Tool:
+        """Run tool code and return the tool it defines (a `@tool` function or a Tool subclass).
+
+        `kwargs` go to the subclass's `__init__`. This runs the code: load only code you trust.
+        """
+        module = exec_tool_code(tool_code)
+        instances = [v for v in vars(module).values() if isinstance(v, Tool)]
+        if instances:
+            if len(instances) > 1:
+                names = [t.name for t in instances]
+                raise ToolSerializationError(f"Tool code defines several tools {names}; save one tool per file.")
+            if kwargs:
+                raise ToolSerializationError(
+                    f"Tool {instances[0].name!r} is a @tool function and takes no init arguments, got {list(kwargs)}."
+                )
+            return instances[0]
+        classes = [
+            v
+            for v in vars(module).values()
+            if isinstance(v, type) and issubclass(v, Tool) and v.__module__ == module.__name__
+        ]
+        leaves = [c for c in classes if not any(o is not c and issubclass(o, c) for o in classes)]
+        if len(leaves) != 1:
+            found = [c.__name__ for c in leaves]
+            raise ToolSerializationError(
+                f"Tool code must define exactly one Tool subclass or @tool function; found {found or 'none'}."
+            )
+        try:
+            return leaves[0](**kwargs)
+        except TypeError as err:
+            raise ToolSerializationError(
+                f"Could not create tool class {leaves[0].__name__} from code: {err}. "
+                f"Fix: pass its constructor arguments, e.g. Tool.from_code(code, api_key=...)."
+            ) from err
+
+    def save(self, output_dir: str | Path, tool_file_name: str = "tool", make_gradio_app: bool = False) -> Path:
+        """Write `<tool_file_name>.py` (standalone code) and `requirements.txt` to `output_dir`.
+
+        `make_gradio_app=True` also writes an `app.py` (a Gradio demo, as smolagents does for Spaces).
+        Returns the path of the tool file.
+        """
+        from .hub import gradio_app_code
+
+        folder = Path(output_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        data = self.to_dict()
+        tool_path = folder / f"{tool_file_name}.py"
+        tool_path.write_text(data["code"], encoding="utf-8")
+        requirements = list(data["requirements"])
+        if make_gradio_app:
+            (folder / "app.py").write_text(gradio_app_code(tool_file_name), encoding="utf-8")
+            requirements = sorted({*requirements, "gradio"})
+        (folder / "requirements.txt").write_text("".join(f"{r}\n" for r in requirements), encoding="utf-8")
+        return tool_path
+
+    def push_to_hub(
+        self,
+        repo_id: str,
+        commit_message: str = "Upload tool",
+        private: bool | None = None,
+        token: bool | str | None = None,
+        create_pr: bool = False,
+    ) -> Any:
+        """Upload the tool to a Hugging Face Space (tool.py, app.py, requirements.txt)."""
+        from .hub import push_tool_to_hub
+
+        return push_tool_to_hub(
+            self, repo_id, commit_message=commit_message, private=private, token=token, create_pr=create_pr
+        )
+
+    @classmethod
+    def from_hub(cls, repo_id: str, token: str | None = None, trust_remote_code: bool = False, **kwargs: Any) -> Tool:
+        """Load a tool saved on the Hub (a Space holding `tool.py`). Needs `trust_remote_code=True`.
+
+        Hub keywords (`revision`, `cache_dir`, `repo_type`, `local_files_only`) go to the download;
+        the others to the tool's `__init__`.
+        """
+        from .hub import load_tool_from_hub
+
+        return load_tool_from_hub(repo_id, token=token, trust_remote_code=trust_remote_code, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={getattr(self, 'name', None)!r})"
