@@ -18,11 +18,9 @@ CODE_BLOCK_OPENING_TAG = "```python\n"
 CODE_BLOCK_CLOSING_TAG = "\n```"
 
 
-def setup_tools(
-    tools: list[Any], add_base_tools: bool, managed_agents: dict[str, Any], base_tool_names: list[str]
-) -> dict[str, Any]:
+def setup_tools(tools: list[Any], add_base_tools: bool, managed_agents: dict[str, Any], code_agent: bool) -> dict[str, Any]:
     """Tools by name, with `final_answer` always present; clear errors for clashes."""
-    from nbagent.tools import TOOL_MAPPING, FinalAnswerTool, Tool
+    from nbagent.tools import FinalAnswerTool, Tool, get_base_tools
 
     by_name: dict[str, Any] = {}
     for tool in tools:
@@ -34,9 +32,8 @@ def setup_tools(
             raise ValueError(f"Two tools are named {tool.name!r}; tool names must be unique")
         by_name[tool.name] = tool
     if add_base_tools:
-        for name in base_tool_names:
-            if name in TOOL_MAPPING and name not in by_name:
-                by_name[name] = TOOL_MAPPING[name]()
+        for name, base_tool in get_base_tools(code_agent).items():
+            by_name.setdefault(name, base_tool)
     by_name.setdefault("final_answer", FinalAnswerTool())
     for name, agent in managed_agents.items():
         if not name:

@@ -103,7 +103,7 @@ class MultiStepAgent:
         self.return_full_result = return_full_result
         self.show_widget = show_widget
         self.managed_agents = {agent.name: agent for agent in managed_agents or []}
-        self.tools = setup_tools(tools or [], add_base_tools, self.managed_agents, self._base_tool_names())
+        self.tools = setup_tools(tools or [], add_base_tools, self.managed_agents, code_agent=self.prompt_kind == "code_agent")
         self.step_callbacks = CallbackRegistry(step_callbacks)
         self.state: dict[str, Any] = {}
         self.task: str | None = None
@@ -364,9 +364,6 @@ class MultiStepAgent:
 
     def _prepare_executor(self) -> None:
         """Hook for agents that run code."""
-
-    def _base_tool_names(self) -> list[str]:
-        return ["web_search", "visit_webpage", "user_input"]
 
     def _step_stream(self, memory_step: ActionStep) -> Iterator[Any]:
         raise NotImplementedError(f"{type(self).__name__} must implement _step_stream()")
