@@ -67,8 +67,12 @@ def _image_url(image: Any) -> str:
 
 
 def _api_content(content: Any) -> Any:
+    """Text-only content as one string (some servers, e.g. llama.cpp's, accept nothing else for system
+    messages); a list of parts only when there are images."""
     if not isinstance(content, list):
         return content
+    if all(part.get("type") == "text" for part in content):
+        return "\n".join(part.get("text", "") for part in content)
     parts = []
     for part in content:
         if part.get("type") == "image":
@@ -259,6 +263,7 @@ class ApiModel(Model):
         stream = self._create(stream=True, **params)
         finished = False
         usage: TokenUsage | None = None
+        pieces = 0  # content chunks: the output token count when the server streams no usage
         try:
             for chunk in stream:
                 usage = _usage(_get(chunk, "usage")) or usage
@@ -270,7 +275,9 @@ class ApiModel(Model):
                 delta = _get(choice, "delta")
                 if delta is None:
                     continue
-                text = cutter.feed(_get(delta, "content") or "")
+                raw_text = _get(delta, "content") or ""
+                pieces += bool(raw_text)
+                text = cutter.feed(raw_text)
                 calls = [
                     ChatMessageToolCallStreamDelta(
                         index=_get(tc, "index"),
@@ -294,7 +301,9 @@ class ApiModel(Model):
         if not finished:
             raise StreamTruncated("the stream ended before the model finished (no finish_reason was sent)")
         tail = cutter.flush()
-        yield ChatMessageStreamDelta(content=tail or None, token_usage=usage or TokenUsage())
+        # Servers that ignore stream_options (llama.cpp's) send no usage: count one token per chunk,
+        # and leave the prompt size unknown (0) rather than guess it.
+        yield ChatMessageStreamDelta(content=tail or None, token_usage=usage or TokenUsage(0, pieces))
 
     def generate_stream(
         self,

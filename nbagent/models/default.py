@@ -47,7 +47,7 @@ ENV_VAR = "NBAGENT_MODEL"
 
 _CHUNK_FILE = re.compile(r"part\d+\.bin")
 _BLOCK = 8 * 1024 * 1024
-_verified: set[tuple[str, int, int]] = set()
+_verified: set[tuple[str, int, int, str]] = set()  # (path, size, mtime_ns, sha256) checked in this process
 
 
 def cache_dir() -> Path:
@@ -110,14 +110,14 @@ class _Progress:
 def verify_file(path: Path, sha256: str = GGUF_SHA256, size: int = GGUF_SIZE, progress: bool = False) -> None:
     """Raise `ModelError` unless `path` has exactly the pinned size and sha256."""
     stat = path.stat()
-    key = (str(path), stat.st_size, stat.st_mtime_ns)
-    if key in _verified:
-        return
     if stat.st_size != size:
         raise ModelError(
             f"{path} has {stat.st_size:,} bytes, expected {size:,}: refusing to load it. "
             "Delete it and run `python -m nbagent.models.default --install` to rebuild it."
         )
+    key = (str(path), stat.st_size, stat.st_mtime_ns, sha256)
+    if key in _verified:
+        return
     digest = hashlib.sha256()
     done = 0
     show = _Progress(size, f"verifying {path.name}") if progress else None
@@ -168,7 +168,7 @@ def _assemble(target: Path, progress: bool) -> None:
     finally:
         partial.unlink(missing_ok=True)
     stat = target.stat()
-    _verified.add((str(target), stat.st_size, stat.st_mtime_ns))
+    _verified.add((str(target), stat.st_size, stat.st_mtime_ns, GGUF_SHA256))
 
 
 def ensure_default_gguf(progress: bool = True) -> Path:

