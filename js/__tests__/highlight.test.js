@@ -48,3 +48,10 @@ describe("highlightPython", () => {
     expect(div.querySelector("span.nba-k").textContent).toBe("import");
   });
 });
+
+describe("unterminated triple-quoted strings", () => {
+  it("run to the end of the code (as in nbagent/views/highlight.py)", () => {
+    const tokens = tokenizePython('s = """a\nb = 2');
+    expect(tokens[tokens.length - 1]).toEqual(["nba-s", '"""a\nb = 2']);
+  });
+});

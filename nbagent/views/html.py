@@ -1,0 +1,164 @@
+"""The static HTML page of a run: same classes and CSS as the widget, no JavaScript, images inline.
+
+Used as the `text/html` of the widget's output bundle (what a saved notebook, nbconvert, GitHub and
+nbviewer show) and for standalone pages (`run_page`). Markdown goes through markdown-it-py with raw
+HTML disabled; code is highlighted by `highlight.py`, the Python twin of js/highlight.js.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import re
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from nbagent.views.highlight import highlight_python
+
+__all__ = ["run_to_html", "run_page", "memory_to_html", "widget_css", "format_count", "format_duration", "thought_text"]
+
+STATIC = Path(__file__).resolve().parent.parent / "static"
+SCHEMA = "1"  # data-nbagent-run marker value; nbagent/views/saving.py looks for the attribute
+PYTHON_LANGS = {"py", "python", "python3", "ipython", "pycon"}
+STATUS_LABELS = {
+    "idle": "idle",
+    "running": "running",
+    "paused": "paused",
+    "awaiting_approval": "awaiting approval",
+    "stopped": "stopped",
+    "done": "done",
+    "error": "error",
+}
+_CODE_BLOCK = re.compile(r"```[\w+-]*[ \t]*\n([\s\S]*?)\n?```|<code>\n?([\s\S]*?)\n?</code>")
+
+
+@functools.lru_cache(maxsize=1)
+def widget_css() -> str:
+    """The widget's stylesheet (built by `npm run build` into nbagent/static/widget.css)."""
+    path = STATIC / "widget.css"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: build the widget with `npm ci && npm run build` in the repository")
+    return path.read_text(encoding="utf-8")
+
+
+def format_count(n: float | None) -> str:
+    """950 -> "950", 1234 -> "1.2k", 2500000 -> "2.5M" (as js/meta.js)."""
+    if n is None:
+        return "–"
+    if n < 1000:
+        return str(round(n))
+    if n < 1e6:
+        return f"{n / 1e3:.{1 if n < 1e4 else 0}f}k"
+    return f"{n / 1e6:.1f}M"
+
+
+def format_duration(seconds: float | None) -> str | None:
+    """0.0123 -> "12 ms", 3.456 -> "3.5 s", 125 -> "2 min 5 s" (as js/meta.js)."""
+    if seconds is None:
+        return None
+    if seconds < 1:
+        return f"{round(seconds * 1000)} ms"
+    if seconds < 60:
+        return f"{seconds:.{1 if seconds < 10 else 0}f} s"
+    minutes = int(seconds // 60)
+    return f"{minutes} min {round(seconds - minutes * 60)} s"
+
+
+def _format_tokens(usage: dict[str, int] | None) -> str | None:
+    if not usage or not (usage.get("input_tokens") or usage.get("output_tokens")):
+        return None
+    return f"{format_count(usage.get('input_tokens', 0))} in · {format_count(usage.get('output_tokens', 0))} out tokens"
+
+
+def thought_text(step: dict[str, Any]) -> str:
+    """The model's text without the code blocks shown separately as the step's code (as js/step.js)."""
+    text = step.get("model_output") or ""
+    known = {c.strip() for c in (step.get("code"), step.get("model_code")) if c}
+    if not known:
+        return text
+
+    def drop(match: re.Match[str]) -> str:
+        body = match.group(1) if match.group(1) is not None else match.group(2) or ""
+        return "" if body.strip() in known else match.group(0)
+
+    return _CODE_BLOCK.sub(drop, text).strip()
+
+
+@functools.lru_cache(maxsize=1)
+def _markdown() -> Any:
+    from markdown_it import MarkdownIt
+
+    def fence(code: str, lang: str, _attrs: str) -> str:
+        lang = (lang or "").strip().lower()
+        body = highlight_python(code.rstrip("\n")) if lang in PYTHON_LANGS else escape(code.rstrip("\n"), quote=False)
+        cls = f' class="language-{escape(lang)}"' if lang else ""
+        return f'<pre class="nba-code"><code{cls}>{body}</code></pre>'
+
+    md = MarkdownIt("commonmark", {"html": False, "breaks": True, "highlight": fence})
+    md.enable("table")
+    md.disable("image")  # no remote fetches from a saved page
+    return md
+
+
+@functools.lru_cache(maxsize=1)
+def _template() -> Any:
+    from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+    env = Environment(
+        loader=FileSystemLoader(Path(__file__).parent / "templates"),
+        autoescape=select_autoescape(["j2", "html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    return env.get_template("run.html.j2")
+
+
+def run_to_html(run: dict[str, Any], images: list[bytes], *, css: bool = True) -> str:
+    """An HTML fragment showing `run` (a run dict of nbagent/views/state.py) with its PNG `images`."""
+    from markupsafe import Markup
+
+    if not isinstance(run, dict) or "steps" not in run:
+        raise TypeError("run_to_html() takes a run dict as built by nbagent.views.state (with a 'steps' list)")
+
+    def image_src(index: int) -> str:
+        if not 0 <= index < len(images):
+            return ""
+        return "data:image/png;base64," + base64.b64encode(images[index]).decode("ascii")
+
+    def tool_args(arguments: Any) -> str:
+        return arguments if isinstance(arguments, str) else json.dumps(arguments, indent=1, default=str)
+
+    return _template().render(
+        run=run,
+        schema=SCHEMA,
+        css=Markup(widget_css()) if css else "",
+        markdown=lambda text: Markup('<div class="nba-md">%s</div>') % Markup(_markdown().render(text or "").strip()),
+        python=lambda code: Markup(highlight_python(code)),
+        image_src=image_src,
+        tool_args=tool_args,
+        thought_text=thought_text,
+        format_tokens=_format_tokens,
+        format_duration=format_duration,
+        status_key=lambda status: status if status in STATUS_LABELS else "idle",
+        status_label=lambda status: STATUS_LABELS.get(status, "idle"),
+        count_steps=lambda r: sum(1 for s in r.get("steps", []) if s.get("kind") == "action"),
+    )
+
+
+def run_page(run: dict[str, Any], images: list[bytes], title: str | None = None) -> str:
+    """A standalone HTML document of the run (e.g. to share a run as one file)."""
+    name = escape(title or run.get("task") or "nbagent run")
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{name[:120]}</title></head><body>\n{run_to_html(run, images)}\n</body></html>\n"
+    )
+
+
+def memory_to_html(memory: Any, **kwargs: Any) -> str:
+    """The static HTML of an `AgentMemory` (kwargs go to `memory_to_state`)."""
+    from nbagent.views.state import memory_to_state
+
+    run, images = memory_to_state(memory, **kwargs)
+    return run_to_html(run, images)
