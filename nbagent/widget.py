@@ -27,7 +27,7 @@ import anywidget
 import traitlets
 
 from nbagent.views.html import run_to_html
-from nbagent.views.state import STATUSES, ImageStore, RunStateBuilder, empty_run, memory_to_state
+from nbagent.views.state import STATUSES, ImageStore, RunStateBuilder, empty_run, memory_to_state, normalize_run
 
 __all__ = ["AgentWidget", "WIDGET_VIEW_MIMETYPE"]
 
@@ -203,7 +203,7 @@ def _checked_run(run: Any) -> dict[str, Any]:
     status = run.get("status", "idle")
     if status not in STATUSES:
         raise ValueError(f"run['status'] must be one of {STATUSES}, got {status!r}")
-    return {**empty_run(), **run}
+    return normalize_run(run)
 
 
 def _plain_copy(value: Any) -> Any:

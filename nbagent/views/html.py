@@ -119,8 +119,11 @@ def run_to_html(run: dict[str, Any], images: list[bytes], *, css: bool = True) -
     """An HTML fragment showing `run` (a run dict of nbagent/views/state.py) with its PNG `images`."""
     from markupsafe import Markup
 
-    if not isinstance(run, dict) or "steps" not in run:
+    from nbagent.views.state import normalize_run
+
+    if not isinstance(run, dict) or not isinstance(run.get("steps"), list):
         raise TypeError("run_to_html() takes a run dict as built by nbagent.views.state (with a 'steps' list)")
+    run = normalize_run(run)
 
     def image_src(index: int) -> str:
         if not 0 <= index < len(images):

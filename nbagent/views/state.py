@@ -86,6 +86,7 @@ __all__ = [
     "RunStateBuilder",
     "memory_to_state",
     "empty_run",
+    "normalize_run",
     "action_step_to_dict",
     "planning_step_to_dict",
     "answer_to_dict",
@@ -144,11 +145,16 @@ def empty_run(agent_name: str | None = None, model_id: str | None = None) -> dic
 # ---------------------------------------------------------------------------- converters
 
 
+def _message_text(content: Any) -> str | None:
+    """A model output: a string, or multi-part content whose text parts are joined."""
+    if isinstance(content, list):
+        content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return _text(content)
+
+
 def _text(value: Any) -> str | None:
     if value is None:
         return None
-    if isinstance(value, list):  # multi-part message content
-        value = "".join(part.get("text", "") for part in value if isinstance(part, dict))
     text = str(value)
     if len(text) > TEXT_LIMIT:
         text = text[:TEXT_LIMIT] + f"\n[… {len(text) - TEXT_LIMIT} more characters]"
@@ -217,7 +223,7 @@ def action_step_to_dict(step: ActionStep, images: ImageStore, children: list[dic
     output = step.action_output
     data = _base_step("action", step.step_number)
     data.update(
-        model_output=_text(step.model_output),
+        model_output=_message_text(step.model_output),
         code=code,
         model_code=edited,
         tool_calls=[_tool_call(c) for c in calls],
@@ -238,7 +244,7 @@ def planning_step_to_dict(step: PlanningStep, step_number: int | None) -> dict[s
     data = _base_step("planning", step_number)
     message = step.model_output_message
     data.update(
-        model_output=_text(message.text) if message is not None else None,
+        model_output=_message_text(message.text) if message is not None else None,
         plan=step.plan,
         token_usage=_usage(step.token_usage),
         duration=step.timing.duration if step.timing else None,
@@ -252,6 +258,21 @@ def task_step_to_dict(task: str, task_images: list[Any] | None, images: ImageSto
 
 def final_step_to_dict(answer: dict[str, Any]) -> dict[str, Any]:
     return {"kind": "final", "step_number": None, "final_answer": answer}
+
+
+def normalize_run(run: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a (possibly hand-made, partial) run dict with every key of the schema present."""
+    if not isinstance(run, dict) or not isinstance(run.get("steps"), list):
+        raise TypeError("a run is a dict with a 'steps' list (see nbagent.views.state)")
+    steps = []
+    for step in run["steps"]:
+        kind = step.get("kind", "action")
+        if kind in ("action", "planning"):
+            step = {**_base_step(kind, step.get("step_number")), **step}
+        steps.append(step)
+    children = lambda step: [normalize_run(c) for c in step.get("children") or []]  # noqa: E731
+    steps = [{**s, "children": children(s)} if s.get("children") else s for s in steps]
+    return {**empty_run(), **run, "steps": steps}
 
 
 # ---------------------------------------------------------------------------- memory -> state

@@ -1,0 +1,61 @@
+"""Shared fixtures for the view tests: memories and scripted runs with errors, images, planning, managed agents."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+from nbagent import ActionStep, AgentMemory, PlanningStep, TaskStep, Timing, ToolCall
+from nbagent.errors import AgentExecutionError
+from nbagent.models.base import ChatMessage, TokenUsage
+
+
+@pytest.fixture
+def red_image() -> Image.Image:
+    return Image.new("RGB", (6, 4), (200, 10, 30))
+
+
+@pytest.fixture
+def memory(red_image: Image.Image) -> AgentMemory:
+    """Task with an image, a plan, an error step, an image step with edited code, a final answer."""
+    memory = AgentMemory("system")
+    memory.steps = [
+        TaskStep(task="Plot the **squares**", task_images=[red_image]),
+        PlanningStep(
+            model_output_message=ChatMessage(role="assistant", content="1. compute\n2. plot"),
+            plan="1. compute\n2. plot",
+            timing=Timing(10.0, 11.0),
+            token_usage=TokenUsage(10, 5),
+        ),
+        ActionStep(
+            step_number=1,
+            timing=Timing(11.0, 12.5),
+            model_output="Thought: divide\n```python\nx = 1/0\n```",
+            code_action="x = 1/0",
+            model_code_action="x = 1/0",
+            tool_calls=[ToolCall("python_interpreter", "x = 1/0", "call_1")],
+            error=AgentExecutionError("Code execution failed at line 'x = 1/0': ZeroDivisionError: division by zero"),
+            token_usage=TokenUsage(100, 20),
+        ),
+        ActionStep(
+            step_number=2,
+            timing=Timing(12.5, 14.0),
+            model_output="Thought: plot\n```python\nimg = plot()\n```",
+            code_action="img = plot(color='red')",
+            model_code_action="img = plot()",
+            observations="Execution logs:\nplotted\n",
+            observations_images=[Image.new("RGB", (8, 8), (0, 0, 255))],
+            action_output=None,
+            token_usage=TokenUsage(120, 25),
+        ),
+        ActionStep(
+            step_number=3,
+            timing=Timing(14.0, 14.5),
+            model_output="Thought: done\n```python\nfinal_answer('1, 4, 9')\n```",
+            code_action="final_answer('1, 4, 9')",
+            action_output="1, 4, 9",
+            is_final_answer=True,
+            token_usage=TokenUsage(130, 10),
+        ),
+    ]
+    return memory
