@@ -91,6 +91,13 @@ _LAZY: dict[str, str] = {
     "CodeOutput": "nbagent.sandbox",
     # notebook
     "AgentWidget": "nbagent.widget",
+    # smolagents compatibility (see tests/seeds/AUDIT.md)
+    "ManagedAgent": "nbagent.compat",
+    "from_hub": "nbagent.compat",
+    "WebSearchTool": "nbagent.web_search",
+    "DuckDuckGoSearchTool": "nbagent.web_search",
+    "GradioUI": "nbagent.gradio_ui",
+    "stream_to_gradio": "nbagent.gradio_ui",
 }
 
 __all__ = sorted([*_LAZY, "__version__", "load_ipython_extension"])

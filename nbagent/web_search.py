@@ -1,0 +1,98 @@
+"""`web_search` tools with smolagents' names: `WebSearchTool` and `DuckDuckGoSearchTool`.
+
+Both search through the `ddgs` package (formerly `duckduckgo_search`), which
+is not a dependency of nbagent: without it, or without a network, a call
+raises one clear error naming what is missing. The agent sees that error with
+the tool's name and can carry on without the web.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nbagent.tools import Tool
+
+__all__ = ["WebSearchTool", "DuckDuckGoSearchTool", "WebSearchError", "WEB_SEARCH_TOOLS"]
+
+_NEEDS = "web_search needs the `ddgs` package (`pip install ddgs`) and network access"
+
+
+class WebSearchError(RuntimeError):
+    """The search could not be run (package missing, no network, the engine refused)."""
+
+
+def _ddgs_class() -> type:
+    try:
+        from ddgs import DDGS
+    except ImportError:
+        try:
+            from duckduckgo_search import DDGS  # the package's former name
+        except ImportError:
+            raise ImportError(
+                f"{_NEEDS}; `ddgs` is not installed here. Install it, or give the agent other tools "
+                "(e.g. visit_webpage with known URLs)."
+            ) from None
+    return DDGS
+
+
+def _format_results(results: list[dict[str, Any]]) -> str:
+    entries = [f"[{r.get('title', '')}]({r.get('href', '')})\n{r.get('body', '')}" for r in results]
+    return "## Search Results\n\n" + "\n\n".join(entries)
+
+
+class _DDGSSearch(Tool):
+    name = "web_search"
+    description = "Performs a web search for your query (think a Google search), then returns the top results."
+    inputs = {"query": {"type": "string", "description": "The search query to perform."}}
+    output_type = "string"
+
+    max_results: int = 10
+    backend: str | None = None
+    ddgs_kwargs: dict[str, Any] | None = None
+
+    def forward(self, query: str) -> str:
+        ddgs = _ddgs_class()(**(self.ddgs_kwargs or {}))
+        options: dict[str, Any] = {"max_results": self.max_results}
+        if self.backend:
+            options["backend"] = self.backend
+        try:
+            results = list(ddgs.text(query, **options) or [])
+        except Exception as failure:
+            raise WebSearchError(
+                f"The web search for {query!r} failed ({type(failure).__name__}: {failure}). "
+                f"{_NEEDS[0].upper()}{_NEEDS[1:]}: check the connection, or try again later."
+            ) from failure
+        if not results:
+            return f"No results found for {query!r}. Try a shorter or less specific query."
+        return _format_results(results)
+
+
+class DuckDuckGoSearchTool(_DDGSSearch):
+    """DuckDuckGo search (smolagents' `DuckDuckGoSearchTool`). `kwargs` go to `ddgs.DDGS` (e.g. `timeout`, `proxy`)."""
+
+    description = (
+        "Performs a duckduckgo web search based on your query (think a Google search) then returns the top search results."
+    )
+
+    def __init__(self, max_results: int = 10, **kwargs: Any) -> None:
+        super().__init__()
+        self.max_results = max_results
+        self.ddgs_kwargs = kwargs
+
+
+class WebSearchTool(_DDGSSearch):
+    """A web search through DuckDuckGo or Bing (smolagents' `WebSearchTool`)."""
+
+    ENGINES = ("duckduckgo", "bing")
+
+    def __init__(self, max_results: int = 10, engine: str = "duckduckgo") -> None:
+        super().__init__()
+        if engine not in self.ENGINES:
+            raise ValueError(f"WebSearchTool(engine={engine!r}): use one of {', '.join(self.ENGINES)}")
+        self.max_results = max_results
+        self.engine = engine
+        self.backend = engine
+
+
+# For the CLI's `--tools web_search`.
+WEB_SEARCH_TOOLS: dict[str, type[Tool]] = {"web_search": WebSearchTool}
