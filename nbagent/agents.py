@@ -31,6 +31,7 @@ from nbagent.errors import (
     AgentError,
     AgentGenerationError,
     AgentMaxStepsError,
+    AgentParsingError,
     AgentStoppedError,
     RunStopped,
 )
@@ -84,8 +85,10 @@ class MultiStepAgent:
         show_widget: bool | None = None,
         **kwargs: Any,
     ) -> None:
+        from nbagent.compat import pop_legacy_options
         from nbagent.prompts import load_prompt_templates, merge_prompt_templates
 
+        kwargs = pop_legacy_options(type(self).__name__, kwargs)
         if kwargs:
             raise TypeError(f"{type(self).__name__}() got unexpected arguments: {', '.join(sorted(kwargs))}")
         if not isinstance(max_steps, int) or max_steps < 1:
@@ -177,11 +180,37 @@ class MultiStepAgent:
     def replay(self, detailed: bool = False) -> None:
         self.memory.replay(detailed=detailed)
 
+    def visualize(self) -> None:
+        """Print the agent as a tree: model, tools with their inputs, managed agents."""
+        from nbagent.compat import visualize_agent
+
+        visualize_agent(self)
+
+    @property
+    def logs(self) -> list[Any]:
+        """Deprecated: the action steps as dicts (with `code`, `output`, `duration`); use `memory.steps`."""
+        from nbagent.compat import agent_logs
+
+        return agent_logs(self)
+
+    def extract_action(self, model_output: str, split_token: str) -> tuple[str, str]:
+        """Split `model_output` at the last `split_token` into (rationale, action)."""
+        parts = model_output.split(split_token)
+        if len(parts) < 2:
+            raise AgentParsingError(
+                f"No {split_token!r} in your output, so no action could be read. "
+                f"Write your action after {split_token!r}.\nYour output:\n{model_output[:2000]}"
+            )
+        return parts[-2].strip(), parts[-1].strip()
+
     def initialize_system_prompt(self) -> str:
         return self._prompts.system_prompt()
 
-    def provide_final_answer(self, task: str) -> ChatMessage:
-        """Ask the model for a final answer from memory (used when the steps ran out)."""
+    def provide_final_answer(self, task: str, images: list[Any] | None = None) -> ChatMessage:
+        """Ask the model for a final answer from memory (used when the steps ran out).
+
+        `images` is accepted for smolagents compatibility; the task's images are already in memory.
+        """
         return self._call_model_quietly(self._prompts.final_answer(task))
 
     def __call__(self, task: str, **kwargs: Any) -> str:

@@ -143,6 +143,14 @@ class ChatMessage:
     def model_dump_json(self) -> str:
         return json.dumps(self.dict())
 
+    def __getitem__(self, key: str) -> Any:
+        """`message["role"]`, `message["content"]`: messages were dicts in smolagents <= 1.9."""
+        if key == "role":
+            return self.role.value if isinstance(self.role, MessageRole) else self.role
+        if key in ("content", "tool_calls", "token_usage"):
+            return getattr(self, key)
+        raise KeyError(f"{key!r}: a ChatMessage has the keys 'role', 'content', 'tool_calls' and 'token_usage'")
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ChatMessage:
         usage = data.get("token_usage")

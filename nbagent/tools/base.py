@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ToolDefinitionError, ToolSerializationError
+from .forward_schema import infer_io_from_forward
 from .source import StandaloneCode, exec_tool_code, object_source, requirements_of
 from .types import python_type_name
 from .validation import REQUIRED_ATTRIBUTES, validate_forward_signature, validate_tool_attributes
@@ -113,6 +114,7 @@ class Tool(metaclass=_ToolMeta):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        infer_io_from_forward(cls, _defined_below_tool, _class_label(cls))
         present = {a: getattr(cls, a) for a in REQUIRED_ATTRIBUTES if _defined_below_tool(cls, a)}
         if not present:
             return  # attributes come from __init__ (or this is an abstract base): checked at instantiation
