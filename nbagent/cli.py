@@ -3,6 +3,10 @@
     nbagent run "What is 2**10?" [--model SPEC] [--tools a,b] [--imports pandas,numpy] [--max-steps N]
     nbagent quickstart          # the README's first run: a data question, offline default model
 
+smolagents' `smolagent "task" --model-type T --model-id ID --tools web_search` reads the same as
+`nbagent run "task" --model-type T --model-id ID --tools web_search` (also --api-base, --api-key,
+--provider; several tools or imports are comma-separated here).
+
 Exit code 0 when the agent gave a final answer, 1 when it did not (stopped, model error),
 2 for bad command-line arguments.
 """
@@ -23,11 +27,17 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run an agent on a task")
     run.add_argument("task", help="the task, in quotes")
     run.add_argument("--model", "-m", default=None, help=_model_help())
-    run.add_argument("--tools", default="", help="comma-separated: base tool names (visit_webpage, user_input) or module:attribute")
+    run.add_argument("--tools", default="", help="comma-separated: base tool names (visit_webpage, user_input, web_search) or module:attribute")
     run.add_argument("--imports", default="", help="comma-separated modules the agent's code may import (e.g. pandas,numpy)")
     run.add_argument("--max-steps", type=int, default=10, help="maximum number of steps (default 10)")
-    run.add_argument("--agent-type", choices=["code", "toolcalling"], default="code")
-    run.add_argument("--verbosity", type=int, choices=[-1, 0, 1, 2], default=1, help="-1 off, 0 errors, 1 info, 2 debug")
+    run.add_argument("--agent-type", "--action-type", choices=["code", "toolcalling", "tool_calling"], default="code")
+    run.add_argument("--verbosity", "--verbosity-level", type=int, choices=[-1, 0, 1, 2], default=1, help="-1 off, 0 errors, 1 info, 2 debug")
+    smol = run.add_argument_group("smolagents-style model options (instead of --model)")
+    smol.add_argument("--model-type", help="a model class: OpenAIServerModel, InferenceClientModel, LiteLLMModel, TransformersModel, ...")
+    smol.add_argument("--model-id", help="the model id for --model-type")
+    smol.add_argument("--api-base", help="the API's base URL (API model types)")
+    smol.add_argument("--api-key", help="the API key (API model types)")
+    smol.add_argument("--provider", help="the inference provider (InferenceClientModel)")
     sub.add_parser("quickstart", help="a data question answered by the offline default model")
     return parser
 
@@ -39,11 +49,13 @@ def _model_help() -> str:
 def load_tools(spec: str) -> list[Any]:
     """Tools from `a,b,module:attr`; a clear error names any that cannot be found."""
     from nbagent.tools import TOOL_MAPPING
+    from nbagent.web_search import WEB_SEARCH_TOOLS
 
+    mapping = {**WEB_SEARCH_TOOLS, **TOOL_MAPPING}
     tools = []
     for name in filter(None, (part.strip() for part in spec.split(","))):
-        if name in TOOL_MAPPING:
-            tools.append(TOOL_MAPPING[name]())
+        if name in mapping:
+            tools.append(mapping[name]())
         elif ":" in name:
             module_name, _, attribute = name.partition(":")
             try:
@@ -51,7 +63,7 @@ def load_tools(spec: str) -> list[Any]:
             except (ImportError, AttributeError) as error:
                 raise ValueError(f"Cannot load tool {name!r}: {error}") from None
         else:
-            known = ", ".join(sorted(TOOL_MAPPING))
+            known = ", ".join(sorted(mapping))
             raise ValueError(f"Unknown tool {name!r}: use one of {known}, or module:attribute")
     return tools
 
@@ -60,13 +72,25 @@ def _split(spec: str) -> list[str]:
     return [part.strip() for part in spec.split(",") if part.strip()]
 
 
+def _model(args: argparse.Namespace) -> Any:
+    from nbagent.model_spec import model_from_spec, model_from_type
+
+    api_options = {"api_base": args.api_base, "api_key": args.api_key, "provider": args.provider}
+    if args.model_type is None:
+        if args.model_id or any(api_options.values()):
+            raise ValueError("--model-id, --api-base, --api-key and --provider go with --model-type")
+        return model_from_spec(args.model)
+    if args.model is not None:
+        raise ValueError("give either --model or --model-type/--model-id, not both")
+    return model_from_type(args.model_type, args.model_id, **api_options)
+
+
 def _run(args: argparse.Namespace) -> int:
     from nbagent import CodeAgent, ToolCallingAgent
-    from nbagent.model_spec import model_from_spec
 
     if args.max_steps < 1:
         raise ValueError("--max-steps must be at least 1")
-    model = model_from_spec(args.model)
+    model = _model(args)
     options: dict[str, Any] = {"tools": load_tools(args.tools), "model": model, "max_steps": args.max_steps,
                                "verbosity_level": args.verbosity, "show_widget": False}
     if args.agent_type == "code":

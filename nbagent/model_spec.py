@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-__all__ = ["model_from_spec", "MODEL_SPEC_HELP"]
+__all__ = ["model_from_spec", "model_from_type", "MODEL_SPEC_HELP"]
 
 MODEL_SPEC_HELP = (
     "'default' (the offline model), a .gguf file, a local transformers folder, "
@@ -42,3 +42,41 @@ def model_from_spec(spec: str | None) -> Any:
     if path.is_dir():
         return models.TransformersModel(model_id=str(path))
     return models.InferenceClientModel(model_id=spec)
+
+
+# smolagents' CLI options: --model-type <class> --model-id <id> [--api-base URL] [--api-key KEY] [--provider P].
+_API_OPTION_NAMES: dict[str, dict[str, str]] = {
+    "OpenAIServerModel": {"api_base": "api_base", "api_key": "api_key"},
+    "LiteLLMModel": {"api_base": "api_base", "api_key": "api_key"},
+    "AzureOpenAIServerModel": {"api_base": "azure_endpoint", "api_key": "api_key"},
+    "InferenceClientModel": {"api_base": "base_url", "api_key": "api_key", "provider": "provider"},
+    "HfApiModel": {"api_base": "base_url", "api_key": "api_key", "provider": "provider"},
+}
+_LOCAL_TYPES = {"TransformersModel": "model_id", "LlamaCppModel": "model_path"}
+
+
+def model_from_type(model_type: str, model_id: str | None = None, **api_options: str | None) -> Any:
+    """A model from smolagents-style options: a class name of `nbagent.models` and its model id.
+
+    `api_options` (`api_base`, `api_key`, `provider`) go to API models under their own parameter names.
+    """
+    import nbagent.models as models
+
+    given = {name: value for name, value in api_options.items() if value is not None}
+    if model_type in _LOCAL_TYPES:
+        if given:
+            raise ValueError(f"--{next(iter(given)).replace('_', '-')} is for API models, not {model_type}")
+        if not model_id:
+            raise ValueError(f"--model-type {model_type} needs --model-id (a local path or a cached Hub id)")
+        return getattr(models, model_type)(**{_LOCAL_TYPES[model_type]: model_id})
+    names = _API_OPTION_NAMES.get(model_type)
+    if names is None:
+        known = ", ".join([*_API_OPTION_NAMES, *_LOCAL_TYPES])
+        raise ValueError(f"Unknown --model-type {model_type!r}: use one of {known}")
+    unknown = [name for name in given if name not in names]
+    if unknown:
+        raise ValueError(f"--{unknown[0].replace('_', '-')} does not apply to {model_type}")
+    options = {names[name]: value for name, value in given.items()}
+    if model_id:
+        options["model_id"] = model_id
+    return getattr(models, model_type)(**options)
