@@ -112,6 +112,7 @@ class MultiStepAgent:
         self.task: str | None = None
         self.step_number = 0
         self.control = RunControl()
+        self._controller: Any = None
         self._event_parent: Callable[[Any], None] | None = None
         self._views: list[Any] = []
         self._widget: Any = None
@@ -145,7 +146,7 @@ class MultiStepAgent:
             raise ValueError("The task must be a non-empty string")
         if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
             raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
-        events = self._run_events(task, reset, images, additional_args, max_steps or self.max_steps)
+        events = self.controller.events(task, reset, images, additional_args, max_steps or self.max_steps)
         if stream:
             return events
         for _ in events:
@@ -173,6 +174,35 @@ class MultiStepAgent:
     def stop(self) -> None:
         """Stop now: cancel the running model call or code; the step is recorded as stopped."""
         self.control.request_stop()
+
+    def pause(self) -> None:
+        """Pause the run after the current step (the widget's Pause); `resume()` goes on."""
+        self.control.pause()
+
+    def resume(self) -> None:
+        """Go on running a paused run (the widget's Run)."""
+        self.control.resume()
+
+    def start(self, task: str, **run_kwargs: Any) -> Any:
+        """Prepare a paused run of `task` that `agent.controller.step()`/`.run()` or the widget's buttons drive.
+
+        Returns the `RunController`; the kernel stays free (see nbagent/runner.py).
+        """
+        return self.controller.start(task, **run_kwargs)
+
+    @property
+    def controller(self) -> Any:
+        """The `RunController` behind the widget's Run/Step/Pause/Stop/Approve/Reject/re-run buttons."""
+        if self._controller is None:
+            from nbagent.runner import RunController
+
+            self._controller = RunController(self)
+        return self._controller
+
+    @property
+    def forks(self) -> list[AgentMemory]:
+        """The earlier runs kept by "re-run from step k", oldest first."""
+        return self.controller.forks
 
     def write_memory_to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
         return self.memory.write_memory_to_messages(summary_mode=summary_mode)
@@ -220,9 +250,15 @@ class MultiStepAgent:
     # ------------------------------------------------------------------ the loop
 
     def _run_events(
-        self, task: str, reset: bool, images: list[Any] | None, additional_args: dict[str, Any] | None, max_steps: int
+        self,
+        task: str,
+        reset: bool,
+        images: list[Any] | None,
+        additional_args: dict[str, Any] | None,
+        max_steps: int,
+        resume: bool = False,
     ) -> Iterator[Any]:
-        self._start_run(task, reset, images, additional_args)
+        self._start_run(task, reset, images, additional_args, resume)
         timing = Timing()
         output, state, error = None, "success", None
         yield self._notify(RunStart(self.task, self.name, images, reset, uuid.uuid4().hex[:12], max_steps))
@@ -245,22 +281,28 @@ class MultiStepAgent:
             timing=timing,
             error=str(error) if error else None,
         )
+        self.control.finish(state)
         yield self._notify(RunEnd(self.last_result))
         if isinstance(error, AgentGenerationError):
             raise error
 
-    def _start_run(self, task: str, reset: bool, images: list[Any] | None, additional_args: dict | None) -> None:
+    def _start_run(
+        self, task: str, reset: bool, images: list[Any] | None, additional_args: dict | None, resume: bool = False
+    ) -> None:
+        """Set up a run; `resume=True` goes on from the memory as it is (re-run from a step), same views."""
         self.control.reset()
-        self.task = task + (describe_additional_args(additional_args) if additional_args else "")
-        if additional_args:
-            self.state.update(additional_args)
-        self.memory.system_prompt = SystemPromptStep(system_prompt=self.initialize_system_prompt())
-        if reset:
-            self.memory.reset()
-        self.memory.steps.append(TaskStep(task=self.task, task_images=images))
+        if not resume:
+            self.task = task + (describe_additional_args(additional_args) if additional_args else "")
+            if additional_args:
+                self.state.update(additional_args)
+            self.memory.system_prompt = SystemPromptStep(system_prompt=self.initialize_system_prompt())
+            if reset:
+                self.memory.reset()
+            self.memory.steps.append(TaskStep(task=self.task, task_images=images))
         self._prepare_executor()
         self._connect_managed_agents()
-        self._views = [] if self._event_parent else self._make_views()
+        if not resume:
+            self._views = [] if self._event_parent else self._make_views()
 
     def _steps(self, max_steps: int) -> Generator[Any, None, Any]:
         first = self._next_step_number()
@@ -269,6 +311,7 @@ class MultiStepAgent:
             self.control.before_step()
             if self._planning_due(self.step_number - first):
                 yield from self._planning_step(is_first=self.step_number == first and first == 1)
+                self.control.before_step()  # a plan is a step of its own for Step/Pause
             step = ActionStep(step_number=self.step_number)
             for event in self._action_step_events(step):
                 yield event

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from nbagent.agents import MultiStepAgent
+from nbagent.control import CodeRejected
 from nbagent.errors import AgentExecutionError, RunStopped
 from nbagent.events import ActionOutput, ToolOutput
 from nbagent.memory import ActionStep, ToolCall, is_image
@@ -83,7 +84,12 @@ class CodeAgent(MultiStepAgent):
         memory_step.token_usage = message.token_usage
         code = parse_code_blobs(message.text)
         memory_step.model_code_action = code
-        memory_step.code_action = self.control.review_code(memory_step, code)
+        try:
+            memory_step.code_action = self.control.review_code(memory_step, code)
+        except CodeRejected as rejected:  # approve mode: the person's note is what the model observes
+            memory_step.code_action, memory_step.observations = code, rejected.observation
+            yield ActionOutput(output=None, is_final_answer=False)
+            return
         call = ToolCall(name="python_interpreter", arguments=memory_step.code_action, id=f"call_{memory_step.step_number}")
         memory_step.tool_calls = [call]
         yield call

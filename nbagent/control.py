@@ -1,54 +1,216 @@
-"""How a run is steered from outside the loop: stop, interrupt, pause, approve.
+"""How a run is steered from outside the loop: stop, pause, step, approve code.
 
-The loop asks its `RunControl` at fixed points (before a step, between
-streamed tokens, before code runs); people and code act on it from any thread
-(`agent.stop()`, `agent.interrupt()`, the widget's buttons).
+The loop asks its `RunControl` at fixed points: `before_step()` (the pause
+point), `check()` between streamed tokens, and `review_code(step, code)` after
+a CodeAgent's model wrote code and before it runs (the approval point).
+People and code act on it from any thread: `agent.stop()`, `agent.pause()`,
+the widget's buttons (nbagent/runner.py turns those into calls here). All state
+is guarded by one condition variable; the loop's thread waits on it while a
+run is paused or code awaits approval, and every change is announced to the
+listeners (the widget) as a `snapshot()`.
+
+Why the widget's buttons reach Python while a cell runs — measured
+-----------------------------------------------------------------
+JupyterLab 4.6.6, ipykernel 7.4.0, anywidget 0.11.0, headless Chromium 156 via
+Playwright; the same cases driven with jupyter_client; one click at ~1.7 s
+into a cell that blocks for 5 s (`time.sleep` loop, or `Event.wait` while a
+worker thread works):
+
+| incoming message on ...                                   | Lab, comms over subshells (default) | Lab `commsOverSubshells: disabled` (= VS Code, Lab < 4.4, plain clients) |
+|-----------------------------------------------------------|-------------------------------------|-----------------------------------------------|
+| (1) a widget the blocking cell does not touch             | queued; MainThread after the cell   | queued; MainThread after the cell             |
+| (2) a widget the cell updates from the main thread        | queued; MainThread after the cell   | queued; MainThread after the cell             |
+| (3) a widget updated by a worker, main in `Event.wait`    | queued; MainThread after the cell   | queued; MainThread after the cell             |
+| (4a) separate receive-only comm, route cleared            | at once, on Lab's comm subshell     | queued; MainThread after the cell             |
+| (4b) separate receive-only comm, routed to a subshell     | at once (1.7 s), nbagent's subshell | at once (1.6 s), nbagent's subshell           |
+|      nbagent creates (`create_subshell_request`)          |                                     |                                               |
+| kernel interrupt (■) during `time.sleep`/`Event.wait`     | KeyboardInterrupt in main, < 0.5 s  | same                                          |
+
+Why (1)-(3) queue although Lab sends every widget message to a subshell:
+ipykernel 7.4 routes a comm's incoming messages to the shell that last *sent*
+on that comm (`Comm._reply_subshell_id`, read by `_reply_subshell_for`), and
+the `comm_open` from the cell's main thread records the main shell. Any later
+kernel-side send records the sender's parent: an `echo_update` of a front-end
+trait change or the reply to a `request_state` (page reload) re-route to the
+message's own subshell (Lab: still off the main thread; no-subshell
+front-ends: back to the blocked main shell). (5) nbclient: there is nobody to
+click; creating the subshell works (it uses the kernel's connection file),
+`interrupt_on_timeout` raises KeyboardInterrupt in the cell (3.0 s for a 3 s
+timeout) and the widget state is saved. An idle kernel ignores SIGINT
+(ipykernel sets SIG_IGN between requests); a handler installed from the main
+thread's event loop between requests receives it, and ipykernel's
+pre/post_handler_hook save and restore that handler around every request.
+
+The mechanism nbagent uses (nbagent/control_channel.py, nbagent/runner.py):
+* buttons send on a separate, receive-only `ControlChannel` comm, routed to a
+  subshell nbagent creates through the public protocol (kernel_info's
+  "kernel subshells" feature, `create_subshell_request` on the kernel's own
+  control channel). The route is the private `Comm._reply_subshell_id`; it is
+  set again after any send ipywidgets makes on that comm, and
+  tests/control/test_kernel_routing.py fails loudly when ipykernel changes it.
+  Without subshell support in the kernel (ipykernel < 7), commands reach
+  Python only between cells; kernel interrupt still stops a blocking run.
+* (a) blocking `agent.run()` / `%%agent`: the run stays on the main thread
+  (signals interrupt `time.sleep`, matplotlib works); commands arrive on the
+  subshell thread and only touch this object; a paused run waits in the main
+  thread; ■ raises KeyboardInterrupt there, which ends the run as stopped.
+* (b) idle kernel (`agent.start(task)`, `%%agent --step`): the run is prepared
+  in the cell (so its widget shows there) and then advanced by a worker
+  thread that waits here while paused; the kernel stays free. ■ reaches it
+  through a SIGINT handler installed from the main event loop.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 from nbagent.errors import RunStopped
 
-__all__ = ["RunControl"]
+__all__ = ["RunControl", "CodeRejected", "ControlError", "STATUSES"]
+
+STATUSES = ("idle", "running", "paused", "awaiting_approval", "stopped", "done", "error")
+_HALTS = ("paused", "awaiting_approval", "stopped", "done", "error")
+_END_STATUS = {"success": "done", "max_steps_error": "done", "stopped": "stopped", "error": "error"}
+_WAIT_SLICE = 0.25  # seconds per wait; short waits keep the main thread responsive to signals
+INTERRUPT_REASON = "Stopped by a kernel interrupt."
+
+
+class ControlError(ValueError):
+    """A command that cannot act now (e.g. Approve with nothing awaiting approval)."""
+
+
+class CodeRejected(Exception):
+    """A person rejected the code of a step; `note` goes back to the model as the observation."""
+
+    def __init__(self, note: str = "") -> None:
+        super().__init__(note)
+        self.note = note.strip()
+
+    @property
+    def observation(self) -> str:
+        said = f" Their note: {self.note}" if self.note else " They left no note."
+        return f"A person reviewed this code and rejected it, so it did not run.{said}"
 
 
 class RunControl:
-    """Thread-safe flags the loop checks; `on_stop` callbacks cancel work in progress."""
+    """Thread-safe gates the loop passes, and the commands that open or close them.
+
+    `budget` is how many more steps may start before the run pauses: None runs
+    freely, 0 pauses at the next step boundary, 1 is "Step".
+    `approve_code=True` stops every CodeAgent step after the model wrote its
+    code until `approve(code)` (possibly edited) or `reject(note)`;
+    `approval_check(step, code) -> bool` asks for approval case by case, and
+    `request_approval()` (e.g. from a step callback) asks once, for the next code.
+    """
 
     def __init__(self) -> None:
+        self._cond = threading.Condition(threading.RLock())
         self._stop = threading.Event()
         self._interrupt = threading.Event()
         self.stop_reason = ""
         self._on_stop: list[Callable[[], Any]] = []
+        self._listeners: list[Callable[[dict[str, Any]], Any]] = []
+        self._status = "idle"
+        self._budget: int | None = None
+        self._approve_code = False
+        self._approval_once = False
+        self.approval_check: Callable[[Any, str], bool] | None = None
+        self._pending_code: str | None = None
+        self._pending_step: int | None = None
+        self._decision: tuple[str, str] | None = None
+        self._waiting = 0  # threads waiting in a gate (the loop's thread, normally one)
+        self.steps_started = 0  # steps that passed the pause point, ever
+        self.halts = 0  # times the run paused, awaited approval or ended, ever (to wait for "the next halt")
 
-    def reset(self) -> None:
-        self._stop.clear()
-        self._interrupt.clear()
-        self.stop_reason = ""
+    # ------------------------------------------------------------------ observing
 
-    def on_stop(self, callback: Callable[[], Any]) -> None:
-        """Call `callback` (from the stopping thread) when a stop is requested."""
-        self._on_stop.append(callback)
+    @property
+    def status(self) -> str:
+        return self._status
 
-    def request_stop(self, reason: str = "Stopped by the user.") -> None:
-        """Stop now: the model call or the code running is cancelled."""
-        self.stop_reason = reason
-        self._stop.set()
-        for callback in self._on_stop:
-            callback()
+    @property
+    def pending_code(self) -> str | None:
+        """The code awaiting approval (None unless the status is "awaiting_approval")."""
+        return self._pending_code
 
-    def request_interrupt(self) -> None:
-        """Stop before the next step (smolagents' `interrupt()`)."""
-        self.stop_reason = "Agent interrupted."
-        self._interrupt.set()
+    @property
+    def budget(self) -> int | None:
+        return self._budget
+
+    @property
+    def approve_code(self) -> bool:
+        return self._approve_code
+
+    @approve_code.setter
+    def approve_code(self, value: bool) -> None:
+        with self._cond:
+            self._approve_code = bool(value)
+        self._changed()
 
     @property
     def stopping(self) -> bool:
         return self._stop.is_set()
+
+    def snapshot(self) -> dict[str, Any]:
+        """The state the widget shows, as JSON-able data."""
+        with self._cond:
+            budget = self._budget
+            return {
+                "status": self._status,
+                "mode": "run" if budget is None else ("pause" if budget == 0 else "step"),
+                "approve_code": self._approve_code,
+                "pending_code": self._pending_code,
+                "pending_step": self._pending_step,
+                "stopping": self._stop.is_set() and self._status not in ("stopped", "done", "error"),
+            }
+
+    def add_listener(self, callback: Callable[[dict[str, Any]], Any]) -> None:
+        """Call `callback(snapshot)` after every change (from the thread that made it)."""
+        self._listeners.append(callback)
+
+    def remove_listener(self, callback: Callable[[dict[str, Any]], Any]) -> None:
+        if callback in self._listeners:
+            self._listeners.remove(callback)
+
+    def _changed(self) -> None:
+        snapshot = self.snapshot()
+        for callback in list(self._listeners):
+            try:
+                callback(snapshot)
+            except Exception:  # a broken view must never break the run or the command
+                pass
+
+    def _set_status(self, status: str) -> None:
+        with self._cond:
+            changed = status != self._status
+            self._status = status
+            if changed and status in _HALTS:
+                self.halts += 1
+            self._cond.notify_all()
+        if changed:
+            self._changed()
+
+    # ------------------------------------------------------------------ the loop's side
+
+    def reset(self) -> None:
+        """A run (or a continuation of one) begins: clear the stop, keep the mode and settings."""
+        with self._cond:
+            self._stop.clear()
+            self._interrupt.clear()
+            self.stop_reason = ""
+            self._decision = self._pending_code = self._pending_step = None
+            self._approval_once = False
+        self._set_status("running")
+
+    def finish(self, state: str) -> None:
+        """The run ended with `state` (RunResult.state); later plain runs start unpaused."""
+        with self._cond:
+            self._budget = None
+            self._pending_code = self._pending_step = self._decision = None
+        self._set_status(_END_STATUS.get(state, "error"))
 
     def check(self) -> None:
         """Raise `RunStopped` if a stop was requested (called between tokens and steps)."""
@@ -56,10 +218,140 @@ class RunControl:
             raise RunStopped(self.stop_reason)
 
     def before_step(self) -> None:
+        """The pause point: wait while the budget is 0, then spend one step of it."""
         self.check()
         if self._interrupt.is_set():
             raise RunStopped(self.stop_reason)
+        with self._cond:
+            paused = self._budget == 0
+        if paused:
+            self._set_status("paused")
+        self._wait_until(lambda: self._budget != 0)
+        with self._cond:
+            if self._budget:
+                self._budget -= 1
+            self.steps_started += 1
+        self._set_status("running")
 
     def review_code(self, step: Any, code: str) -> str:
-        """The code to run for `step`; a person may edit it here (approve mode)."""
-        return code
+        """The code to run for `step`: as written, or as a person approved (and maybe edited) it.
+
+        Raises `CodeRejected` when the person rejects it, `RunStopped` on Stop.
+        """
+        if not self._needs_approval(step, code):
+            return code
+        with self._cond:
+            self._pending_code, self._decision = code, None
+            self._pending_step = getattr(step, "step_number", None)
+        self._set_status("awaiting_approval")
+        try:
+            self._wait_until(lambda: self._decision is not None)
+            with self._cond:
+                kind, text = self._decision  # type: ignore[misc]
+        finally:
+            with self._cond:
+                self._pending_code = self._pending_step = self._decision = None
+            self._set_status("running")
+        if kind == "reject":
+            raise CodeRejected(text)
+        return text
+
+    def _needs_approval(self, step: Any, code: str) -> bool:
+        with self._cond:
+            once, self._approval_once = self._approval_once, False
+            if self._approve_code or once:
+                return True
+        check = self.approval_check
+        return bool(check is not None and check(step, code))
+
+    def _wait_until(self, ready: Callable[[], bool]) -> None:
+        """Wait (in slices, so signals get through) until `ready()` or a stop; KeyboardInterrupt stops."""
+        try:
+            with self._cond:
+                self._waiting += 1
+                try:
+                    while not ready():
+                        self.check()
+                        self._cond.wait(_WAIT_SLICE)
+                finally:
+                    self._waiting -= 1
+        except KeyboardInterrupt:
+            self.request_stop(INTERRUPT_REASON)
+            raise RunStopped(INTERRUPT_REASON) from None
+
+    # ------------------------------------------------------------------ commands (any thread)
+
+    def on_stop(self, callback: Callable[[], Any]) -> None:
+        """Call `callback` (from the stopping thread) when a stop is requested."""
+        self._on_stop.append(callback)
+
+    def request_stop(self, reason: str = "Stopped by the user.") -> None:
+        """Stop now: the model call or the code running is cancelled, a waiting run wakes up and ends."""
+        with self._cond:
+            self.stop_reason = reason
+            self._stop.set()
+            self._cond.notify_all()
+        for callback in self._on_stop:
+            callback()
+        self._changed()
+
+    def request_interrupt(self) -> None:
+        """Stop before the next step (smolagents' `interrupt()`)."""
+        self.stop_reason = "Agent interrupted."
+        self._interrupt.set()
+
+    def pause(self) -> None:
+        """Pause at the next step boundary (the current step finishes)."""
+        self._set_budget(0)
+
+    def resume(self) -> None:
+        """Run freely again (code awaiting approval still waits for it)."""
+        self._set_budget(None)
+
+    def step(self, count: int = 1) -> None:
+        """Let exactly `count` more steps start, then pause."""
+        if not isinstance(count, int) or count < 1:
+            raise ControlError(f"step(count) takes a positive integer, got {count!r}")
+        self._set_budget(count)
+
+    def _set_budget(self, budget: int | None) -> None:
+        with self._cond:
+            self._budget = budget
+            self._cond.notify_all()
+        self._changed()
+
+    def approve(self, code: str | None = None) -> None:
+        """Run the pending code, or `code` in its place (an edited version)."""
+        if code is not None and not isinstance(code, str):
+            raise ControlError(f"approve(code) takes the code as a string, got {type(code).__name__}")
+        with self._cond:
+            if self._status != "awaiting_approval" or self._pending_code is None:
+                raise ControlError("Nothing awaits approval: there is no code waiting to run")
+            self._decision = ("approve", self._pending_code if code is None else code)
+            self._cond.notify_all()
+
+    def reject(self, note: str = "") -> None:
+        """Do not run the pending code; `note` goes back to the model as the step's observation."""
+        if not isinstance(note, str):
+            raise ControlError(f"reject(note) takes a string, got {type(note).__name__}")
+        with self._cond:
+            if self._status != "awaiting_approval" or self._pending_code is None:
+                raise ControlError("Nothing awaits approval: there is no code to reject")
+            self._decision = ("reject", note)
+            self._cond.notify_all()
+
+    def request_approval(self) -> None:
+        """Ask for approval of the next code, once (e.g. from a step callback)."""
+        with self._cond:
+            self._approval_once = True
+
+    def wait_for(self, predicate: Callable[[RunControl], bool], timeout: float | None = None) -> bool:
+        """Wait until `predicate(self)` holds (checked on every change and a few times a second); False on timeout."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while not predicate(self):
+                left = _WAIT_SLICE if deadline is None else min(_WAIT_SLICE, deadline - time.monotonic())
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+        return True
