@@ -83,7 +83,7 @@ def test_000_memory_inspection_prints_errors_and_observations(capsys):
         code("final_answer(fib[20])"),
     )
     scope = run_snippet(S.S000_RUN, [("InferenceClientModel()", SCRIPTED)], MODEL=model)
-    assert "Error: NameError" in capsys.readouterr().out  # verbosity_level=0 still shows errors
+    assert "NameError: name 'fibonacci_table'" in capsys.readouterr().out  # verbosity_level=0 still shows errors
     run_snippet(S.S000_INSPECT, agent=scope["agent"])
     out = capsys.readouterr().out
     system_prompt = scope["agent"].memory.system_prompt.system_prompt
