@@ -161,6 +161,8 @@ class MultiStepAgent:
         Errors the model should see are recorded on `memory_step.error`.
         The caller appends the step to memory (as in smolagents' recipe).
         """
+        if not self._views and self._event_parent is None:
+            self._views = self._make_views()  # stepping without run(): the steps show as in a run
         answer = None
         for event in self._action_step_events(memory_step, record=False):
             if isinstance(event, ActionOutput) and event.is_final_answer:

@@ -163,6 +163,7 @@ def test_000_run_one_step_at_a_time(capsys):
     agent = scope["agent"]
     assert out.startswith(agent.memory.system_prompt.system_prompt)  # print(agent.memory.system_prompt)
     assert out.rstrip().endswith(f"The final answer is: {fibonacci(20)}")
+    assert out.index("Step 1") < out.index("fib.append(fib[-1] + fib[-2])") < out.index("Step 2")  # verbosity_level=1
     assert scope["step_number"] == 3  # the loop stopped at the final answer, not after 10 steps
     assert [type(s) for s in agent.memory.steps] == [TaskStep, ActionStep, ActionStep]
     assert agent.memory.steps[1].observations.strip().endswith("None") and str(fibonacci(20)) in agent.memory.steps[1].observations
