@@ -1,23 +1,10 @@
-"""Fixtures of the control tests: agents on ScriptedModels; a stand-in executor while the sandbox is missing."""
+"""Fixtures of the control tests: CodeAgents on ScriptedModels (real sandbox, no widget)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from control_helpers import StandInExecutor, real_sandbox
-
-
-@pytest.fixture(autouse=True)
-def _executor(monkeypatch: pytest.MonkeyPatch) -> None:
-    if real_sandbox():
-        return
-    import nbagent.sandbox as sandbox
-    from nbagent.sandbox import errors
-
-    monkeypatch.setattr(sandbox, "LocalPythonExecutor", StandInExecutor, raising=False)
-    monkeypatch.setattr(sandbox, "ExecutionError", errors.ExecutionError, raising=False)
-    monkeypatch.setattr(sandbox, "ExecutionStopped", errors.ExecutionStopped, raising=False)
 
 
 @pytest.fixture

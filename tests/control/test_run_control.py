@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import _thread
 import threading
 import time
 
 import pytest
-from control_helpers import wait_until
+from control_helpers import kernel_interrupt, wait_until
 
 from nbagent.control import CodeRejected, ControlError, RunControl
 from nbagent.errors import RunStopped
@@ -76,7 +75,7 @@ def test_kernel_interrupt_while_paused_in_the_main_thread_becomes_a_stop():
     control = RunControl()
     control.reset()
     control.pause()
-    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer = threading.Timer(0.3, kernel_interrupt)
     timer.start()
     with pytest.raises(RunStopped, match="kernel interrupt"):
         control.before_step()

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import _thread
 import threading
 import time
 
 import pytest
-from control_helpers import code, long_sleep, wait_until
+from control_helpers import code, kernel_interrupt, long_sleep, wait_until
 
 from nbagent import ActionStep, PlanningStep, ScriptedModel
 from nbagent.control import ControlError
@@ -170,7 +169,7 @@ def test_stop_during_a_blocking_run_returns_within_two_seconds_with_memory_intac
 
 def test_kernel_interrupt_while_a_blocking_run_is_paused_stops_it(make_agent):
     agent = make_agent([code("a = 1"), code("final_answer(a)")], step_callbacks=[lambda step, agent: agent.pause()])
-    later(0.5, _thread.interrupt_main)
+    later(0.5, kernel_interrupt)
     result = agent.run("wait", return_full_result=True)
     assert result.state == "stopped" and agent.control.status == "stopped"
     assert len(actions(agent)) == 1 and agent.memory.steps[0].task == "wait"
@@ -178,7 +177,7 @@ def test_kernel_interrupt_while_a_blocking_run_is_paused_stops_it(make_agent):
 
 def test_kernel_interrupt_during_a_long_step_of_a_blocking_run_records_the_stopped_step(make_agent):
     agent = make_agent([long_sleep(30), code("final_answer(1)")])
-    later(0.5, _thread.interrupt_main)
+    later(0.5, kernel_interrupt)
     began = time.monotonic()
     result = agent.run("sleep", return_full_result=True)
     assert time.monotonic() - began < 2
