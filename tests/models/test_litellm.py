@@ -1,0 +1,48 @@
+"""LiteLLMModel: a clear error without the extra; with it, the real llama.cpp server on loopback."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from nbagent.models.base import agglomerate_stream_deltas
+
+MESSAGES = [{"role": "user", "content": "Name two colors."}]
+
+
+def test_missing_litellm_names_the_extra(monkeypatch):
+    from nbagent.models.litellm_model import LiteLLMModel
+
+    monkeypatch.setitem(sys.modules, "litellm", None)
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'nbagent\[litellm\]'"):
+        LiteLLMModel("openai/gpt-4o-mini")
+
+
+@pytest.mark.slow
+def test_litellm_against_the_real_server(llama_server):
+    pytest.importorskip("litellm", reason="optional extra nbagent[litellm] not installed")
+    from nbagent.models.litellm_model import LiteLLMModel
+
+    model = LiteLLMModel(
+        "openai/smollm2", api_base=llama_server, api_key="sk-unused-123", temperature=0.0, max_tokens=20, timeout=60
+    )
+    whole = model.generate(MESSAGES)
+    assert whole.content.strip() and whole.token_usage.output_tokens > 0
+    streamed = agglomerate_stream_deltas(list(model.generate_stream(MESSAGES)))
+    assert streamed.content == whole.content
+    assert "sk-unused-123" not in repr(model) + str(model.to_dict())
+
+
+def test_litellm_errors_are_one_clear_model_error(fault_server):
+    pytest.importorskip("litellm", reason="optional extra nbagent[litellm] not installed")
+    from nbagent.models import ModelError
+    from nbagent.models.litellm_model import LiteLLMModel
+    from nbagent.models.retry import RetryPolicy
+
+    fault_server.script = [("status", 429, "slow down"), "ok"]
+    model = LiteLLMModel("openai/fake", api_base=fault_server.url, api_key="x", retry=RetryPolicy(1, 0.01))
+    assert model.generate(MESSAGES).content == "Hello from the fault server."
+    fault_server.script = [("status", 500, "boom")]
+    with pytest.raises(ModelError, match="HTTP 500"):
+        model.generate(MESSAGES)
