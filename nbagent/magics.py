@@ -74,6 +74,7 @@ class AgentMagics(Magics):
     @argument("--continue", dest="continue_run", action="store_true", help="continue the last conversation (reset=False)")
     @argument("-o", "--out", default=None, help="store the final answer in this variable")
     @argument("--quiet", action="store_true", help="no widget and no console output")
+    @argument("--step", action="store_true", help="prepare the run paused and return: the widget's Step/Run (or agent.controller) drive it")
     @cell_magic
     def agent(self, line: str, cell: str) -> Any:
         """Run an agent on the task written in the cell body."""
@@ -169,6 +170,11 @@ class AgentMagics(Magics):
             agent.show_widget = self.show_widget
         self.last_agent = agent
         try:
+            if args.step:
+                controller = agent.start(task, reset=not args.continue_run)
+                if args.out:
+                    controller.when_finished(lambda result: self.shell.user_ns.__setitem__(args.out, result.output))
+                return None
             result = agent.run(task, reset=not args.continue_run, return_full_result=True)
         except AgentGenerationError as error:
             raise AgentRunFailed(f"{error} (the memory so far is kept: `%%agent --continue` goes on from it)") from None

@@ -386,6 +386,16 @@ class RunController:
         )
         return state
 
+    def when_finished(self, callback: Callable[[Any], Any]) -> None:
+        """Call `callback(agent.last_result)` once, when the current run has ended (any thread)."""
+
+        def check(snapshot: dict[str, Any]) -> None:
+            if not snapshot["active"] and snapshot["status"] in ("done", "stopped", "error"):
+                self.remove_listener(check)
+                callback(getattr(self.agent, "last_result", None))
+
+        self.add_listener(check)
+
     def add_listener(self, callback: Callable[[dict[str, Any]], Any]) -> None:
         """Call `callback(snapshot)` after every change, from the thread that made it."""
         self._listeners.append(callback)
