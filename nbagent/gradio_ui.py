@@ -41,6 +41,13 @@ def _gradio() -> Any:
     return gradio
 
 
+def _messages_format(gr: Any) -> dict[str, str]:
+    """gradio 4-5 need `type="messages"` for role/content messages; gradio 6 has only that format."""
+    import inspect
+
+    return {"type": "messages"} if "type" in inspect.signature(gr.Chatbot.__init__).parameters else {}
+
+
 def _footer(step: ActionStep | PlanningStep) -> str:
     parts = [f"Step {step.step_number}"] if isinstance(step, ActionStep) else []
     if step.token_usage is not None:
@@ -159,7 +166,7 @@ class GradioUI:
         gr = self.gr
         with gr.Blocks(title=self.agent.name or "nbagent") as demo:
             uploads = gr.State([])
-            chatbot = gr.Chatbot(label=self.agent.name or "Agent", type="messages")
+            chatbot = gr.Chatbot(label=self.agent.name or "Agent", **_messages_format(gr))
             text = gr.Textbox(lines=1, label="Your request", placeholder="Enter a task and press Enter")
             if self.file_upload_folder is not None:
                 upload = gr.File(label="Upload a file")

@@ -241,3 +241,19 @@ def test_model_from_type_maps_api_options():
     assert openai_model.api_base == "http://127.0.0.1:1/v1"
     with pytest.raises(ValueError, match="needs --model-id"):
         model_from_type("TransformersModel")
+
+
+def test_gradio_ui_with_real_gradio(monkeypatch):
+    """Runs only where gradio is installed (not a dependency): a live server answering a gradio client."""
+    pytest.importorskip("gradio")
+    gradio_client = pytest.importorskip("gradio_client")
+    monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+    agent = ToolCallingAgent(tools=[], model=ScriptedModel([call("final_answer", answer="one")]), verbosity_level=-1)
+    demo = GradioUI(agent).build()
+    demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", quiet=True)
+    try:
+        history = gradio_client.Client(demo.local_url, verbose=False).predict("First task", [], api_name="/interact")
+    finally:
+        demo.close()
+    assert history[0]["role"] == "user" and history[-1]["content"][0]["text"] == "**Final answer:** one"
+    assert agent.memory.steps[0].task == "First task"
