@@ -15,6 +15,8 @@ from nbagent.tools import Tool
 __all__ = ["WebSearchTool", "DuckDuckGoSearchTool", "WebSearchError", "WEB_SEARCH_TOOLS"]
 
 _NEEDS = "web_search needs the `ddgs` package (`pip install ddgs`) and network access"
+# `backend` names a search engine in ddgs (>= 9); the former duckduckgo_search package used it otherwise.
+_BACKEND_PACKAGE = "ddgs"
 
 
 class WebSearchError(RuntimeError):
@@ -53,14 +55,14 @@ class _DDGSSearch(Tool):
     def forward(self, query: str) -> str:
         ddgs = _ddgs_class()(**(self.ddgs_kwargs or {}))
         options: dict[str, Any] = {"max_results": self.max_results}
-        if self.backend:
+        if self.backend and type(ddgs).__module__.split(".")[0] == _BACKEND_PACKAGE:
             options["backend"] = self.backend
         try:
             results = list(ddgs.text(query, **options) or [])
         except Exception as failure:
             raise WebSearchError(
                 f"The web search for {query!r} failed ({type(failure).__name__}: {failure}). "
-                f"{_NEEDS[0].upper()}{_NEEDS[1:]}: check the connection, or try again later."
+                "web_search needs network access: check the connection, or try again later."
             ) from failure
         if not results:
             return f"No results found for {query!r}. Try a shorter or less specific query."

@@ -93,6 +93,7 @@ def fake_ddgs(monkeypatch, results=None, failure=None, module="ddgs"):
                 raise failure
             return results
 
+    DDGS.__module__ = f"{module}.ddgs"  # where the real class lives: the backend option depends on the package
     monkeypatch.setitem(sys.modules, module, types.SimpleNamespace(DDGS=DDGS))
     return calls
 
@@ -105,7 +106,7 @@ def test_web_search_formats_results(monkeypatch):
 
 
 def test_duckduckgo_tool_passes_its_options(monkeypatch):
-    calls = fake_ddgs(monkeypatch, [], module="duckduckgo_search")  # the package's former name
+    calls = fake_ddgs(monkeypatch, [], module="duckduckgo_search")  # the package's former name: no backend option
     monkeypatch.setitem(sys.modules, "ddgs", None)  # not installed
     assert "No results found" in DuckDuckGoSearchTool(max_results=5, timeout=9)("zzzz")
     assert calls == [("init", {"timeout": 9}), ("text", "zzzz", {"max_results": 5})]
