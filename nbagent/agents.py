@@ -263,7 +263,7 @@ class MultiStepAgent:
         self._start_run(task, reset, images, additional_args, resume)
         timing = Timing()
         output, state, error = None, "success", None
-        yield self._notify(RunStart(self.task, self.name, images, reset, uuid.uuid4().hex[:12], max_steps))
+        yield self._notify(RunStart(self.task, self.name, images, reset, uuid.uuid4().hex[:12], max_steps, resume))
         try:
             output = yield from self._steps(max_steps)
             if output is _NO_ANSWER:

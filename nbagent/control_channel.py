@@ -155,6 +155,9 @@ def attach_controls(widget: Any, controller: RunController) -> ControlChannel | 
 
     channel = ControlChannel(on_command)
     widget.control_channel = channel
+    handlers = getattr(widget, "control_handlers", None)
+    if isinstance(handlers, list):  # the widget's own comm, if a front-end cannot reach the channel
+        handlers.append(on_command)
     controller.add_listener(show)
     show(controller.snapshot())
     return channel

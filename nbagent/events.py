@@ -47,6 +47,7 @@ class RunStart:
     reset: bool = True
     run_id: str = ""
     max_steps: int = 0
+    resumed: bool = False  # a continuation of the run in memory (re-run from a step): no new task
 
 
 @dataclass

@@ -142,6 +142,10 @@ class RunController:
         memory.steps = memory.steps[:cut]
         self.forks.append(kept)
         self.message = RERUN_NOTE.format(k=k, index=len(self.forks) - 1)
+        for view in list(getattr(self.agent, "_views", [])):
+            show = getattr(view, "show_memory", None)
+            if show is not None:
+                show(memory)
 
     def rerun(self, step_number: int) -> None:
         """Re-run from finished step `step_number`: fork the memory there and continue live."""

@@ -25,6 +25,7 @@ from typing import Any
 
 import anywidget
 import traitlets
+from ipywidgets import Widget, widget_serialization
 
 from nbagent.views.html import run_to_html
 from nbagent.views.state import STATUSES, ImageStore, RunStateBuilder, empty_run, memory_to_state, normalize_run
@@ -48,6 +49,9 @@ class AgentWidget(anywidget.AnyWidget):
 
     run = traitlets.Dict().tag(sync=True)
     images = traitlets.List(traitlets.Bytes()).tag(sync=True)
+    # Run controls (nbagent/runner.py, js/controls.js): their state, and the comm the buttons send on.
+    controls = traitlets.Dict().tag(sync=True)
+    control_channel = traitlets.Instance(Widget, allow_none=True).tag(sync=True, **widget_serialization)
 
     sync_interval: float = 0.1  # seconds between syncs caused by managed agents' events
 
@@ -89,6 +93,13 @@ class AgentWidget(anywidget.AnyWidget):
         if memory is not None and memory.steps:
             return cls.from_memory(memory, agent_name=name, model_id=model_id)
         return cls(agent_name=name, model_id=model_id)
+
+    def show_memory(self, memory: Any, status: str = "running") -> None:
+        """Show `memory` from now on (re-run from a step cut it); the run's next events continue from it."""
+        run, images = memory_to_state(memory, agent_name=self.run.get("agent_name"), model_id=self.run.get("model_id"), status=status)
+        self._builder = RunStateBuilder(run=_plain_copy(run), images=ImageStore(images))
+        self._sync_images()
+        self._sync_run()
 
     # ------------------------------------------------------------------ events
 

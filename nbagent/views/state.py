@@ -420,6 +420,10 @@ class RunStateBuilder:
             duration=None,
         )
         steps = self.run["steps"]
+        if getattr(event, "resumed", False):  # re-run from a step: the task is already shown
+            self._step, self._stream, self._children = None, [], {}
+            self._started = time.time()
+            return StateUpdate("boundary")
         if steps and steps[-1]["kind"] == "task" and steps[-1]["task"] == event.task:
             steps.pop()  # already shown (a widget made from the memory that holds this task)
         steps.append(task_step_to_dict(event.task, event.images, self.images))
