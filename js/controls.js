@@ -1,6 +1,11 @@
-// The run's status and, later, its controls (issue 6: Run, Step, Pause, Stop, Approve, Reject).
-// For now this renders the status badge and an empty toolbar; control buttons will send
-// `model.send({type: "control", action})` and be enabled from `run.controls`.
+// The run's status badge and its controls: Run, Step, Pause, Stop, the "approve code before it runs"
+// toggle, the review box (editable code, Approve, Reject with a note) and "Re-run from here" on steps.
+// State comes from the widget's `controls` trait (a RunController snapshot, nbagent/runner.py):
+//   {status, mode, approve_code, pending_code, pending_step, stopping, active, message, forks,
+//    rerunnable: [step numbers], can: {run, step, pause, stop, approve, reject, rerun}}
+// Commands go out as {type: "control", action, code?, note?, step?, on?} on the ControlChannel comm,
+// which the kernel hears even while a cell runs (see nbagent/control.py).
+import "./controls.css";
 import { h } from "./dom.js";
 
 export const STATUS_LABELS = {
@@ -13,17 +18,188 @@ export const STATUS_LABELS = {
   error: "error",
 };
 
+const LIVE = new Set(["running", "paused", "awaiting_approval"]);
+const BUTTONS = [
+  ["run", "Run", "Run to the end (with edited code, if any)"],
+  ["step", "Step", "Run exactly one step, then pause"],
+  ["pause", "Pause", "Pause after the current step"],
+  ["stop", "Stop", "Stop now: the running model call or code is cancelled"],
+];
+export const RERUN_TITLE =
+  "Re-run from this step: the earlier run is kept (agent.forks) and the run continues live. " +
+  "Variables and other namespace effects of this and later steps are not undone.";
+
 /** The status badge. */
 export function renderStatus(status) {
   const key = STATUS_LABELS[status] ? status : "idle";
   return h("span", { class: `nba-status nba-status-${key}`, role: "status" }, STATUS_LABELS[key]);
 }
 
+/** The status to show: the controller's while it knows of a run (paused, awaiting approval), else the run's. */
+export function effectiveStatus(run, controls) {
+  const own = run?.status ?? "idle";
+  if (!controls || !controls.status) return own;
+  if (controls.active || LIVE.has(controls.status)) return controls.status;
+  return LIVE.has(own) ? controls.status : own;
+}
+
 /**
- * The toolbar slot: empty until issue 6 adds its buttons.
- * @param {object} _run
- * @param {(message: object) => void} _send
+ * Send commands on the widget's ControlChannel once it is resolved; until then (or without one) on the
+ * widget's own comm, which Python also listens to (heard only between cells).
+ * @param {object} model the AgentWidget's anywidget model
+ * @returns {(command: object) => void}
  */
-export function renderControls(_run, _send) {
-  return h("div", { class: "nba-controls", role: "toolbar", "aria-label": "Run controls" });
+export function connectChannel(model) {
+  let channel = null;
+  const resolve = async () => {
+    const ref = model.get("control_channel");
+    const id = typeof ref === "string" ? ref.replace(/^IPY_MODEL_/, "") : null;
+    channel = null;
+    if (!id || !model.widget_manager?.get_model) return;
+    try {
+      channel = await model.widget_manager.get_model(id);
+    } catch {
+      channel = null; // e.g. a saved notebook without its kernel
+    }
+  };
+  resolve();
+  model.on?.("change:control_channel", resolve);
+  return (command) => {
+    const message = { type: "control", ...command };
+    if (channel) channel.send(message);
+    else model.send(message);
+  };
+}
+
+/** The controls of one view. `update(state)` keeps the review box's edits while the same code is pending. */
+export class ControlsView {
+  /** @param {{send: (command: object) => void}} ctx */
+  constructor(ctx) {
+    this.send = ctx.send;
+    this.state = {};
+    this.reviewKey = null;
+    this.buttons = {};
+    const toolbar = h("div", { class: "nba-controls", role: "toolbar", "aria-label": "Run controls" });
+    for (const [action, label, title] of BUTTONS) {
+      this.buttons[action] = h(
+        "button",
+        { type: "button", class: `nba-btn nba-btn-${action}`, title, onclick: () => this.command(action) },
+        label,
+      );
+      toolbar.append(this.buttons[action]);
+    }
+    this.toggle = h("input", {
+      type: "checkbox",
+      class: "nba-approve-toggle",
+      onchange: () => this.send({ action: "approve_mode", on: this.toggle.checked }),
+    });
+    toolbar.append(h("label", { class: "nba-approve-label" }, this.toggle, "approve code before it runs"));
+
+    this.code = h("textarea", {
+      class: "nba-review-code",
+      "aria-label": "Code to run",
+      spellcheck: "false",
+      rows: "6",
+    });
+    this.note = h("input", {
+      type: "text",
+      class: "nba-review-note",
+      "aria-label": "Note for the model",
+      placeholder: "Why not? This note goes back to the model.",
+    });
+    this.buttons.approve = h(
+      "button",
+      { type: "button", class: "nba-btn nba-btn-approve", onclick: () => this.command("approve") },
+      "Approve",
+    );
+    this.buttons.reject = h(
+      "button",
+      { type: "button", class: "nba-btn nba-btn-reject", onclick: () => this.command("reject") },
+      "Reject",
+    );
+    this.reviewTitle = h("div", { class: "nba-review-title" });
+    this.review = h(
+      "div",
+      { class: "nba-review", role: "group", "aria-label": "Review the code before it runs" },
+      this.reviewTitle,
+      this.code,
+      h("div", { class: "nba-review-actions" }, this.buttons.approve, this.buttons.reject, this.note),
+    );
+    this.message = h("div", { class: "nba-control-message", "aria-live": "polite" });
+    this.el = h("div", { class: "nba-control-area" }, toolbar, this.review, this.message);
+    this.update({});
+  }
+
+  /** Send `action` with what it needs: the (edited) code while code awaits approval, the note for Reject. */
+  command(action) {
+    const command = { action };
+    if (this.state.status === "awaiting_approval" && ["run", "step", "approve"].includes(action)) {
+      command.code = this.code.value;
+    }
+    if (action === "reject") command.note = this.note.value;
+    this.send(command);
+  }
+
+  /** Show `state` (a controller snapshot; empty: no controller, e.g. a saved or reloaded run). */
+  update(state) {
+    this.state = state ?? {};
+    const s = this.state;
+    const connected = Boolean(s.status);
+    this.el.hidden = !connected;
+    const can = s.can ?? {};
+    for (const [action, button] of Object.entries(this.buttons)) button.disabled = !can[action];
+    this.toggle.checked = Boolean(s.approve_code);
+    this.toggle.disabled = !connected;
+    const awaiting = s.status === "awaiting_approval" && typeof s.pending_code === "string";
+    this.review.hidden = !awaiting;
+    if (awaiting) {
+      const key = `${s.pending_step}\u0000${s.pending_code}`;
+      if (key !== this.reviewKey) {
+        this.reviewKey = key; // new code to review: show it; later updates keep the person's edits
+        this.code.value = s.pending_code;
+        this.note.value = "";
+      }
+      this.reviewTitle.textContent =
+        `Step ${s.pending_step ?? ""}: the model wrote this code. Edit it if you like, then ` +
+        "Approve (or Run/Step) to run it, or Reject with a note.";
+    } else {
+      this.reviewKey = null;
+    }
+    this.message.textContent = s.message ?? "";
+  }
+
+  /** The status the run's badge shows. */
+  statusOf(run) {
+    return effectiveStatus(run, this.state);
+  }
+
+  /** Put a "Re-run from here" button on each finished action step rendered in `stepsEl`. */
+  decorate(stepsEl) {
+    const rerunnable = new Set(this.state.rerunnable ?? []);
+    const enabled = Boolean(this.state.can?.rerun);
+    for (const node of stepsEl.querySelectorAll(":scope > .nba-step-action")) {
+      const number = Number(node.dataset.step);
+      const head = node.querySelector(".nba-step-head");
+      let button = head?.querySelector(":scope > .nba-rerun");
+      if (!head || !rerunnable.has(number)) {
+        button?.remove();
+        continue;
+      }
+      if (!button) {
+        button = h(
+          "button",
+          {
+            type: "button",
+            class: "nba-btn nba-rerun",
+            "aria-label": `Re-run from here (step ${number})`,
+            title: RERUN_TITLE,
+            onclick: () => this.send({ action: "rerun", step: number }),
+          },
+          "Re-run from here",
+        );
+        head.append(button);
+      }
+      button.disabled = !enabled;
+    }
+  }
 }

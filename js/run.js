@@ -1,7 +1,7 @@
 // A whole run: header (agent, model, status, controls), steps, live step, final answer, totals.
 // Updates are keyed per step: only steps whose JSON changed are rebuilt, so a step finishing in a
 // 100-step run costs one step's DOM, not the run's.
-import { renderControls, renderStatus } from "./controls.js";
+import { renderStatus } from "./controls.js";
 import { h } from "./dom.js";
 import { renderError } from "./error.js";
 import { renderFinalAnswer } from "./final.js";
@@ -11,7 +11,8 @@ import { LiveStep } from "./stream.js";
 
 export class RunView {
   /**
-   * @param {{images: object, send?: (msg: object) => void, live?: boolean}} ctx
+   * @param {{images: object, send?: (msg: object) => void, live?: boolean, controls?: object}} ctx
+   *   `controls`: a ControlsView (js/controls.js), shown under the header and asked for the status
    */
   constructor(ctx) {
     this.ctx = { ...ctx, renderRunInto: (run, container) => renderRunInto(run, container, this.ctx) };
@@ -20,7 +21,8 @@ export class RunView {
     this.steps = h("div", { class: "nba-steps" });
     this.live = ctx.live === false ? null : new LiveStep();
     this.tail = h("div", { class: "nba-tail" });
-    this.el.append(...[this.header, this.steps, this.live?.el, this.tail].filter(Boolean));
+    this.controls = ctx.controls ?? null; // kept across updates: its review box holds the person's edits
+    this.el.append(...[this.header, this.controls?.el, this.steps, this.live?.el, this.tail].filter(Boolean));
     this.keys = [];
     this.run = null;
   }
@@ -29,12 +31,12 @@ export class RunView {
   update(run) {
     this.run = run ?? {};
     const r = this.run;
-    this.el.dataset.status = r.status ?? "idle";
+    const status = this.controls ? this.controls.statusOf(r) : (r.status ?? "idle");
+    this.el.dataset.status = status;
     this.header.replaceChildren(
       h("span", { class: "nba-agent" }, r.agent_name || "agent"),
       r.model_id ? h("span", { class: "nba-model" }, r.model_id) : null,
-      renderStatus(r.status),
-      this.ctx.send ? renderControls(r, this.ctx.send) : null,
+      renderStatus(status),
     );
     const steps = r.steps ?? [];
     const nodes = this.steps.children;
@@ -56,6 +58,7 @@ export class RunView {
       footer(r),
     ];
     this.tail.replaceChildren(...tail.filter(Boolean));
+    this.controls?.decorate(this.steps);
   }
 
   /** Rebuild the steps that show images (called when the `images` list changed). */
@@ -74,7 +77,7 @@ function footer(run) {
 
 /** Render a run (e.g. a nested one) into `container` without live updates. */
 export function renderRunInto(run, container, ctx) {
-  const view = new RunView({ ...ctx, live: false, send: undefined });
+  const view = new RunView({ ...ctx, live: false, send: undefined, controls: undefined });
   view.update(run);
   container.append(...view.el.childNodes);
   container.dataset.status = view.el.dataset.status;

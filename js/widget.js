@@ -6,6 +6,7 @@
 //   {type: "images", start} + buffers         images appended at positions start, start+1, …
 // To Python: {type: "request_images", have} when a step refers to an image this model lacks.
 import "./widget.css";
+import { ControlsView, connectChannel } from "./controls.js";
 import { createImageUrls } from "./images.js";
 import { RunView } from "./run.js";
 
@@ -42,7 +43,9 @@ function render({ model, el }) {
       }
     },
   };
-  const view = new RunView({ images, send: (message) => model.send(message) });
+  const controls = new ControlsView({ send: connectChannel(model) });
+  controls.update(model.get("controls"));
+  const view = new RunView({ images, send: (message) => model.send(message), controls });
   const stats = { deltas: 0, deltaMs: 0 };
   el.classList.add("nbagent-widget");
   el.append(view.el);
@@ -65,13 +68,19 @@ function render({ model, el }) {
       el.dataset.deltaMs = stats.deltaMs.toFixed(3);
     }
   };
+  const onControls = () => {
+    controls.update(model.get("controls"));
+    view.update(model.get("run"));
+  };
   model.on("change:run", onRun);
+  model.on("change:controls", onControls);
   model.on("change:images", onImages);
   model.on("msg:custom", onMessage);
   onRun();
   el.dataset.rendered = "1";
   return () => {
     model.off("change:run", onRun);
+    model.off("change:controls", onControls);
     model.off("change:images", onImages);
     model.off("msg:custom", onMessage);
     urls.revokeAll();
