@@ -114,6 +114,7 @@ class MultiStepAgent:
         self.control = RunControl()
         self._controller: Any = None
         self._event_parent: Callable[[Any], None] | None = None
+        self._child_events: list[ChildEvent] = []  # managed agents' events, told to the views at once, streamed next
         self._views: list[Any] = []
         self._widget: Any = None
         self._prompts = PromptBuilder(self)
@@ -333,6 +334,7 @@ class MultiStepAgent:
                     step.is_final_answer, step.action_output = True, event.output
                 elif isinstance(event, ActionOutput):
                     step.action_output = event.output
+                yield from self._take_child_events()
                 yield self._notify(event)
         except AgentGenerationError as failure:
             step.error = failure
@@ -431,10 +433,18 @@ class MultiStepAgent:
 
         return make_views(self)
 
+    def _receive_child_event(self, event: ChildEvent) -> None:
+        self._notify(event)
+        self._child_events.append(event)
+
+    def _take_child_events(self) -> list[ChildEvent]:
+        events, self._child_events = self._child_events, []
+        return events
+
     def _connect_managed_agents(self) -> None:
         for agent in self.managed_agents.values():
             if isinstance(agent, MultiStepAgent):
-                agent._event_parent = self._notify
+                agent._event_parent = self._receive_child_event
 
     def _prepare_executor(self) -> None:
         """Hook for agents that run code."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.testing.globalipapp import get_ipython
+from IPython.testing.globalipapp import start_ipython
 
 from nbagent import CodeAgent, ScriptedModel
 from nbagent.magics import AgentMagics, AgentRunFailed, interpolate_task
@@ -16,6 +16,9 @@ def code(body: str) -> str:
 
 @pytest.fixture
 def ip():
+    start_ipython()  # the global test shell: started once per process, then a builtin
+    from IPython import get_ipython
+
     shell = get_ipython()
     shell.run_line_magic("load_ext", "nbagent")
     magics = shell.magics_manager.registry["AgentMagics"]
@@ -79,7 +82,7 @@ def test_continue_and_existing_agent(ip):
         ("--tools data", "t", "not a tool"),
         ("--agent data", "t", "no agent variable"),
         ("--continue", "t", "no earlier"),
-        ("-m m", "", "needs a task"),
+        ("-m m", "", "cell body is empty"),
         ("-m m", "use {undefined_thing}", "undefined_thing"),
         ('-m "unclosed', "t", "quotation"),
     ],
@@ -89,6 +92,12 @@ def test_bad_options_raise_usage_errors(ip, line, cell, message):
     ip.user_ns["m"] = ScriptedModel([])
     with pytest.raises(UsageError, match=message):
         ip.run_cell_magic("agent", line, cell)
+
+
+def test_line_magic_without_a_task_is_a_usage_error(ip):
+    ip.user_ns["m"] = ScriptedModel([])
+    with pytest.raises(UsageError, match="needs a task"):
+        ip.run_line_magic("agent", "-m m --quiet")
 
 
 def test_quoted_arguments_keep_their_meaning(ip, tmp_path):

@@ -147,7 +147,7 @@ def test_stream_yields_typed_events_in_order():
 
 
 def test_reset_false_continues_the_conversation_and_numbering():
-    model = ScriptedModel([code("final_answer(1)"), code("final_answer(2)")])
+    model = ScriptedModel([code("final_answer(1)"), code("final_answer(2)"), code("final_answer(3)")])
     agent = CodeAgent(tools=[], model=model, verbosity_level=-1, show_widget=False)
     agent.run("first")
     agent.run("second", reset=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 from pathlib import Path
@@ -99,7 +100,7 @@ def test_load_errors_are_clear(tmp_path):
 
 
 def console_output(level, responses) -> str:
-    console = Console(record=True, width=100)
+    console = Console(record=True, width=100, file=io.StringIO())
     agent = CodeAgent(tools=[], model=ScriptedModel(responses), verbosity_level=level, show_widget=False)
     agent._make_views = lambda: [ConsoleView(level, console=console)] if level >= 0 else []
     agent.run("say hi")
