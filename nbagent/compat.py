@@ -94,9 +94,13 @@ class ManagedAgent:
             stacklevel=2,
         )
         if not isinstance(agent, MultiStepAgent):
-            raise TypeError(f"ManagedAgent(agent=...) takes a CodeAgent or ToolCallingAgent, got {type(agent).__name__}")
+            raise TypeError(
+                f"ManagedAgent(agent=...) takes a CodeAgent or ToolCallingAgent, got {type(agent).__name__}"
+            )
         if not isinstance(name, str) or not name.isidentifier():
-            raise ValueError(f"ManagedAgent name {name!r} must be a valid Python identifier (the manager calls it like a function)")
+            raise ValueError(
+                f"ManagedAgent name {name!r} must be a valid Python identifier (the manager calls it like a function)"
+            )
         if not description:
             raise ValueError("ManagedAgent needs a description so the manager knows when to call it")
         if managed_agent_prompt is not None:
@@ -166,7 +170,9 @@ def agent_tree(agent: MultiStepAgent) -> Tree:
 def _agent_label(agent: MultiStepAgent) -> str:
     model_id = getattr(agent.model, "model_id", None)
     name = f"[bold]{agent.name}[/bold] | " if agent.name else ""
-    return f"{name}[bold]{type(agent).__name__}[/bold] | {type(agent.model).__name__}" + (f" {model_id}" if model_id else "")
+    return f"{name}[bold]{type(agent).__name__}[/bold] | {type(agent.model).__name__}" + (
+        f" {model_id}" if model_id else ""
+    )
 
 
 def _add_agent_branches(tree: Tree, agent: MultiStepAgent) -> None:
@@ -215,4 +221,3 @@ def from_hub(repo_id: str, token: str | None = None, trust_remote_code: bool = F
     from nbagent.agents import MultiStepAgent
 
     return MultiStepAgent.from_hub(repo_id, token=token, trust_remote_code=trust_remote_code, **kwargs)
-

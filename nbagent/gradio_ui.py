@@ -27,7 +27,7 @@ __all__ = ["GradioUI", "stream_to_gradio", "gradio_messages", "GRADIO_MISSING"]
 GRADIO_MISSING = (
     "GradioUI needs the gradio package, which is not installed: `pip install gradio`. "
     "nbagent's own interface needs nothing more: in Jupyter, display `agent.widget`, or run "
-    "`%load_ext nbagent` and write the task in a `%%agent` cell; in a terminal, `nbagent run \"your task\"`."
+    '`%load_ext nbagent` and write the task in a `%%agent` cell; in a terminal, `nbagent run "your task"`.'
 )
 
 DEFAULT_UPLOAD_TYPES = (".pdf", ".docx", ".txt")
@@ -51,7 +51,9 @@ def _messages_format(gr: Any) -> dict[str, str]:
 def _footer(step: ActionStep | PlanningStep) -> str:
     parts = [f"Step {step.step_number}"] if isinstance(step, ActionStep) else []
     if step.token_usage is not None:
-        parts.append(f"Input tokens: {step.token_usage.input_tokens:,} | Output tokens: {step.token_usage.output_tokens:,}")
+        parts.append(
+            f"Input tokens: {step.token_usage.input_tokens:,} | Output tokens: {step.token_usage.output_tokens:,}"
+        )
     if step.timing.duration is not None:
         parts.append(f"Duration: {step.timing.duration:.2f} s")
     return f'<span style="color: #bbbbc2; font-size: 12px;">{" | ".join(parts)}</span>'
@@ -130,7 +132,9 @@ class GradioUI:
     With `file_upload_folder`, files (.pdf, .docx, .txt) can be uploaded and are named to the agent.
     """
 
-    def __init__(self, agent: MultiStepAgent, file_upload_folder: str | None = None, reset_agent_memory: bool = False) -> None:
+    def __init__(
+        self, agent: MultiStepAgent, file_upload_folder: str | None = None, reset_agent_memory: bool = False
+    ) -> None:
         self.gr = _gradio()
         self.agent = agent
         self.reset_agent_memory = reset_agent_memory
@@ -138,13 +142,18 @@ class GradioUI:
         if self.file_upload_folder:
             self.file_upload_folder.mkdir(parents=True, exist_ok=True)
 
-    def upload_file(self, file: Any, file_uploads_log: list[str], allowed_file_types: tuple[str, ...] = DEFAULT_UPLOAD_TYPES) -> tuple[str, list[str]]:
+    def upload_file(
+        self, file: Any, file_uploads_log: list[str], allowed_file_types: tuple[str, ...] = DEFAULT_UPLOAD_TYPES
+    ) -> tuple[str, list[str]]:
         """Copy an uploaded file into `file_upload_folder`; returns (status text, updated log of paths)."""
         if file is None or self.file_upload_folder is None:
             return "No file uploaded", file_uploads_log
         source = Path(getattr(file, "name", file))
         if source.suffix.lower() not in allowed_file_types:
-            return f"File type {source.suffix or '(none)'} is not allowed; use {', '.join(allowed_file_types)}", file_uploads_log
+            return (
+                f"File type {source.suffix or '(none)'} is not allowed; use {', '.join(allowed_file_types)}",
+                file_uploads_log,
+            )
         target = self.file_upload_folder / source.name
         shutil.copy(source, target)
         return f"File uploaded: {target}", [*file_uploads_log, str(target)]

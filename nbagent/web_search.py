@@ -72,9 +72,7 @@ class _DDGSSearch(Tool):
 class DuckDuckGoSearchTool(_DDGSSearch):
     """DuckDuckGo search (smolagents' `DuckDuckGoSearchTool`). `kwargs` go to `ddgs.DDGS` (e.g. `timeout`, `proxy`)."""
 
-    description = (
-        "Performs a duckduckgo web search based on your query (think a Google search) then returns the top search results."
-    )
+    description = "Performs a duckduckgo web search based on your query (think a Google search) then returns the top search results."
 
     def __init__(self, max_results: int = 10, **kwargs: Any) -> None:
         super().__init__()

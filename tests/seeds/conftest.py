@@ -33,9 +33,3 @@ def fake_list_models(monkeypatch):
 
     monkeypatch.setattr(huggingface_hub, "list_models", list_models)
     return calls
-
-
-@pytest.fixture
-def no_widget(monkeypatch):
-    """Agents print to the console (as in a terminal), whatever the environment."""
-    monkeypatch.setattr("nbagent.agent_views.in_notebook", lambda: False)

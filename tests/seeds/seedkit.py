@@ -31,7 +31,9 @@ def sandbox_ready() -> bool:
     return True
 
 
-needs_sandbox = pytest.mark.skipif(not sandbox_ready(), reason="nbagent.sandbox (LocalPythonExecutor) has not landed yet")
+needs_sandbox = pytest.mark.skipif(
+    not sandbox_ready(), reason="nbagent.sandbox (LocalPythonExecutor) has not landed yet"
+)
 
 
 def adapt(source: str, replacements: list[tuple[str, str]] = ()) -> str:
@@ -58,8 +60,10 @@ def code(source: str, thought: str = "I will write code for this.") -> str:
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
     """A ToolCallingAgent answer calling one tool (a native tool call)."""
-    return {"content": None, "tool_calls": [{"id": f"call_{name}", "type": "function",
-                                              "function": {"name": name, "arguments": arguments}}]}
+    return {
+        "content": None,
+        "tool_calls": [{"id": f"call_{name}", "type": "function", "function": {"name": name, "arguments": arguments}}],
+    }
 
 
 def normalize(text: str) -> str:
@@ -120,13 +124,21 @@ class OpenAIStub:
         if isinstance(answer, str):
             return {"role": "assistant", "content": answer}
         function = {"name": answer["name"], "arguments": json.dumps(answer["arguments"])}
-        return {"role": "assistant", "content": None,
-                "tool_calls": [{"id": "call_1", "type": "function", "function": function}]}
+        return {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "call_1", "type": "function", "function": function}],
+        }
 
     def completion(self, answer: Any) -> dict[str, Any]:
-        return {"id": "c1", "object": "chat.completion", "created": 0, "model": "stub",
-                "choices": [{"index": 0, "message": self._message(answer), "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+        return {
+            "id": "c1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "stub",
+            "choices": [{"index": 0, "message": self._message(answer), "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        }
 
     def sse(self, answer: Any) -> list[bytes]:
         message = self._message(answer)

@@ -25,7 +25,9 @@ def agent_answering(*answers, **options) -> ToolCallingAgent:
 def test_managed_agent_sets_name_and_description_and_returns_the_agent():
     agent = agent_answering(call("final_answer", answer="done"))
     with pytest.warns(DeprecationWarning, match="pass name= and description= to the agent"):
-        managed = ManagedAgent(agent, "helper", "Does things.", additional_prompting="Be brief.", provide_run_summary=True)
+        managed = ManagedAgent(
+            agent, "helper", "Does things.", additional_prompting="Be brief.", provide_run_summary=True
+        )
     assert managed is agent
     assert (agent.name, agent.description, agent.provide_run_summary) == ("helper", "Does things.", True)
     assert "Be brief." in agent.instructions and "Be brief." in agent.initialize_system_prompt()
@@ -99,7 +101,9 @@ def fake_ddgs(monkeypatch, results=None, failure=None, module="ddgs"):
 
 
 def test_web_search_formats_results(monkeypatch):
-    calls = fake_ddgs(monkeypatch, [{"title": "Paris", "href": "https://fr.example/paris", "body": "Capital of France."}])
+    calls = fake_ddgs(
+        monkeypatch, [{"title": "Paris", "href": "https://fr.example/paris", "body": "Capital of France."}]
+    )
     out = WebSearchTool(max_results=3)("capital of France")
     assert out == "## Search Results\n\n[Paris](https://fr.example/paris)\nCapital of France."
     assert calls == [("init", {}), ("text", "capital of France", {"max_results": 3, "backend": "duckduckgo"})]
@@ -169,18 +173,32 @@ def test_gradio_messages_for_errors_code_and_plans():
     from nbagent import ActionStep, PlanningStep
     from nbagent.errors import AgentExecutionError
 
-    step = ActionStep(step_number=3, model_output="Thought: try.\n```python\n1/0\n```", code_action="1/0",
-                      error=AgentExecutionError("ZeroDivisionError: division by zero"))
+    step = ActionStep(
+        step_number=3,
+        model_output="Thought: try.\n```python\n1/0\n```",
+        code_action="1/0",
+        error=AgentExecutionError("ZeroDivisionError: division by zero"),
+    )
     messages = gradio_messages(step)
     assert messages[0]["content"] == "**Step 3**" and messages[1]["content"] == "Thought: try."
-    assert {"content": "```python\n1/0\n```", "role": "assistant", "metadata": {"title": "🛠️ Used tool python_interpreter"}} in messages
-    assert messages[-2] == {"role": "assistant", "content": "ZeroDivisionError: division by zero", "metadata": {"title": "💥 Error"}}
+    assert {
+        "content": "```python\n1/0\n```",
+        "role": "assistant",
+        "metadata": {"title": "🛠️ Used tool python_interpreter"},
+    } in messages
+    assert messages[-2] == {
+        "role": "assistant",
+        "content": "ZeroDivisionError: division by zero",
+        "metadata": {"title": "💥 Error"},
+    }
     plan = gradio_messages(PlanningStep(plan="1. Do it."))
     assert plan[0] == {"role": "assistant", "content": "1. Do it.", "metadata": {"title": "🧠 Planning"}}
 
 
 def test_gradio_ui_interaction_and_uploads(fake_gradio, tmp_path):
-    agent = ToolCallingAgent(tools=[], model=ScriptedModel([call("final_answer", answer="one"), call("final_answer", answer="two")]))
+    agent = ToolCallingAgent(
+        tools=[], model=ScriptedModel([call("final_answer", answer="one"), call("final_answer", answer="two")])
+    )
     ui = GradioUI(agent, file_upload_folder=str(tmp_path / "uploads"))
     notes = tmp_path / "notes.txt"
     notes.write_text("hello")
@@ -200,12 +218,31 @@ def test_gradio_ui_interaction_and_uploads(fake_gradio, tmp_path):
 
 
 def test_cli_smolagent_style_options_against_a_local_server(capsys):
-    script = [{"name": "web_search", "arguments": {"query": "Tokyo in March"}},
-              {"name": "final_answer", "arguments": {"answer": "Go for the cherry blossoms."}}]
+    script = [
+        {"name": "web_search", "arguments": {"query": "Tokyo in March"}},
+        {"name": "final_answer", "arguments": {"answer": "Go for the cherry blossoms."}},
+    ]
     with OpenAIStub(script) as stub:
-        status = cli.main(["run", "Plan a trip to Tokyo in March", "--model-type", "OpenAIServerModel",
-                           "--model-id", "stub-model", "--api-base", stub.url, "--api-key", "sk-local",
-                           "--tools", "web_search", "--action-type", "tool_calling", "--verbosity-level", "0"])
+        status = cli.main(
+            [
+                "run",
+                "Plan a trip to Tokyo in March",
+                "--model-type",
+                "OpenAIServerModel",
+                "--model-id",
+                "stub-model",
+                "--api-base",
+                stub.url,
+                "--api-key",
+                "sk-local",
+                "--tools",
+                "web_search",
+                "--action-type",
+                "tool_calling",
+                "--verbosity-level",
+                "0",
+            ]
+        )
     assert status == 0
     assert capsys.readouterr().out.strip().endswith("Go for the cherry blossoms.")
     assert stub.requests[0]["model"] == "stub-model"
@@ -215,8 +252,22 @@ def test_cli_smolagent_style_options_against_a_local_server(capsys):
 @needs_sandbox
 def test_cli_code_agent_with_model_type(capsys):
     with OpenAIStub([code("final_answer(2 ** 10)")]) as stub:
-        status = cli.main(["run", "What is 2**10?", "--model-type", "OpenAIServerModel", "--model-id", "stub",
-                           "--api-base", stub.url, "--api-key", "k", "--verbosity", "-1"])
+        status = cli.main(
+            [
+                "run",
+                "What is 2**10?",
+                "--model-type",
+                "OpenAIServerModel",
+                "--model-id",
+                "stub",
+                "--api-base",
+                stub.url,
+                "--api-key",
+                "k",
+                "--verbosity",
+                "-1",
+            ]
+        )
     assert status == 0 and capsys.readouterr().out.strip() == "1024"
 
 
@@ -226,8 +277,14 @@ def test_cli_code_agent_with_model_type(capsys):
         (["--model-id", "x"], "go with --model-type"),
         (["--model", "default", "--model-type", "OpenAIServerModel"], "not both"),
         (["--model-type", "NoSuchModel"], "Unknown --model-type 'NoSuchModel'"),
-        (["--model-type", "TransformersModel", "--model-id", "x", "--api-base", "http://h"], "--api-base is for API models"),
-        (["--model-type", "OpenAIServerModel", "--model-id", "x", "--provider", "together"], "--provider does not apply"),
+        (
+            ["--model-type", "TransformersModel", "--model-id", "x", "--api-base", "http://h"],
+            "--api-base is for API models",
+        ),
+        (
+            ["--model-type", "OpenAIServerModel", "--model-id", "x", "--provider", "together"],
+            "--provider does not apply",
+        ),
     ],
 )
 def test_cli_model_type_errors(arguments, message, capsys):
@@ -236,7 +293,9 @@ def test_cli_model_type_errors(arguments, message, capsys):
 
 
 def test_model_from_type_maps_api_options():
-    model = model_from_type("InferenceClientModel", "org/model", api_base="http://127.0.0.1:1", api_key="k", provider=None)
+    model = model_from_type(
+        "InferenceClientModel", "org/model", api_base="http://127.0.0.1:1", api_key="k", provider=None
+    )
     assert model.model_id == "org/model" and model.base_url == "http://127.0.0.1:1"
     openai_model = model_from_type("OpenAIServerModel", "gpt", api_base="http://127.0.0.1:1/v1", api_key="k")
     assert openai_model.api_base == "http://127.0.0.1:1/v1"
