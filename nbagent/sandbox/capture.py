@@ -1,0 +1,136 @@
+"""Print capture: everything the running code writes to ``sys.stdout``/``sys.stderr`` lands in a capped buffer.
+
+``print`` is not replaced: during a call ``sys.stdout`` and ``sys.stderr`` are a :class:`_Router` that sends writes
+*from the thread running the agent code* to that call's :class:`CappedBuffer` and everything else (the kernel's other
+threads, a concurrent user cell) to the original stream. So output of tools, of library code and of functions defined
+in earlier calls is captured too, and calls running in several threads at once each get their own output.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+
+class CappedBuffer:
+    """Keeps the first and last ``max_chars // 2`` characters written; the middle is counted, not stored."""
+
+    def __init__(self, max_chars: int) -> None:
+        self.max_chars = max(0, int(max_chars))
+        self._head: list[str] = []
+        self._head_len = 0
+        self._tail: deque[str] = deque()
+        self._tail_len = 0
+        self.total = 0
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        written = len(text)
+        self.total += written
+        half = self.max_chars // 2
+        head_room = self.max_chars - half - self._head_len
+        if head_room > 0:
+            kept = text[:head_room]
+            self._head.append(kept)
+            self._head_len += len(kept)
+            text = text[len(kept) :]
+        if text and half:
+            text = text[-half:]
+            self._tail.append(text)
+            self._tail_len += len(text)
+            while self._tail_len - len(self._tail[0]) >= half:
+                self._tail_len -= len(self._tail.popleft())
+        return written
+
+    def getvalue(self) -> str:
+        head = "".join(self._head)
+        tail = "".join(self._tail)
+        kept = len(head) + len(tail)
+        if self.total <= self.max_chars or kept >= self.total:
+            return head + tail
+        half = self.max_chars // 2
+        tail = tail[-half:] if half else ""
+        omitted = self.total - len(head) - len(tail)
+        return (
+            f"{head}\n..._Print output truncated: {omitted:,} characters omitted "
+            f"(max_print_outputs_length={self.max_chars})_...\n{tail}"
+        )
+
+
+class _Router:
+    """A text stream that dispatches writes by thread; unknown attributes are those of the original stream."""
+
+    def __init__(self, original: Any, targets: dict[int, list[CappedBuffer]]) -> None:
+        self._original = original
+        self._targets = targets
+
+    def _target(self) -> Any:
+        stack = self._targets.get(threading.get_ident())
+        return stack[-1] if stack else self._original
+
+    def write(self, text: str) -> int:
+        return self._target().write(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        target = self._target()
+        if target is self._original and hasattr(target, "flush"):
+            target.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._original, name)
+
+
+_lock = threading.Lock()
+_targets: dict[int, list[CappedBuffer]] = {}
+_installed: dict[str, _Router] = {}
+
+
+def _install_locked() -> None:
+    for name in ("stdout", "stderr"):
+        current = getattr(sys, name)
+        router = _installed.get(name)
+        if router is None or current is not router:
+            router = _Router(current, _targets)
+            _installed[name] = router
+            setattr(sys, name, router)
+
+
+def _uninstall_locked() -> None:
+    for name, router in list(_installed.items()):
+        if getattr(sys, name) is router:
+            setattr(sys, name, router._original)
+        del _installed[name]
+
+
+@contextmanager
+def capture_output(buffer: CappedBuffer) -> Iterator[CappedBuffer]:
+    """Route this thread's stdout/stderr writes to ``buffer`` while the block runs (nestable, thread-safe)."""
+    ident = threading.get_ident()
+    with _lock:
+        _targets.setdefault(ident, []).append(buffer)
+        _install_locked()
+    try:
+        yield buffer
+    finally:
+        with _lock:
+            stack = _targets.get(ident, [])
+            if stack and stack[-1] is buffer:
+                stack.pop()
+            elif buffer in stack:
+                stack.remove(buffer)
+            if not stack:
+                _targets.pop(ident, None)
+            if not _targets:
+                _uninstall_locked()

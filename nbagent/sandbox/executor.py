@@ -1,0 +1,370 @@
+"""LocalPythonExecutor: run model-written Python natively, in a shared namespace, closed and bounded.
+
+The smolagents-compatible surface (``executor(code) -> CodeOutput``, ``send_tools``, ``send_variables``, ``state``)
+over the pipeline *parse -> check -> rewrite -> compile -> run natively with guards*. See ``policy.py`` for the rules,
+``rewrite.py`` for the transformation, ``guards.py``/``modules.py`` for the runtime checks and ``limits.py`` for how a
+running call is stopped (timeout, :meth:`LocalPythonExecutor.request_stop`, operation budget) in the main thread or
+in any other thread.
+
+Differences from smolagents (on purpose): the code runs natively with full Python semantics; ``output`` is the value
+of a trailing expression (like a notebook cell), not of the last statement; the namespace may be the notebook's own.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import itertools
+import linecache
+import threading
+import types
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from . import policy
+from .capture import CappedBuffer, capture_output
+from .errors import (
+    ExecutionError,
+    ExecutionStopped,
+    ExecutionTimeout,
+    FinalAnswerException,
+    OperationLimitExceeded,
+    PolicyError,
+    Refusal,
+)
+from .guards import Guards, ToolProxy
+from .limits import CallState, Watchdog, process_limits, signal_handlers
+from .rewrite import WRAPPER_NAME, RewriteContext, StaticRefusal, rewrite
+
+_QUALNAME_PREFIX = f"{WRAPPER_NAME}.<locals>."
+_executor_ids = itertools.count(1)
+
+
+@dataclass
+class CodeOutput:
+    output: Any
+    logs: str
+    is_final_answer: bool
+
+
+def _default_final_answer(answer: Any) -> Any:
+    """Ends the step and returns ``answer`` as the final answer."""
+    return answer
+
+
+class LocalPythonExecutor:
+    """Runs agent code natively with the sandbox policy; ``state`` is the (possibly shared) namespace.
+
+    Args:
+        additional_authorized_imports: modules the code may import besides ``policy.BASE_BUILTIN_MODULES``
+            (``"pkg"``/``"pkg.*"`` grant a package and its submodules, ``"*"`` everything not in the never-list).
+        max_print_outputs_length: cap on captured print output (default 50,000 characters; the middle is cut).
+        additional_functions: extra callables available by name (protected like tools).
+        timeout_seconds: wall-clock limit per call (None: none).
+        namespace: the namespace to run in, e.g. an IPython ``user_ns``; a new dict by default.
+        max_operations: budget of loop iterations + function calls per call (None: none).
+        max_recursion: nested Python calls allowed below the call (None: Python's limit).
+        max_allocation_bytes: largest single ``*``/``**``/``<<`` result (None: unchecked).
+        max_memory_bytes: extra address space a call may take (Linux; None: unlimited).
+    """
+
+    def __init__(
+        self,
+        additional_authorized_imports: Any = (),
+        max_print_outputs_length: int | None = None,
+        additional_functions: Mapping[str, Callable] | None = None,
+        timeout_seconds: float | None = policy.DEFAULT_TIMEOUT_SECONDS,
+        namespace: dict | None = None,
+        max_operations: int | None = policy.DEFAULT_MAX_OPERATIONS,
+        max_recursion: int | None = policy.DEFAULT_MAX_RECURSION,
+        max_allocation_bytes: int | None = policy.DEFAULT_MAX_ALLOCATION_BYTES,
+        max_memory_bytes: int | None = policy.DEFAULT_MAX_MEMORY_BYTES,
+    ) -> None:
+        if isinstance(additional_authorized_imports, str):
+            additional_authorized_imports = [additional_authorized_imports]
+        self.additional_authorized_imports = list(additional_authorized_imports or ())
+        self.authorized_imports = sorted(set(policy.BASE_BUILTIN_MODULES) | set(self.additional_authorized_imports))
+        self.max_print_outputs_length = (
+            policy.DEFAULT_MAX_PRINT_OUTPUTS_LENGTH if max_print_outputs_length is None else max_print_outputs_length
+        )
+        self.timeout_seconds = timeout_seconds
+        self.max_operations = max_operations
+        self.max_recursion = max_recursion
+        self.max_allocation_bytes = max_allocation_bytes
+        self.max_memory_bytes = max_memory_bytes
+        self.state: dict = namespace if namespace is not None else {}
+        self.state.setdefault("__name__", "__main__")
+        self.state.setdefault("__builtins__", builtins)
+        self.additional_functions = dict(additional_functions or {})
+        self._id = next(_executor_ids)
+        self._prefix = f"_nb{self._id}."
+        self._guards = Guards(self.state, tuple(self.authorized_imports), max_allocation_bytes)
+        self._tools: dict[str, Callable] = {}
+        self._running = threading.Lock()
+        self._call: CallState | None = None
+        self._step = 0
+        self._filenames: set[str] = set()
+        self.send_tools({})
+
+    # -- smolagents surface -------------------------------------------------------------------------------------------
+
+    def send_tools(self, tools: Mapping[str, Callable]) -> None:
+        """Make ``tools`` callable by name (read-only). Calling ``final_answer`` ends the call."""
+        self._tools = dict(tools)
+        callables = {"final_answer": _default_final_answer, **self.additional_functions, **self._tools}
+        self._guards.tools = {
+            name: ToolProxy(name, tool, self._guards, final=(name == "final_answer"))
+            for name, tool in callables.items()
+        }
+
+    def send_variables(self, variables: Mapping[str, Any]) -> None:
+        self.state.update(variables)
+
+    def request_stop(self) -> None:
+        """Thread-safe: stop the running call promptly; it raises ExecutionStopped. No effect when idle."""
+        call = self._call
+        if call is not None:
+            call.request_stop()
+
+    def __call__(self, code_action: str) -> CodeOutput:
+        if not isinstance(code_action, str):
+            raise TypeError(f"code must be a str, not {type(code_action).__name__}")
+        if not self._running.acquire(blocking=False):
+            raise RuntimeError("this executor is already running code (calls cannot overlap or nest)")
+        try:
+            return self._run(code_action)
+        finally:
+            self._running.release()
+
+    # -- pipeline -----------------------------------------------------------------------------------------------------
+
+    def _run(self, code: str) -> CodeOutput:
+        self._step += 1
+        filename = (
+            f"<agent code, step {self._step}>" if self._id == 1 else f"<agent code {self._id}, step {self._step}>"
+        )
+        self._filenames.add(filename)
+        linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+        function, returns_value = self._compile(code, filename)
+        buffer = CappedBuffer(self.max_print_outputs_length)
+        budget_key = self._prefix + "R"
+        call = CallState(
+            timeout=self.timeout_seconds,
+            max_operations=self.max_operations,
+            namespace=self.state,
+            budget_key=budget_key,
+        )
+        value: Any = None
+        error: BaseException | None = None
+        watchdog = Watchdog(call)
+        self._inject(call)
+        self._guards.call = call
+        self._call = call
+        try:
+            with (
+                capture_output(buffer),
+                signal_handlers(call),
+                process_limits(self.max_recursion, self.max_memory_bytes),
+            ):
+                call.armed = True
+                watchdog.start()
+                try:
+                    value = function()
+                except BaseException as exc:
+                    error = exc
+                finally:
+                    watchdog.stop()
+        finally:
+            self._call = None
+            self._guards.call = None
+            self.state[budget_key] = itertools.repeat(True)
+        return self._outcome(call, value if returns_value else None, error, buffer.getvalue(), filename)
+
+    def _compile(self, code: str, filename: str) -> tuple[types.FunctionType, bool]:
+        try:
+            tree = ast.parse(code, filename=filename)
+            rewritten = rewrite(tree, self._context())
+            module_code = compile(rewritten.tree, filename, "exec", flags=rewritten.flags, dont_inherit=True)
+        except SyntaxError as exc:
+            raise ExecutionError(_syntax_message(exc, code), cause_type=type(exc).__name__, lineno=exc.lineno) from None
+        except StaticRefusal as refusal:
+            message = _located(code, refusal.lineno, None) + f"PolicyError: {refusal.message}"
+            raise PolicyError(message, cause_type="PolicyError", lineno=refusal.lineno) from None
+        wrapper = next(c for c in module_code.co_consts if isinstance(c, types.CodeType) and c.co_name == WRAPPER_NAME)
+        return types.FunctionType(_strip_qualnames(wrapper), self.state, WRAPPER_NAME), rewritten.returns_value
+
+    def _context(self) -> RewriteContext:
+        ns, guards = self.state, self._guards
+        guards.ipython_hidden = _ipython_hidden_names(ns)
+        hidden: dict[str, str] = {}
+        modules: set[str] = set()
+        for key, value in list(ns.items()):
+            if not key.isidentifier() or policy.is_dunder(key):
+                continue
+            reason = guards.hidden_reason(key, value)
+            if reason:
+                hidden[key] = reason
+            elif isinstance(value, types.ModuleType):
+                modules.add(key)
+        for key, source in list(guards.alias_sources.items()):
+            if ns.get(key) is not source:
+                del guards.alias_sources[key]
+                guards.aliases.__dict__.pop(key, None)
+        for key in modules:
+            source = ns[key]
+            guards.aliases.__dict__[key] = guards.views.view(source)
+            guards.alias_sources[key] = source
+        return RewriteContext(
+            prefix=self._prefix,
+            protected=frozenset(guards.tools),
+            hidden=hidden,
+            module_names=frozenset(modules),
+            defined=lambda name: name in ns or hasattr(builtins, name),
+        )
+
+    def _inject(self, call: CallState) -> None:
+        ns, prefix = self.state, self._prefix
+        ns[prefix + "g"] = self._guards
+        ns[prefix + "M"] = self._guards.aliases
+        ns[prefix + "next"] = next
+        ns[prefix + "compress"] = itertools.compress
+        ns[prefix + "R"] = call.budget()
+
+    def _outcome(
+        self, call: CallState, value: Any, error: BaseException | None, logs: str, filename: str
+    ) -> CodeOutput:
+        if call.user_interrupted:
+            interrupt = KeyboardInterrupt()
+            interrupt.logs = logs  # type: ignore[attr-defined]
+            raise interrupt
+        if call.pending == "final":
+            return CodeOutput(output=call.final_value, logs=logs, is_final_answer=True)
+        if isinstance(error, FinalAnswerException):  # raised outside an armed call: still an answer
+            return CodeOutput(output=error.value, logs=logs, is_final_answer=True)
+        if call.pending in ("timeout", "stop", "operations"):
+            raise self._limit_error(call, error, logs, filename) from None
+        if error is None:
+            return CodeOutput(output=value, logs=logs, is_final_answer=False)
+        where, lineno = self._where(error, filename)
+        message = where + f"{type(error).__name__}: {error}" + self._hint(error)
+        error_class = PolicyError if isinstance(error, Refusal) else ExecutionError
+        raise error_class(message, logs=logs, cause_type=type(error).__name__, lineno=lineno) from error.with_traceback(
+            None
+        )
+
+    def _limit_error(self, call: CallState, error: BaseException | None, logs: str, filename: str) -> ExecutionError:
+        where, lineno = self._where(error, filename) if error is not None else ("", None)
+        if call.pending == "timeout":
+            text = f"the code ran longer than timeout_seconds={self.timeout_seconds} and was stopped"
+            return ExecutionTimeout(
+                where + f"ExecutionTimeout: {text}", logs=logs, cause_type="ExecutionTimeout", lineno=lineno
+            )
+        if call.pending == "stop":
+            text = f"the code was stopped on request after {call.elapsed():.1f} s"
+            return ExecutionStopped(
+                where + f"ExecutionStopped: {text}", logs=logs, cause_type="ExecutionStopped", lineno=lineno
+            )
+        text = (
+            f"the code used more than max_operations={self.max_operations:,} loop iterations and function calls; "
+            "is there an infinite loop?"
+        )
+        return OperationLimitExceeded(
+            where + f"OperationLimitExceeded: {text}", logs=logs, cause_type="OperationLimitExceeded", lineno=lineno
+        )
+
+    def _hint(self, error: BaseException) -> str:
+        if isinstance(error, RecursionError) and self.max_recursion is not None:
+            return f" (the sandbox allows max_recursion={self.max_recursion} nested calls)"
+        if isinstance(error, MemoryError) and not isinstance(error, Refusal) and self.max_memory_bytes is not None:
+            return f" (the sandbox limits a call to max_memory_bytes={self.max_memory_bytes:,} of extra memory)"
+        return ""
+
+    def _where(self, error: BaseException, filename: str) -> tuple[str, int | None]:
+        frames = []
+        tb = error.__traceback__
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            if code.co_filename in self._filenames:
+                frames.append((code.co_filename, tb.tb_lineno, code.co_name))
+            tb = tb.tb_next
+        if not frames:
+            return "", None
+        first_file, first_line, _ = frames[0]
+        text = _located_file(first_file, first_line, None)
+        inner: list[tuple[tuple[str, int, str], int]] = []
+        for frame in frames[1:]:  # collapse runs of the same frame (recursion)
+            if inner and inner[-1][0] == frame:
+                inner[-1] = (frame, inner[-1][1] + 1)
+            else:
+                inner.append((frame, 1))
+        shown: list[tuple[tuple[str, int, str], int] | None] = list(inner)
+        if len(shown) > 6:
+            shown = shown[:2] + [None] + shown[-3:]
+        for item in shown:
+            if item is None:
+                text += "  ...\n"
+                continue
+            (frame_file, line, name), count = item
+            origin = "" if frame_file == filename else " (code from an earlier step)"
+            label = "module level" if name == WRAPPER_NAME else f"{name}()"
+            text += f"  which called {label}, line {line}{origin}:\n"
+            text += f"    {linecache.getline(frame_file, line).strip()}\n"
+            if count > 1:
+                text += f"  [the same call repeated {count - 1} more times]\n"
+        return text, first_line if first_file == filename else None
+
+
+def _located(source: str, lineno: int | None, offset: int | None) -> str:
+    if not lineno:
+        return ""
+    lines = source.splitlines()
+    line = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+    text = f"Error on line {lineno} of the code:\n    {line.strip()}\n"
+    if offset and line.strip():
+        indent = len(line) - len(line.lstrip())
+        text += "    " + " " * max(0, offset - 1 - indent) + "^\n"
+    return text
+
+
+def _located_file(filename: str, lineno: int, offset: int | None) -> str:
+    return f"Error on line {lineno} of the code:\n    {linecache.getline(filename, lineno).strip()}\n"
+
+
+def _syntax_message(exc: SyntaxError, code: str) -> str:
+    return _located(code, exc.lineno, exc.offset) + f"{type(exc).__name__}: {exc.msg}"
+
+
+def _strip_qualnames(code: types.CodeType) -> types.CodeType:
+    """Functions defined at module level must not be qualified with the wrapper's name (reprs, pickling)."""
+    consts = tuple(
+        _strip_qualnames(c)
+        if isinstance(c, types.CodeType)
+        else c[len(_QUALNAME_PREFIX) :]
+        if isinstance(c, str) and c.startswith(_QUALNAME_PREFIX)
+        else c
+        for c in code.co_consts
+    )
+    changes: dict[str, Any] = {}
+    if consts != code.co_consts:
+        changes["co_consts"] = consts
+    qualname = getattr(code, "co_qualname", "")
+    if qualname.startswith(_QUALNAME_PREFIX):
+        changes["co_qualname"] = qualname[len(_QUALNAME_PREFIX) :]
+    return code.replace(**changes) if changes else code
+
+
+def _ipython_hidden_names(ns: dict) -> frozenset[str]:
+    if "_ih" not in ns and "get_ipython" not in ns:
+        return frozenset()
+    names = {key for key in ns if policy.is_ipython_internal(key)}
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    except ImportError:
+        shell = None
+    if shell is not None and getattr(shell, "user_ns", None) is ns:
+        names.update(key for key in getattr(shell, "user_ns_hidden", {}) if key in ns)
+    names.update({"In", "Out", "get_ipython", "exit", "quit"} & set(ns))
+    return frozenset(names)

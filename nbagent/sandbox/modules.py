@@ -1,0 +1,281 @@
+"""Read-only views of modules for agent code.
+
+Agent code never holds a real module object. ``import numpy as np`` gives it a :class:`SandboxModule`: a module whose
+dict is a snapshot of numpy's public attributes (so ``np.sum`` is a plain dict lookup, native speed) minus what the
+policy denies, with a few functions replaced by checked wrappers (``time.sleep``, ``numpy.load``...). Attributes that
+are modules, and attributes missing from the snapshot, go through the view's ``__getattr__`` which applies the import
+allow-list, so a module reached as an attribute of an allowed one is checked like an import. Views are read-only:
+agent code cannot poison a library for the rest of the kernel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import math
+import operator
+import sys
+import time
+from collections.abc import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from . import policy
+from .errors import AttributeNotAllowed, ImportNotAllowed, OperationNotAllowed
+
+if TYPE_CHECKING:
+    from .guards import Guards
+
+
+class SandboxModule(ModuleType):
+    """A read-only module view; see the module docstring."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeNotAllowed(f"cannot set attribute {name!r} of module {self.__name__!r}: modules are read-only")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeNotAllowed(
+            f"cannot delete attribute {name!r} of module {self.__name__!r}: modules are read-only"
+        )
+
+
+def _named(wrapper: Callable, original: Any) -> Callable:
+    for attribute in ("__name__", "__qualname__", "__doc__", "__module__"):
+        try:
+            setattr(wrapper, attribute, getattr(original, attribute))
+        except (AttributeError, TypeError):
+            pass
+    return wrapper
+
+
+# --- wrappers: (module, attribute) -> factory(original, guards) -> replacement ------------------------------------
+
+
+def _sleep(original: Callable, guards: Guards) -> Callable:
+    return _named(guards.sleep, original)
+
+
+def _bounded_integer_function(original: Callable, guards: Guards) -> Callable:
+    def bounded(*args: Any) -> Any:
+        if any(isinstance(a, int) and a > policy.MAX_FACTORIAL_ARGUMENT for a in args):
+            guards.refuse_allocation(
+                f"{original.__name__}() of an argument above {policy.MAX_FACTORIAL_ARGUMENT:,} would block the kernel"
+            )
+        return original(*args)
+
+    return _named(bounded, original)
+
+
+def _checked_getter(original: Callable, guards: Guards) -> Callable:
+    def checked(*names: Any, **kwargs: Any) -> Any:
+        for name in names:
+            for part in str(name).split(".") if original is operator.attrgetter else [name]:
+                guards.check_attribute_name(part)
+        if original is operator.methodcaller and names and names[0] in policy.RUNTIME_CHECKED_ATTRIBUTES:
+            method, args = names[0], names[1:]
+            return lambda obj: guards.attr(obj, method)(*args, **kwargs)
+        return original(*names, **kwargs)
+
+    return _named(checked, original)
+
+
+def _allocation_operator(original: Callable, guards: Guards) -> Callable:
+    checker = {
+        operator.mul: guards.mul,
+        operator.imul: guards.imul,
+        operator.pow: guards.power,
+        operator.ipow: guards.ipow,
+        operator.lshift: guards.lshift,
+        operator.ilshift: guards.ilshift,
+    }[original]
+    return _named(lambda a, b: checker(a, b), original)
+
+
+def _path_checked(original: Callable, guards: Guards) -> Callable:
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        target = args[0] if args else next(iter(kwargs.values()), None)
+        guards.check_path(target)
+        return original(*args, **kwargs)
+
+    return _named(checked, original)
+
+
+def _numpy_load(original: Callable, guards: Guards) -> Callable:
+    def load(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("allow_pickle") or (len(args) > 2 and args[2]):
+            raise OperationNotAllowed("numpy.load(allow_pickle=True) is not allowed: unpickling can execute code")
+        guards.check_path(args[0] if args else kwargs.get("file"))
+        return original(*args, **kwargs)
+
+    return _named(load, original)
+
+
+def _torch_load(original: Callable, guards: Guards) -> Callable:
+    def load(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("weights_only") is False:
+            raise OperationNotAllowed("torch.load(weights_only=False) is not allowed: unpickling can execute code")
+        kwargs["weights_only"] = True
+        guards.check_path(args[0] if args else kwargs.get("f"))
+        return original(*args, **kwargs)
+
+    return _named(load, original)
+
+
+def _asyncio_run(original: Callable, guards: Guards) -> Callable:
+    return _named(guards.asyncio_run, original)
+
+
+def _asyncio_sleep(original: Callable, guards: Guards) -> Callable:
+    return _named(guards.asyncio_sleep, original)
+
+
+def _asyncio_task(original: Callable, guards: Guards) -> Callable:
+    def schedule(coro: Any, *args: Any, **kwargs: Any) -> Any:
+        guards.check_own_event_loop(original.__name__, coro)
+        return original(coro, *args, **kwargs)
+
+    return _named(schedule, original)
+
+
+WRAPPERS: dict[tuple[str, str], Callable[[Any, Guards], Callable]] = {
+    ("time", "sleep"): _sleep,
+    ("math", "factorial"): _bounded_integer_function,
+    ("math", "comb"): _bounded_integer_function,
+    ("math", "perm"): _bounded_integer_function,
+    ("operator", "attrgetter"): _checked_getter,
+    ("operator", "methodcaller"): _checked_getter,
+    **{("operator", op): _allocation_operator for op in ("mul", "imul", "pow", "ipow", "lshift", "ilshift")},
+    ("io", "open"): lambda original, guards: _named(guards.open, original),
+    ("os", "open"): _path_checked,
+    ("numpy", "load"): _numpy_load,
+    **{("numpy", fn): _path_checked for fn in ("loadtxt", "genfromtxt", "fromfile", "fromregex")},
+    ("torch", "load"): _torch_load,
+    ("asyncio", "run"): _asyncio_run,
+    ("asyncio", "sleep"): _asyncio_sleep,
+    ("asyncio", "create_task"): _asyncio_task,
+    ("asyncio", "ensure_future"): _asyncio_task,
+}
+#: every public ``read_*`` function of these modules checks its path argument
+PATH_READER_MODULES = ("pandas",)
+
+
+class ModuleViews:
+    """Builds and caches the views of one executor (their content depends on its allow-list)."""
+
+    def __init__(self, guards: Guards) -> None:
+        self._guards = guards
+        self._views: dict[int, tuple[ModuleType, SandboxModule]] = {}
+        self._known_modules = -1
+        self._wrappers: dict[int, Callable[[], Callable]] = {}
+        self._wrapped: dict[int, Callable] = {}
+        self._denied: dict[int, str] = {}
+
+    # -- identity tables, refreshed when new modules were imported ------------------------------------------------
+
+    def _refresh(self) -> None:
+        if len(sys.modules) == self._known_modules:
+            return
+        self._known_modules = len(sys.modules)
+        denied: dict[int, str] = {}
+        for module_name, attribute in policy.DANGEROUS_CALLABLES:
+            value = getattr(sys.modules.get(module_name), attribute, None)
+            if value is not None:
+                denied[id(value)] = f"'{module_name}.{attribute}' is not available to agent code"
+        for module_name, attributes in policy.DENIED_MODULE_ATTRIBUTES.items():
+            module = sys.modules.get(module_name)
+            for attribute in attributes if module is not None else ():
+                value = getattr(module, attribute, None)
+                if value is not None and not isinstance(value, (int, str, bool, ModuleType)):
+                    denied[id(value)] = policy.module_attribute_refusal(module_name, attribute) or ""
+        wrappers: dict[int, Callable[[], Callable]] = {}
+        specs = list(WRAPPERS.items())
+        for module_name in PATH_READER_MODULES:
+            module = sys.modules.get(module_name)
+            for attribute in dir(module) if module is not None else ():
+                if attribute.startswith("read_"):
+                    specs.append(((module_name, attribute), _path_checked))
+        for (module_name, attribute), factory in specs:
+            value = getattr(sys.modules.get(module_name), attribute, None)
+            if value is not None and callable(value):
+                wrappers[id(value)] = lambda f=factory, v=value: f(v, self._guards)
+                denied.pop(id(value), None)
+        self._denied, self._wrappers = denied, wrappers
+
+    def denied_reason(self, value: Any) -> str | None:
+        self._refresh()
+        return self._denied.get(id(value))
+
+    def wrap(self, value: Any) -> Any:
+        """The value agent code receives for ``value`` (a checked wrapper for a few functions)."""
+        key = id(value)
+        factory = self._wrappers.get(key)
+        if factory is None:
+            return value
+        wrapped = self._wrapped.get(key)
+        if wrapped is None:
+            wrapped = self._wrapped[key] = factory()
+        return wrapped
+
+    # -- views ------------------------------------------------------------------------------------------------------
+
+    def is_authorized(self, module: ModuleType, path: str | None = None) -> bool:
+        names = {module.__name__}
+        if path and sys.modules.get(path) is module:
+            names.add(path)
+        if any(policy.never_importable(name) for name in names | ({path} if path else set())):
+            return False
+        return any(policy.is_import_authorized(name, self._guards.authorized) for name in names)
+
+    def view(self, module: ModuleType, path: str | None = None) -> SandboxModule:
+        """The view of ``module`` (reached through the dotted ``path``); ImportNotAllowed if it is not granted."""
+        if isinstance(module, SandboxModule):
+            return module
+        if not self.is_authorized(module, path):
+            raise ImportNotAllowed(policy.import_refusal(path or module.__name__, self._guards.authorized))
+        cached = self._views.get(id(module))
+        if cached is not None and cached[0] is module:
+            return cached[1]
+        self._refresh()
+        built = self._build(module, path or module.__name__)
+        self._views[id(module)] = (module, built)
+        return built
+
+    def _build(self, module: ModuleType, path: str) -> SandboxModule:
+        name = module.__name__
+        view = SandboxModule(name, getattr(module, "__doc__", None))
+        content = view.__dict__
+        live = policy.LIVE_MODULE_ATTRIBUTES.get(name, frozenset())
+        for key, value in list(vars(module).items()):
+            if key.startswith("_") or key in live or isinstance(value, ModuleType):
+                continue
+            if policy.module_attribute_refusal(name, key) or id(value) in self._denied:
+                continue
+            content[key] = self.wrap(value)
+        content["__getattr__"] = lambda attribute: self._lazy(view, module, path, attribute)
+        return view
+
+    def _lazy(self, view: SandboxModule, module: ModuleType, path: str, attribute: str) -> Any:
+        name = module.__name__
+        if attribute.startswith("_"):
+            value = getattr(module, attribute) if attribute in policy.READABLE_DUNDERS else None
+            if isinstance(value, (str, tuple)):
+                return value
+            raise AttributeError(f"module {name!r} has no attribute {attribute!r}")
+        reason = policy.module_attribute_refusal(name, attribute)
+        if reason:
+            raise AttributeNotAllowed(reason)
+        value = getattr(module, attribute)
+        if isinstance(value, ModuleType):
+            value = self.view(value, f"{path}.{attribute}")
+        else:
+            reason = self.denied_reason(value)
+            if reason:
+                raise AttributeNotAllowed(reason)
+            value = self.wrap(value)
+        if attribute not in policy.LIVE_MODULE_ATTRIBUTES.get(name, ()):
+            view.__dict__[attribute] = value
+        return value
+
+
+# Keep references so linters see the stdlib modules used by the wrapper table as intentional.
+_ = (asyncio, itertools, math, time)
