@@ -171,7 +171,7 @@ INTROSPECTION_ATTRIBUTES: frozenset[str] = frozenset(
 READABLE_DUNDERS: frozenset[str] = frozenset(
     {
         "__name__", "__qualname__", "__doc__", "__module__", "__version__", "__class__", "__annotations__",
-        "__init__", "__new__", "__post_init__", "__call__", "__members__", "__match_args__", "__slots__",
+        "__init__", "__new__", "__post_init__", "__init_subclass__", "__set_name__", "__class_getitem__", "__call__", "__members__", "__match_args__", "__slots__",
         "__len__", "__iter__", "__next__", "__reversed__", "__contains__", "__getitem__", "__setitem__",
         "__delitem__", "__missing__", "__repr__", "__str__", "__format__", "__hash__", "__bool__", "__eq__",
         "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__",
@@ -180,7 +180,7 @@ READABLE_DUNDERS: frozenset[str] = frozenset(
         "__and__", "__rand__", "__iand__", "__or__", "__ror__", "__ior__", "__xor__", "__rxor__", "__ixor__",
         "__rshift__", "__rrshift__", "__irshift__", "__matmul__", "__rmatmul__", "__imatmul__", "__divmod__",
         "__rdivmod__", "__int__", "__float__", "__complex__", "__index__", "__round__", "__floor__", "__ceil__",
-        "__trunc__", "__enter__", "__exit__", "__aenter__", "__aexit__", "__await__", "__aiter__", "__anext__",
+        "__trunc__", "__cause__", "__context__", "__notes__", "__suppress_context__", "__enter__", "__exit__", "__aenter__", "__aexit__", "__await__", "__aiter__", "__anext__",
     }
 )
 # fmt: on

@@ -238,9 +238,16 @@ def _number(node: ast.AST) -> int | float | complex | None:
     return None
 
 
+_ANNOTATION_NODES = (
+    ast.Name, ast.Attribute, ast.Subscript, ast.Tuple, ast.List, ast.Constant, ast.BinOp, ast.BitOr, ast.Slice,
+    ast.UnaryOp, ast.USub, ast.expr_context,
+)  # fmt: skip
+
+
 class Rewriter(ast.NodeTransformer):
-    def __init__(self, ctx: RewriteContext, scopes: ScopeBuilder) -> None:
+    def __init__(self, ctx: RewriteContext, scopes: ScopeBuilder, *, string_annotations: bool = False) -> None:
         self.ctx = ctx
+        self.string_annotations = string_annotations
         self.scopes = scopes
         self.scope = scopes.root
         self.classes: list[str] = []  # enclosing class names, for private name mangling
@@ -577,7 +584,38 @@ class Rewriter(ast.NodeTransformer):
             if arg is not None:
                 self.check_binding(arg.arg, node, scope)
                 if arg.annotation is not None:
-                    arg.annotation = self.visit(arg.annotation)
+                    arg.annotation = self._annotation(arg.annotation)
+
+    def _annotation(self, expr: ast.expr) -> ast.expr:
+        """Annotations kept as strings are evaluated later by libraries (typing.get_type_hints) with plain eval, so
+        they may only contain type-like expressions; evaluated annotations are rewritten like any code."""
+        if self.string_annotations:
+            self._check_type_expression(expr)
+            return expr
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                self._check_type_expression(node)
+        return self.visit(expr)
+
+    def _check_type_expression(self, expr: ast.expr) -> None:
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                try:
+                    parsed = ast.parse(node.value.strip(), mode="eval")
+                except SyntaxError:
+                    continue
+                self._check_type_expression(parsed.body)
+            elif not isinstance(node, _ANNOTATION_NODES) or (
+                isinstance(node, ast.BinOp) and not isinstance(node.op, ast.BitOr)
+            ):
+                self._refuse(
+                    "annotations evaluated as strings may only contain names, attributes, subscripts, literals and |",
+                    expr,
+                )
+            elif isinstance(node, ast.Name) and policy.is_dunder(node.id):
+                self._refuse(f"access to the special name {node.id!r} is not allowed", expr)
+            elif isinstance(node, ast.Attribute) and (policy.attribute_refusal(node.attr) or node.attr.startswith("_")):
+                self._refuse(f"access to attribute {node.attr!r} is not allowed in an annotation", expr)
 
     def _defaults(self, args: ast.arguments) -> None:
         args.defaults = [self.visit(d) for d in args.defaults]
@@ -590,7 +628,7 @@ class Rewriter(ast.NodeTransformer):
         inner = self.scopes.scopes[id(node)]
         self._parameters(node.args, node, inner)
         if node.returns is not None:
-            node.returns = self.visit(node.returns)
+            node.returns = self._annotation(node.returns)
         self._with_scope(node, lambda: self._function_body(node))
         return node
 
@@ -728,8 +766,12 @@ class Rewriter(ast.NodeTransformer):
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.stmt:
         if self.scope.kind != "module":
-            self.generic_visit(node)
+            node.target = self.visit(node.target)
+            node.annotation = self._annotation(node.annotation)
+            if node.value is not None:
+                node.value = self.visit(node.value)
             return node
+        self._annotation(node.annotation)  # checked, then dropped
         # Module-level names are declared `global` in the wrapper, where annotations are not allowed.
         if node.value is None:
             return ast.copy_location(ast.Pass(), node)
@@ -774,7 +816,7 @@ def rewrite(tree: ast.Module, ctx: RewriteContext) -> Rewritten:
     flags = _future_flags(tree)
     scopes = ScopeBuilder()
     scopes.build(tree)
-    rewriter = Rewriter(ctx, scopes)
+    rewriter = Rewriter(ctx, scopes, string_annotations=bool(flags & __future__.annotations.compiler_flag))
     original_last = tree.body[-1] if tree.body else None
     body = _flatten([rewriter.visit(stmt) for stmt in tree.body])
     returns_value = isinstance(original_last, ast.Expr)
