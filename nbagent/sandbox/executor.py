@@ -34,7 +34,7 @@ from .errors import (
     Refusal,
 )
 from .guards import Guards, ToolProxy
-from .limits import CallState, Watchdog, process_limits, signal_handlers
+from .limits import CallState, interrupts, process_limits
 from .rewrite import WRAPPER_NAME, RewriteContext, StaticRefusal, rewrite
 
 _QUALNAME_PREFIX = f"{WRAPPER_NAME}.<locals>."
@@ -157,24 +157,18 @@ class LocalPythonExecutor:
         )
         value: Any = None
         error: BaseException | None = None
-        watchdog = Watchdog(call)
         self._inject(call)
         self._guards.call = call
         self._call = call
         try:
-            with (
-                capture_output(buffer),
-                signal_handlers(call),
-                process_limits(self.max_recursion, self.max_memory_bytes),
-            ):
-                call.armed = True
-                watchdog.start()
+            with capture_output(buffer), process_limits(self.max_recursion, self.max_memory_bytes), interrupts(call):
+                call.arm()
                 try:
                     value = function()
-                except BaseException as exc:
+                except BaseException as exc:  # every outcome of the agent code is reported
                     error = exc
                 finally:
-                    watchdog.stop()
+                    call.disarm()
         finally:
             self._call = None
             self._guards.call = None

@@ -1,27 +1,30 @@
 """Limits: how a running call is stopped, in the kernel's main thread or in any other thread.
 
-The agent's code runs natively, so nothing *evaluates* it step by step; instead four mechanisms reach into it.
+The agent's code runs natively, so nothing *evaluates* it step by step; instead these mechanisms reach into it.
 
 1. **Counters at loop heads and function entries.** The rewrite (rewrite.py) turns every ``for`` loop into
    ``for x in compress(iterable, R)`` and puts ``next(R)`` at the top of every ``while`` body and of every function
    that calls something. ``R`` is a per-call C iterator (``chain(repeat(True, max_operations), raiser)``) stored in the
    namespace under a name agent code cannot spell, so counting costs a few nanoseconds and cannot be reset. When the
    budget is used up, ``raiser`` raises. When the call must end for another reason (timeout, stop, final answer),
-   ``R`` is swapped for ``raiser`` itself, so the code stops at its next loop start or function call.
-2. **A watchdog thread per call** waits for the deadline or :meth:`CallState.request_stop`. It then interrupts the
-   running thread: in the **main thread** by sending it ``SIGUSR2`` (our handler raises :class:`SandboxInterrupt`;
-   the signal also breaks blocking system calls, so ``time.sleep``, lock waits and the ``re`` engine stop promptly);
-   in **any other thread** by ``PyThreadState_SetAsyncExc``, which raises at the next bytecode boundary. It repeats
-   every 0.1 s until the call has ended, so code that swallows one interrupt (``except BaseException: pass``, a
-   context manager returning True) gets the next one.
-3. **Interruptible sleeps.** The ``time`` module agent code imports has a ``sleep`` that waits on the call's stop
+   ``R`` is swapped for ``raiser`` itself, so the code also stops at its next loop start or function call.
+2. **In the main thread: signals.** The deadline is a kernel timer (``setitimer(ITIMER_REAL)``, ``SIGALRM``), which
+   fires even while a C function holds the GIL (a catastrophic regular expression sees it at its next
+   ``PyErr_CheckSignals``); :meth:`CallState.request_stop`, called from any thread, sends ``SIGUSR2`` to the main
+   thread. Both handlers raise :class:`SandboxInterrupt`, and the signals break blocking calls (``time.sleep``,
+   lock and queue waits). After the first interrupt the timer repeats every 0.1 s until the call has ended, so code
+   that swallows one interrupt (``except BaseException: pass``, a context manager returning True) gets the next one.
+3. **In any other thread: a watchdog thread** waits for the deadline or a stop request and raises
+   :class:`SandboxInterrupt` in the running thread with ``PyThreadState_SetAsyncExc`` (at the next bytecode
+   boundary), repeating every 0.1 s likewise.
+4. **Interruptible sleeps.** The ``time`` module agent code imports has a ``sleep`` that waits on the call's stop
    event, so it ends at once in any thread; ``asyncio.sleep`` likewise.
-4. **Every ``except`` handler** in the agent code starts with a check that re-raises a pending control exception.
+5. **Every ``except`` handler** in the agent code starts with a check that re-raises a pending control exception.
 
 A real ``KeyboardInterrupt`` (a kernel interrupt) arriving in the main thread while a call runs is caught by our
 ``SIGINT`` handler, marked as a user interrupt, and re-raised as ``KeyboardInterrupt`` by the executor after cleanup.
-Not stoppable: a long single C call outside the main thread or a C call that never checks for signals (e.g.
-``sum(range(10**12))``); the deadline is still enforced as soon as it returns.
+Not stoppable before it returns: a C call that never checks for signals (``sum(range(10**12))``), any long C call
+outside the main thread, and -- for ``request_stop`` -- a C call holding the GIL (no other thread can run Python).
 
 Process-wide limits applied for the duration of a call: the recursion limit (``max_recursion`` frames below the
 call) and, on Linux, the address-space limit ``RLIMIT_AS`` (``max_memory_bytes`` more than at the start).
@@ -64,13 +67,12 @@ class CallState:
         self.final_value: Any = None
         self.user_interrupted = False
         self.armed = False
+        self.uses_signals = False  # main thread: signals; otherwise the watchdog thread
         self.stop_event = threading.Event()  # set when the call must end; wakes sandboxed sleeps
+        self.raiser = _Raiser(self)
+        self._lock = threading.RLock()  # orders interrupts against disarm()
         self._wake = threading.Event()  # wakes the watchdog
         self._next_interrupt = 0.0
-        self.raiser = _Raiser(self)
-        self.uses_signals = False
-
-    # -- what the code and the watchdog call --------------------------------------------------------------------
 
     def budget(self) -> Iterator[bool]:
         if self.max_operations is None:
@@ -78,16 +80,46 @@ class CallState:
         return itertools.chain(itertools.repeat(True, max(0, int(self.max_operations))), self.raiser)
 
     def set_pending(self, reason: str, value: Any = None) -> None:
-        if self.pending is not None and reason != "interrupt":
+        """Thread-safe: the call must end (first reason wins, except a user interrupt)."""
+        with self._lock:
+            if self.pending is not None and reason != "interrupt":
+                return
+            self.pending = reason
+            if reason == "final":
+                self.final_value = value
+            self.namespace[self.budget_key] = self.raiser
+            self.stop_event.set()
+            if self.armed:
+                self._interrupt(FINAL_ANSWER_GRACE_SECONDS if reason in ("final", "operations") else 0.0)
+
+    def _interrupt(self, delay: float) -> None:
+        if not self.uses_signals:
+            self._next_interrupt = time.monotonic() + delay
+            self._wake.set()
             return
-        self.pending = reason
-        if reason == "final":
-            self.final_value = value
-        delay = FINAL_ANSWER_GRACE_SECONDS if reason == "final" else 0.0
-        self._next_interrupt = time.monotonic() + delay
-        self.namespace[self.budget_key] = self.raiser
-        self.stop_event.set()
-        self._wake.set()
+        if threading.get_ident() != self.thread_ident:
+            signal.pthread_kill(self.thread_ident, _INTERRUPT_SIGNAL)
+        signal.setitimer(signal.ITIMER_REAL, max(delay, REINTERRUPT_SECONDS), REINTERRUPT_SECONDS)
+
+    def arm(self) -> None:
+        self.armed = True
+        if self.uses_signals and self.deadline is not None:
+            remaining = max(0.001, self.deadline - time.monotonic())
+            signal.setitimer(signal.ITIMER_REAL, remaining, REINTERRUPT_SECONDS)
+
+    def disarm(self) -> None:
+        """Called by the running thread when the code has finished: no interrupt is raised after this returns."""
+        for _ in range(1000):
+            try:
+                with self._lock:
+                    self.armed = False
+                    if self.uses_signals:
+                        signal.setitimer(signal.ITIMER_REAL, 0)
+                    else:
+                        self._wake.set()
+                return
+            except SandboxInterrupt:
+                continue
 
     def control_exception(self) -> BaseException:
         if self.pending == "final":
@@ -125,7 +157,7 @@ class _Raiser:
         raise call.control_exception()
 
 
-# --- interrupting a thread ---------------------------------------------------------------------------------------
+# --- outside the main thread: the watchdog -----------------------------------------------------------------------
 
 
 def _async_raise(thread_ident: int, exc_type: type[BaseException] | None) -> None:
@@ -137,7 +169,7 @@ def _async_raise(thread_ident: int, exc_type: type[BaseException] | None) -> Non
 
 
 class Watchdog:
-    """Enforces the deadline and stop requests of one call from a helper thread."""
+    """Enforces the deadline and stop requests of a call running outside the main thread."""
 
     def __init__(self, call: CallState) -> None:
         self.call = call
@@ -154,7 +186,9 @@ class Watchdog:
                 call.set_pending("timeout")
             if call.pending is not None:
                 if now >= call._next_interrupt:
-                    self._interrupt()
+                    with call._lock:
+                        if call.armed:
+                            _async_raise(call.thread_ident, SandboxInterrupt)
                     call._next_interrupt = now + REINTERRUPT_SECONDS
                 wait: float | None = max(0.0, call._next_interrupt - now)
             elif call.deadline is not None:
@@ -164,31 +198,18 @@ class Watchdog:
             call._wake.wait(wait)
             call._wake.clear()
 
-    def _interrupt(self) -> None:
-        call = self.call
-        if not call.armed:
-            return
-        if call.uses_signals and _INTERRUPT_SIGNAL is not None:
-            signal.pthread_kill(call.thread_ident, _INTERRUPT_SIGNAL)
-        else:
-            _async_raise(call.thread_ident, SandboxInterrupt)
-
     def stop(self) -> None:
-        """Called from the running thread when the code has finished: no interrupt arrives after this returns."""
-        call = self.call
+        """After ``call.disarm()``: wait for the thread and drop an exception it may have queued meanwhile."""
         for _ in range(1000):
             try:
-                call.armed = False
-                call._wake.set()
                 self.thread.join(5.0)
-                if not call.uses_signals:
-                    _async_raise(call.thread_ident, None)
+                _async_raise(self.call.thread_ident, None)
                 return
             except SandboxInterrupt:
                 continue
 
 
-# --- signals (main thread only) ----------------------------------------------------------------------------------
+# --- in the main thread: signals ---------------------------------------------------------------------------------
 
 _main_calls: list[CallState] = []
 
@@ -219,31 +240,22 @@ def _on_sigint(signum: int, frame: Any) -> None:
 
 
 @contextmanager
-def signal_handlers(call: CallState) -> Iterator[None]:
-    """In the main thread, route SIGINT, SIGALRM and our interrupt signal to the call; elsewhere do nothing.
-
-    The deadline is armed with ``setitimer(ITIMER_REAL)`` because the kernel delivers that signal even when a C
-    function holds the GIL (e.g. a catastrophic regular expression), when the watchdog thread cannot run; the C
-    function then sees the signal at its next ``PyErr_CheckSignals``.
-    """
+def interrupts(call: CallState) -> Iterator[None]:
+    """Set up how ``call`` is interrupted: signal handlers in the main thread, a watchdog thread elsewhere."""
     if not call.in_main_thread or _INTERRUPT_SIGNAL is None:
-        yield
+        yield from _watched(call)
         return
     signals = (signal.SIGINT, _INTERRUPT_SIGNAL, signal.SIGALRM)
     previous = {sig: signal.getsignal(sig) for sig in signals}
     try:
-        signal.signal(_INTERRUPT_SIGNAL, _on_interrupt_signal)
-        signal.signal(signal.SIGINT, _on_sigint)
-        signal.signal(signal.SIGALRM, _on_alarm)
+        for sig, handler in zip(signals, (_on_sigint, _on_interrupt_signal, _on_alarm)):
+            signal.signal(sig, handler)
     except ValueError:  # not the main interpreter
-        yield
+        yield from _watched(call)
         return
     call.uses_signals = True
     _main_calls.append(call)
-    old_timer = (0.0, 0.0)
-    if call.deadline is not None:
-        remaining = max(0.001, call.deadline - time.monotonic())
-        old_timer = signal.setitimer(signal.ITIMER_REAL, remaining, REINTERRUPT_SECONDS)
+    old_timer = signal.setitimer(signal.ITIMER_REAL, 0)
     try:
         yield
     finally:
@@ -254,6 +266,17 @@ def signal_handlers(call: CallState) -> Iterator[None]:
         delay, interval = old_timer
         if delay:  # someone else's timer (e.g. pytest-timeout): give it back, minus the time we took
             signal.setitimer(signal.ITIMER_REAL, max(0.001, delay - call.elapsed()), interval)
+
+
+def _watched(call: CallState) -> Iterator[None]:
+    watchdog = Watchdog(call)
+    call.armed = True  # the watchdog runs while the call is armed
+    watchdog.start()
+    try:
+        yield
+    finally:
+        call.disarm()
+        watchdog.stop()
 
 
 # --- process-wide limits -----------------------------------------------------------------------------------------
