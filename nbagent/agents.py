@@ -363,7 +363,7 @@ class MultiStepAgent:
         yield self._notify(StepStart(self.step_number, "planning"))
         step = PlanningStep()
         step.model_input_messages = self._prompts.plan(self.task or "", is_first, self.step_number)
-        message = yield from self._generate(step.model_input_messages, stop_sequences=["<end_plan>"])
+        message = yield from self._notified(self._generate(step.model_input_messages, stop_sequences=["<end_plan>"]))
         step.model_output_message, step.token_usage = message, message.token_usage
         step.plan = self._prompts.plan_text(message.text, is_first)
         yield self._finish_step(step)
@@ -371,7 +371,7 @@ class MultiStepAgent:
     def _final_answer_from_memory(self) -> Generator[Any, None, Any]:
         yield self._notify(StepStart(self.step_number, "final"))
         step = ActionStep(step_number=self.step_number, error=AgentMaxStepsError("Reached max steps."))
-        message = yield from self._generate(self._prompts.final_answer(self.task or ""))
+        message = yield from self._notified(self._generate(self._prompts.final_answer(self.task or "")))
         step.model_output_message, step.model_output, step.token_usage = message, message.text, message.token_usage
         step.action_output, step.is_final_answer = message.text, True
         yield self._finish_step(step)
@@ -387,7 +387,7 @@ class MultiStepAgent:
             for delta in stream(messages, **kwargs):
                 self.control.check()
                 deltas.append(delta)
-                yield self._notify(delta)
+                yield delta
             self.control.check()
             return agglomerate_stream_deltas(deltas)
         except (RunStopped, KeyboardInterrupt):
@@ -432,6 +432,15 @@ class MultiStepAgent:
         from nbagent.agent_views import make_views
 
         return make_views(self)
+
+    def _notified(self, events: Generator[Any, None, Any]) -> Generator[Any, None, Any]:
+        """Tell the views of each raw event of `events` as it passes; return what `events` returns."""
+        while True:
+            try:
+                event = next(events)
+            except StopIteration as done:
+                return done.value
+            yield self._notify(event)
 
     def _receive_child_event(self, event: ChildEvent) -> None:
         self._notify(event)

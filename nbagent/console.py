@@ -70,7 +70,7 @@ class ConsoleView:
         elif isinstance(event, ToolCall) and info and event.name != "python_interpreter":
             out.append(Panel(Text(f"Calling tool: {event.name!r} with arguments: {event.arguments}"), border_style="cyan"))
         elif isinstance(event, ActionStep):
-            out.extend(render_action_step(event, self.level, show_model_output=self.level >= LogLevel.INFO))
+            out.extend(render_action_step(event, self.level, show_model_output=self.level == LogLevel.INFO))
         elif isinstance(event, PlanningStep) and info:
             out.extend(render_planning_step(event))
         elif isinstance(event, FinalAnswerStep) and info:
