@@ -12,7 +12,8 @@ from nbagent.models.base import ChatMessage, MessageRole
 if TYPE_CHECKING:
     from nbagent.agents import MultiStepAgent
 
-__all__ = ["CallbackRegistry", "PromptBuilder", "setup_tools", "describe_additional_args", "managed_agent_inputs"]
+__all__ = ["CallbackRegistry", "PromptBuilder", "setup_tools", "describe_additional_args", "describe_variables",
+           "managed_agent_inputs"]
 
 CODE_BLOCK_OPENING_TAG = "```python\n"
 CODE_BLOCK_CLOSING_TAG = "\n```"
@@ -56,12 +57,19 @@ def managed_agent_inputs() -> dict[str, Any]:
     }
 
 
+ADDITIONAL_ARGS_HEADING = (
+    "You have been provided with these additional arguments, that you can access directly using the keys as variables:"
+)
+
+
+def describe_variables(variables: dict[str, Any], heading: str = ADDITIONAL_ARGS_HEADING) -> str:
+    """A task suffix naming each variable with its type and a short repr, for the model."""
+    lines = [f"- {name}: {type(value).__name__} = {_short_repr(value)}" for name, value in variables.items()]
+    return f"\n{heading}\n" + "\n".join(lines)
+
+
 def describe_additional_args(additional_args: dict[str, Any]) -> str:
-    lines = [f"- {name}: {type(value).__name__} = {_short_repr(value)}" for name, value in additional_args.items()]
-    return (
-        "\nYou have been provided with these additional arguments, that you can access directly using the keys as variables:\n"
-        + "\n".join(lines)
-    )
+    return describe_variables(additional_args)
 
 
 def _short_repr(value: Any, limit: int = 200) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import types
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -20,9 +21,13 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from traitlets import Bool, Int, List, Unicode
 
-__all__ = ["AgentMagics", "AgentRunFailed", "interpolate_task"]
+from nbagent.agent_parts import describe_variables
+
+__all__ = ["AgentMagics", "AgentRunFailed", "interpolate_task", "mentioned_variables"]
 
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+NOTEBOOK_VARIABLES_HEADING = "These variables of the notebook are already defined; use them directly:"
 
 
 class AgentRunFailed(Exception):
@@ -45,6 +50,20 @@ def interpolate_task(text: str, namespace: dict[str, Any]) -> str:
         return str(namespace[name])
 
     return _PLACEHOLDER.sub(replace, text)
+
+
+def mentioned_variables(task: str, namespace: dict[str, Any]) -> dict[str, Any]:
+    """The notebook's data variables the task names (not modules, functions, classes or private names)."""
+    found = {}
+    for name in dict.fromkeys(_IDENTIFIER.findall(task)):
+        value = namespace.get(name, _MISSING)
+        if value is _MISSING or name.startswith("_") or callable(value) or isinstance(value, types.ModuleType):
+            continue
+        found[name] = value
+    return found
+
+
+_MISSING = object()
 
 
 def _split_names(text: str | None) -> list[str]:
@@ -101,6 +120,9 @@ class AgentMagics(Magics):
         task = interpolate_task(cell.strip(), namespace)
         if not task:
             raise UsageError("%%agent needs a task: write it in the cell body (or after %agent)")
+        variables = mentioned_variables(task, namespace)
+        if variables:
+            task += describe_variables(variables, NOTEBOOK_VARIABLES_HEADING)
         if args.max_steps is not None and args.max_steps < 1:
             raise UsageError(f"--max-steps must be at least 1, got {args.max_steps}\n{magic.parser.format_usage()}")
         agent = self._agent_for(args, namespace)

@@ -7,7 +7,7 @@ from IPython.core.error import UsageError
 from IPython.testing.globalipapp import start_ipython
 
 from nbagent import CodeAgent, ScriptedModel
-from nbagent.magics import AgentMagics, AgentRunFailed, interpolate_task
+from nbagent.magics import AgentMagics, AgentRunFailed, interpolate_task, mentioned_variables
 
 
 def code(body: str) -> str:
@@ -40,7 +40,8 @@ def test_cell_magic_runs_in_the_notebook_namespace(ip):
     ip.run_cell("doubled = double(21)")
     assert ip.user_ns["doubled"] == 42  # and its functions work from the user's cells
     task = ip.magics_manager.registry["AgentMagics"].last_agent.memory.steps[0].task
-    assert task == "Sort data please"
+    assert task.startswith("Sort data please\nThese variables of the notebook are already defined")
+    assert "- data: list = [3, 1, 2]" in task  # the variables the task names are described to the model
 
 
 def test_line_magic_and_tools_and_max_steps(ip):
@@ -114,6 +115,13 @@ def test_model_failure_is_one_clear_error(ip):
     with pytest.raises(AgentRunFailed, match="no route to host") as info:
         ip.run_cell_magic("agent", "-m m --quiet", "t")
     assert info.value._render_traceback_()[0].count("\n") == 0
+
+
+def test_only_data_variables_named_in_the_task_are_described():
+    import math
+
+    namespace = {"sales": [1], "math": math, "helper": len, "_private": 1, "unused": 2}
+    assert mentioned_variables("use sales with math and helper and _private", namespace) == {"sales": [1]}
 
 
 def test_interpolation_rules():
