@@ -179,7 +179,11 @@ class LocalPythonExecutor:
         try:
             tree = ast.parse(code, filename=filename)
             rewritten = rewrite(tree, self._context())
-            module_code = compile(rewritten.tree, filename, "exec", flags=rewritten.flags, dont_inherit=True)
+            try:
+                module_code = compile(rewritten.tree, filename, "exec", flags=rewritten.flags, dont_inherit=True)
+            except (TypeError, ValueError):  # a node the rewrite created without a position
+                ast.fix_missing_locations(rewritten.tree)
+                module_code = compile(rewritten.tree, filename, "exec", flags=rewritten.flags, dont_inherit=True)
         except SyntaxError as exc:
             raise ExecutionError(_syntax_message(exc, code), cause_type=type(exc).__name__, lineno=exc.lineno) from None
         except StaticRefusal as refusal:

@@ -224,7 +224,11 @@ def _on_alarm(signum: int, frame: Any) -> None:
     call = _main_calls[-1] if _main_calls else None
     if call is None or not call.armed:
         return
-    if call.pending is None and call.deadline is not None and time.monotonic() >= call.deadline - 0.005:
+    if call.pending is None and call.deadline is not None:
+        remaining = call.deadline - time.monotonic()
+        if remaining > 0.02:  # early (the timer's clock is not ours): wait for the rest
+            signal.setitimer(signal.ITIMER_REAL, remaining, REINTERRUPT_SECONDS)
+            return
         call.set_pending("timeout")
     if call.pending is not None:
         raise call.control_exception()

@@ -10,12 +10,8 @@ agent code cannot poison a library for the rest of the kernel.
 
 from __future__ import annotations
 
-import asyncio
-import itertools
-import math
 import operator
 import sys
-import time
 from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -159,61 +155,60 @@ WRAPPERS: dict[tuple[str, str], Callable[[Any, Guards], Callable]] = {
 PATH_READER_MODULES = ("pandas",)
 
 
+_tables: dict[str, Any] = {"modules": -1, "denied": {}, "wrappers": {}}
+
+
+def _identity_tables() -> tuple[dict[int, str], dict[int, tuple[Callable, Any]]]:
+    """Denied values and wrapped functions by identity, rebuilt when new modules have been imported."""
+    if _tables["modules"] == len(sys.modules):
+        return _tables["denied"], _tables["wrappers"]
+    denied: dict[int, str] = {}
+    for module_name, attribute in policy.DANGEROUS_CALLABLES:
+        value = getattr(sys.modules.get(module_name), attribute, None)
+        if value is not None:
+            denied[id(value)] = f"'{module_name}.{attribute}' is not available to agent code"
+    for module_name, attributes in policy.DENIED_MODULE_ATTRIBUTES.items():
+        module = sys.modules.get(module_name)
+        for attribute in attributes if module is not None else ():
+            value = getattr(module, attribute, None)
+            if value is not None and not isinstance(value, (int, str, bool, ModuleType)):
+                denied[id(value)] = policy.module_attribute_refusal(module_name, attribute) or ""
+    specs = list(WRAPPERS.items())
+    for module_name in PATH_READER_MODULES:
+        module = sys.modules.get(module_name)
+        for attribute in dir(module) if module is not None else ():
+            if attribute.startswith("read_"):
+                specs.append(((module_name, attribute), _path_checked))
+    wrappers: dict[int, tuple[Callable, Any]] = {}
+    for (module_name, attribute), factory in specs:
+        value = getattr(sys.modules.get(module_name), attribute, None)
+        if value is not None and callable(value):
+            wrappers[id(value)] = (factory, value)
+            denied.pop(id(value), None)
+    _tables.update(modules=len(sys.modules), denied=denied, wrappers=wrappers)
+    return denied, wrappers
+
+
 class ModuleViews:
     """Builds and caches the views of one executor (their content depends on its allow-list)."""
 
     def __init__(self, guards: Guards) -> None:
         self._guards = guards
         self._views: dict[int, tuple[ModuleType, SandboxModule]] = {}
-        self._known_modules = -1
-        self._wrappers: dict[int, Callable[[], Callable]] = {}
         self._wrapped: dict[int, Callable] = {}
-        self._denied: dict[int, str] = {}
-
-    # -- identity tables, refreshed when new modules were imported ------------------------------------------------
-
-    def _refresh(self) -> None:
-        if len(sys.modules) == self._known_modules:
-            return
-        self._known_modules = len(sys.modules)
-        denied: dict[int, str] = {}
-        for module_name, attribute in policy.DANGEROUS_CALLABLES:
-            value = getattr(sys.modules.get(module_name), attribute, None)
-            if value is not None:
-                denied[id(value)] = f"'{module_name}.{attribute}' is not available to agent code"
-        for module_name, attributes in policy.DENIED_MODULE_ATTRIBUTES.items():
-            module = sys.modules.get(module_name)
-            for attribute in attributes if module is not None else ():
-                value = getattr(module, attribute, None)
-                if value is not None and not isinstance(value, (int, str, bool, ModuleType)):
-                    denied[id(value)] = policy.module_attribute_refusal(module_name, attribute) or ""
-        wrappers: dict[int, Callable[[], Callable]] = {}
-        specs = list(WRAPPERS.items())
-        for module_name in PATH_READER_MODULES:
-            module = sys.modules.get(module_name)
-            for attribute in dir(module) if module is not None else ():
-                if attribute.startswith("read_"):
-                    specs.append(((module_name, attribute), _path_checked))
-        for (module_name, attribute), factory in specs:
-            value = getattr(sys.modules.get(module_name), attribute, None)
-            if value is not None and callable(value):
-                wrappers[id(value)] = lambda f=factory, v=value: f(v, self._guards)
-                denied.pop(id(value), None)
-        self._denied, self._wrappers = denied, wrappers
 
     def denied_reason(self, value: Any) -> str | None:
-        self._refresh()
-        return self._denied.get(id(value))
+        return _identity_tables()[0].get(id(value))
 
     def wrap(self, value: Any) -> Any:
         """The value agent code receives for ``value`` (a checked wrapper for a few functions)."""
         key = id(value)
-        factory = self._wrappers.get(key)
-        if factory is None:
+        spec = _identity_tables()[1].get(key)
+        if spec is None or spec[1] is not value:
             return value
         wrapped = self._wrapped.get(key)
         if wrapped is None:
-            wrapped = self._wrapped[key] = factory()
+            wrapped = self._wrapped[key] = spec[0](value, self._guards)
         return wrapped
 
     # -- views ------------------------------------------------------------------------------------------------------
@@ -235,7 +230,6 @@ class ModuleViews:
         cached = self._views.get(id(module))
         if cached is not None and cached[0] is module:
             return cached[1]
-        self._refresh()
         built = self._build(module, path or module.__name__)
         self._views[id(module)] = (module, built)
         return built
@@ -248,7 +242,7 @@ class ModuleViews:
         for key, value in list(vars(module).items()):
             if key.startswith("_") or key in live or isinstance(value, ModuleType):
                 continue
-            if policy.module_attribute_refusal(name, key) or id(value) in self._denied:
+            if policy.module_attribute_refusal(name, key) or self.denied_reason(value):
                 continue
             content[key] = self.wrap(value)
         content["__getattr__"] = lambda attribute: self._lazy(view, module, path, attribute)
@@ -275,7 +269,3 @@ class ModuleViews:
         if attribute not in policy.LIVE_MODULE_ATTRIBUTES.get(name, ()):
             view.__dict__[attribute] = value
         return value
-
-
-# Keep references so linters see the stdlib modules used by the wrapper table as intentional.
-_ = (asyncio, itertools, math, time)

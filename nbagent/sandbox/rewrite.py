@@ -219,6 +219,25 @@ _GUARDED_AUGOPS = {ast.Mult: "imul", ast.Pow: "ipow", ast.LShift: "ilshift"}
 _SPECIAL_BUILTINS = policy.GUARDED_BUILTINS | frozenset(policy.FORBIDDEN_BUILTINS)
 
 
+def _place(node: ast.AST, ref: ast.AST) -> ast.AST:
+    """Give the nodes the rewrite created (those without a position) the position of ``ref``; original subtrees
+    keep theirs and are not walked (cheaper than ``ast.fix_missing_locations`` on the whole tree)."""
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        if "lineno" in current._attributes:
+            if hasattr(current, "lineno"):
+                if current is not node:
+                    continue
+            else:
+                current.lineno = getattr(ref, "lineno", 1)
+                current.col_offset = getattr(ref, "col_offset", 0)
+                current.end_lineno = getattr(ref, "end_lineno", None)
+                current.end_col_offset = getattr(ref, "end_col_offset", None)
+        todo.extend(ast.iter_child_nodes(current))
+    return node
+
+
 def _is_pure(node: ast.AST) -> bool:
     if isinstance(node, (ast.Name, ast.Constant)):
         return True
@@ -268,15 +287,15 @@ class Rewriter(ast.NodeTransformer):
             args=args,
             keywords=keywords or [],
         )
-        return ast.copy_location(call, node)
+        return _place(call, node)
 
     def _tick(self, node: ast.AST) -> ast.stmt:
         call = ast.Call(func=self._injected("next"), args=[self._injected("R")], keywords=[])
-        return ast.copy_location(ast.Expr(value=ast.copy_location(call, node)), node)
+        return _place(ast.Expr(value=_place(call, node)), node)
 
     def _counted(self, iterable: ast.expr) -> ast.expr:
         call = ast.Call(func=self._injected("compress"), args=[iterable, self._injected("R")], keywords=[])
-        return ast.copy_location(call, iterable)
+        return _place(call, iterable)
 
     def _temp(self) -> str:
         self.temp_counter += 1
@@ -383,7 +402,7 @@ class Rewriter(ast.NodeTransformer):
         return self._guard("name", [ast.Constant(name)], node)
 
     def _alias(self, node: ast.Name) -> ast.expr:
-        return ast.copy_location(ast.Attribute(value=self._injected("M"), attr=node.id, ctx=ast.Load()), node)
+        return _place(ast.Attribute(value=self._injected("M"), attr=node.id, ctx=ast.Load()), node)
 
     def visit_Global(self, node: ast.Global) -> ast.stmt:
         for name in node.names:
@@ -486,18 +505,16 @@ class Rewriter(ast.NodeTransformer):
         target, value = node.target, self.visit(node.value)
         if isinstance(target, ast.Name):
             self.check_binding(target.id, target)
-            load = self.visit(ast.copy_location(ast.Name(id=target.id, ctx=ast.Load()), target))
+            load = self.visit(_place(ast.Name(id=target.id, ctx=ast.Load()), target))
             new = ast.Assign(targets=[target], value=self._guard(method, [load, value], node))
-            return ast.copy_location(new, node)
+            return _place(new, node)
         temps: list[str] = []
         statements: list[ast.stmt] = []
 
         def hold(expr: ast.expr) -> ast.Name:
             name = self._temp()
             temps.append(name)
-            statements.append(
-                ast.copy_location(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=expr), node)
-            )
+            statements.append(_place(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=expr), node))
             return ast.Name(id=name, ctx=ast.Load())
 
         if isinstance(target, ast.Attribute):
@@ -514,15 +531,11 @@ class Rewriter(ast.NodeTransformer):
                 slice=ast.Name(id=index.id, ctx=ast.Load()),
                 ctx=ast.Store(),
             )
-        load = self.visit(ast.copy_location(load, target))
-        store = self.visit(ast.copy_location(store, target))
-        statements.append(
-            ast.copy_location(ast.Assign(targets=[store], value=self._guard(method, [load, value], node)), node)
-        )
+        load = self.visit(_place(load, target))
+        store = self.visit(_place(store, target))
+        statements.append(_place(ast.Assign(targets=[store], value=self._guard(method, [load, value], node)), node))
         if self.scope.kind == "class":
-            statements.append(
-                ast.copy_location(ast.Delete(targets=[ast.Name(id=t, ctx=ast.Del()) for t in temps]), node)
-            )
+            statements.append(_place(ast.Delete(targets=[ast.Name(id=t, ctx=ast.Del()) for t in temps]), node))
         return statements
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
@@ -720,7 +733,7 @@ class Rewriter(ast.NodeTransformer):
                 self.check_binding(handler.name, handler)
         self.generic_visit(node)
         for handler in node.handlers:
-            handler.body.insert(0, ast.copy_location(ast.Expr(value=self._guard("check", [], handler)), handler))
+            handler.body.insert(0, _place(ast.Expr(value=self._guard("check", [], handler)), handler))
         return node
 
     visit_Try = _handlers
@@ -737,9 +750,7 @@ class Rewriter(ast.NodeTransformer):
                 [ast.Constant(alias.name), ast.Constant(alias.asname), ast.Constant(to_namespace)],
                 node,
             )
-            statements.append(
-                ast.copy_location(ast.Assign(targets=[ast.Name(id=bound, ctx=ast.Store())], value=value), node)
-            )
+            statements.append(_place(ast.Assign(targets=[ast.Name(id=bound, ctx=ast.Store())], value=value), node))
         return statements
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> list[ast.stmt]:
@@ -751,7 +762,7 @@ class Rewriter(ast.NodeTransformer):
         if any(alias.name == "*" for alias in node.names):
             if self.scope.kind != "module":
                 self._syntax_error("import * only allowed at module level", node)
-            return [ast.copy_location(ast.Expr(value=self._guard("import_star", [ast.Constant(module)], node)), node)]
+            return [_place(ast.Expr(value=self._guard("import_star", [ast.Constant(module)], node)), node)]
         statements = []
         for alias in node.names:
             if alias.name.startswith("_"):
@@ -759,9 +770,7 @@ class Rewriter(ast.NodeTransformer):
             bound = alias.asname or alias.name
             self.check_binding(bound, node)
             value = self._guard("import_from", [ast.Constant(module), ast.Constant(alias.name)], node)
-            statements.append(
-                ast.copy_location(ast.Assign(targets=[ast.Name(id=bound, ctx=ast.Store())], value=value), node)
-            )
+            statements.append(_place(ast.Assign(targets=[ast.Name(id=bound, ctx=ast.Store())], value=value), node))
         return statements
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.stmt:
@@ -774,8 +783,8 @@ class Rewriter(ast.NodeTransformer):
         self._annotation(node.annotation)  # checked, then dropped
         # Module-level names are declared `global` in the wrapper, where annotations are not allowed.
         if node.value is None:
-            return ast.copy_location(ast.Pass(), node)
-        assign = ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node)
+            return _place(ast.Pass(), node)
+        assign = _place(ast.Assign(targets=[node.target], value=node.value), node)
         return self.visit(assign)
 
 
@@ -823,10 +832,10 @@ def rewrite(tree: ast.Module, ctx: RewriteContext) -> Rewritten:
     if returns_value:
         last = body[-1]
         assert isinstance(last, ast.Expr)
-        body[-1] = ast.copy_location(ast.Return(value=last.value), last)
+        body[-1] = _place(ast.Return(value=last.value), last)
     global_names = sorted(scopes.root.bound - ctx.localizable)
     if global_names:
-        body.insert(0, ast.Global(names=global_names))
+        body.insert(0, _place(ast.Global(names=global_names), body[0]))
     wrapper = ast.FunctionDef(
         name=WRAPPER_NAME,
         args=ast.arguments(
@@ -838,5 +847,5 @@ def rewrite(tree: ast.Module, ctx: RewriteContext) -> Rewritten:
         type_comment=None,
     )
     module = ast.Module(body=[wrapper], type_ignores=[])
-    ast.fix_missing_locations(module)
+    _place(wrapper, tree.body[0] if tree.body else ast.Pass(lineno=1, col_offset=0))
     return Rewritten(tree=module, flags=flags, returns_value=returns_value)
