@@ -228,6 +228,7 @@ class LocalPythonExecutor:
         ns[prefix + "next"] = next
         ns[prefix + "compress"] = itertools.compress
         ns[prefix + "R"] = call.budget()
+        self._guards.budget_key = prefix + "R"
 
     def _outcome(
         self, call: CallState, value: Any, error: BaseException | None, logs: str, filename: str

@@ -31,6 +31,8 @@ import collections
 import copy
 import fractions
 import importlib
+import itertools
+import operator
 import os
 import string
 import sys
@@ -137,6 +139,7 @@ class Guards:
         self.authorized = authorized
         self.max_allocation_bytes = max_allocation_bytes
         self.call: CallState | None = None
+        self.budget_key = ""  # namespace key of the operation budget (set by the executor)
         self.views = ModuleViews(self)
         self.tools: dict[str, ToolProxy] = {}
         self.aliases = _aliases(self.name)
@@ -393,28 +396,38 @@ class Guards:
     def refuse_allocation(self, what: str) -> None:
         raise AllocationTooLarge(f"{what}; the sandbox refuses it to protect the kernel")
 
-    def _check_repeat(self, seq: Any, count: Any) -> None:
+    def _check_repeat(self, seq: Any, count: int) -> None:
         limit = self.max_allocation_bytes
-        if limit is None or not isinstance(count, int) or count <= 1:
+        if limit is None or count <= 1:
             return
+        length = _true_len(seq)
         if isinstance(seq, str):
-            item = 1 if seq.isascii() else 4
+            item = 1 if str.isascii(seq) else 4
         elif isinstance(seq, (bytes, bytearray)):
             item = 1
         else:
             item = 8
-        size = len(seq) * count * item
+        size = length * count * item
         if size > limit:
             self.refuse_allocation(
-                f"repeating a {type(seq).__name__} of length {len(seq):,} {count:,} times would allocate about "
+                f"repeating a {type(seq).__name__} of length {length:,} {count:,} times would allocate about "
                 f"{_format_size(size)}, above the limit of {_format_size(limit)} (max_allocation_bytes)"
             )
 
-    def _check_product(self, a: Any, b: Any) -> None:
-        if isinstance(a, _REPEATABLE) and isinstance(b, int):
-            self._check_repeat(a, b)
-        elif isinstance(b, _REPEATABLE) and isinstance(a, int):
-            self._check_repeat(b, a)
+    def _repeat_operands(self, a: Any, b: Any) -> tuple[Any, Any]:
+        """For ``sequence * n``: check the size and return the operands with ``n`` as the exact int Python will use
+        (so a lying ``__index__``/``__len__`` on agent-defined types cannot slip past the check)."""
+        if isinstance(a, _REPEATABLE) and not isinstance(b, _REPEATABLE):
+            count = _as_index(b)
+            if count is not None:
+                self._check_repeat(a, count)
+                return a, count
+        elif isinstance(b, _REPEATABLE) and not isinstance(a, _REPEATABLE):
+            count = _as_index(a)
+            if count is not None:
+                self._check_repeat(b, count)
+                return count, b
+        return a, b
 
     def mul(self, a: Any, b: Any) -> Any:
         ta = type(a)
@@ -422,58 +435,69 @@ class Guards:
             tb = type(b)
             if tb is int or tb is float:
                 return a * b
-        self._check_product(a, b)
+        a, b = self._repeat_operands(a, b)
         return a * b
 
     def imul(self, a: Any, b: Any) -> Any:
-        self._check_product(a, b)
+        a, b = self._repeat_operands(a, b)
         a *= b
         return a
 
-    def _check_power(self, base: Any, exp: Any) -> None:
-        if not isinstance(exp, int) or exp <= 1:
-            return
+    def _power_operands(self, base: Any, exp: Any) -> Any:
+        if not isinstance(exp, int):
+            return exp
+        exp = int.__index__(exp)
+        if exp <= 1:
+            return exp
         if isinstance(base, int):
-            bits = abs(base).bit_length()
+            bits = int.bit_length(base)
         elif isinstance(base, fractions.Fraction):
-            bits = abs(base.numerator).bit_length() + base.denominator.bit_length()
+            numerator = fractions.Fraction.numerator.fget(base)  # type: ignore[attr-defined]
+            denominator = fractions.Fraction.denominator.fget(base)  # type: ignore[attr-defined]
+            bits = max(int.bit_length(numerator), int.bit_length(denominator))
         else:
-            return
+            return exp
         if bits > 1 and (bits - 1) * exp > policy.MAX_INT_BITS:
             self.refuse_allocation(
                 f"{base if bits < 64 else 'a ' + str(bits) + '-bit number'} ** {exp:,} would have about "
                 f"{(bits - 1) * exp:,} bits, above the limit of {policy.MAX_INT_BITS:,} bits"
             )
+        return exp
 
     def power(self, base: Any, exp: Any, mod: Any = None) -> Any:
         if mod is not None:
             return builtins.pow(base, exp, mod)
-        self._check_power(base, exp)
-        return base**exp
+        return base ** self._power_operands(base, exp)
 
     def ipow(self, a: Any, b: Any) -> Any:
-        self._check_power(a, b)
-        a **= b
+        a **= self._power_operands(a, b)
         return a
 
-    def _check_shift(self, a: Any, b: Any) -> None:
+    def _shift_operand(self, a: Any, b: Any) -> Any:
         limit = self.max_allocation_bytes
-        if limit is not None and isinstance(a, int) and isinstance(b, int) and a and b > 0:
-            size = (a.bit_length() + b) // 8
+        if not (isinstance(a, int) and isinstance(b, int)):
+            return b
+        b = int.__index__(b)
+        if limit is not None and b > 0 and int.__index__(a):
+            size = (int.bit_length(a) + b) // 8
             if size > limit:
                 self.refuse_allocation(
                     f"{a} << {b:,} would allocate about {_format_size(size)}, above the limit of "
                     f"{_format_size(limit)} (max_allocation_bytes)"
                 )
+        return b
 
     def lshift(self, a: Any, b: Any) -> Any:
-        self._check_shift(a, b)
-        return a << b
+        return a << self._shift_operand(a, b)
 
     def ilshift(self, a: Any, b: Any) -> Any:
-        self._check_shift(a, b)
-        a <<= b
+        a <<= self._shift_operand(a, b)
         return a
+
+    def counted(self, iterator: Any) -> Any:
+        """An endless iterator that counts against the operation budget even when consumed by C code (sum, list)."""
+        budget = self.ns.get(self.budget_key)
+        return iterator if budget is None else itertools.compress(iterator, budget)
 
     # -- imports ----------------------------------------------------------------------------------------------------
 
@@ -591,6 +615,35 @@ def _thread_ident() -> int:
     import threading
 
     return threading.get_ident()
+
+
+_TRUE_LEN = (
+    (str, str.__len__),
+    (bytes, bytes.__len__),
+    (bytearray, bytearray.__len__),
+    (list, list.__len__),
+    (tuple, tuple.__len__),
+    (collections.deque, collections.deque.__len__),
+    (array.array, array.array.__len__),
+)
+
+
+def _true_len(seq: Any) -> int:
+    for cls, length in _TRUE_LEN:
+        if isinstance(seq, cls):
+            return length(seq)
+    return len(seq)
+
+
+def _as_index(value: Any) -> int | None:
+    if isinstance(value, int):
+        return int.__index__(value)
+    if isinstance(value, (float, complex, str, bytes)):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
 
 
 def _is_pandas(obj: Any) -> bool:

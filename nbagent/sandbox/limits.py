@@ -334,11 +334,25 @@ def process_limits(max_recursion: int | None, max_memory_bytes: int | None) -> I
                     _process_state["rlimit"] = None
 
 
+def _available_memory_bytes() -> int | None:
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def _set_memory_limit(extra: int) -> tuple[int, int] | None:
     try:
         import resource
     except ImportError:
         return None
+    available = _available_memory_bytes()
+    if available is not None:  # never let one call push the machine into swapping or the OOM killer
+        extra = min(extra, max(256 * 2**20, available * 3 // 4))
     used = _address_space_bytes()
     if used is None:
         return None

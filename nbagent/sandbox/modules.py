@@ -10,6 +10,7 @@ agent code cannot poison a library for the rest of the kernel.
 
 from __future__ import annotations
 
+import itertools
 import operator
 import sys
 from collections.abc import Callable
@@ -63,16 +64,41 @@ def _bounded_integer_function(original: Callable, guards: Guards) -> Callable:
 
 
 def _checked_getter(original: Callable, guards: Guards) -> Callable:
+    """operator.attrgetter / methodcaller: every attribute goes through the sandbox's getattr."""
+    guarded_getattr = guards.builtins["getattr"]
+
     def checked(*names: Any, **kwargs: Any) -> Any:
-        for name in names:
-            for part in str(name).split(".") if original is operator.attrgetter else [name]:
+        for name in names if original is operator.attrgetter else names[:1]:
+            if not isinstance(name, str):
+                return original(*names, **kwargs)  # raises the usual TypeError
+            for part in name.split("."):
                 guards.check_attribute_name(part)
-        if original is operator.methodcaller and names and names[0] in policy.RUNTIME_CHECKED_ATTRIBUTES:
+        if original is operator.methodcaller:
             method, args = names[0], names[1:]
-            return lambda obj: guards.attr(obj, method)(*args, **kwargs)
-        return original(*names, **kwargs)
+            return lambda obj: guarded_getattr(obj, method)(*args, **kwargs)
+
+        def get(obj: Any) -> Any:
+            values = []
+            for name in names:
+                value = obj
+                for part in name.split("."):
+                    value = guarded_getattr(value, part)
+                values.append(value)
+            return values[0] if len(values) == 1 else tuple(values)
+
+        return get
 
     return _named(checked, original)
+
+
+def _endless_iterator(original: Callable, guards: Guards) -> Callable:
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        iterator = original(*args, **kwargs)
+        if original is itertools.repeat and (len(args) > 1 or "times" in kwargs):
+            return iterator
+        return guards.counted(iterator)
+
+    return _named(counted, original)
 
 
 def _allocation_operator(original: Callable, guards: Guards) -> Callable:
@@ -138,6 +164,9 @@ WRAPPERS: dict[tuple[str, str], Callable[[Any, Guards], Callable]] = {
     ("math", "factorial"): _bounded_integer_function,
     ("math", "comb"): _bounded_integer_function,
     ("math", "perm"): _bounded_integer_function,
+    ("itertools", "count"): _endless_iterator,
+    ("itertools", "cycle"): _endless_iterator,
+    ("itertools", "repeat"): _endless_iterator,
     ("operator", "attrgetter"): _checked_getter,
     ("operator", "methodcaller"): _checked_getter,
     **{("operator", op): _allocation_operator for op in ("mul", "imul", "pow", "ipow", "lshift", "ilshift")},

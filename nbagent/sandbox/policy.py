@@ -240,8 +240,9 @@ DENIED_MODULE_ATTRIBUTES: dict[str, frozenset[str]] = {
     ),
     "types": frozenset("CodeType FunctionType LambdaType FrameType TracebackType CellType new_class".split()),
     "string": frozenset({"Formatter"}),
-    "numpy": frozenset({"NpzFile"}),
+    "numpy": frozenset({"NpzFile", "memmap"}),
     "numpy.lib.npyio": frozenset({"NpzFile"}),
+    "numpy.lib.stride_tricks": frozenset({"as_strided"}),  # reads and writes arbitrary process memory
     "pandas": frozenset({"read_pickle", "eval", "HDFStore", "read_hdf"}),
     "pandas.api.extensions": frozenset(
         {

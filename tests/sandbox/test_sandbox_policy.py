@@ -63,6 +63,9 @@ ATTACKS: dict[str, Attack] = {
     "methodcaller": Attack(
         "attribute walking", "import operator\noperator.methodcaller('__reduce_ex__', 2)(1)", ("operator",)
     ),
+    "attrgetter format": Attack(
+        "format strings", "import operator\noperator.attrgetter('format')('{0.__class__}')(1)", ("operator",)
+    ),
     "match class attribute": Attack("attribute walking", "match 1:\n    case int(__class__=c): pass"),
     "private attribute of a library object": Attack("attribute walking", "import random\nrandom.Random()._randbelow"),
     # --- builtins recovery
@@ -103,6 +106,14 @@ ATTACKS: dict[str, Attack] = {
     "numpy ctypeslib": Attack("authorized module", "import numpy as np\nnp.ctypeslib.ctypes", ("numpy",)),
     "numpy env file": Attack(
         "authorized module", "import numpy as np\nnp.fromfile('/proc/self/environ', dtype='u1').tobytes()", ("numpy",)
+    ),
+    "numpy as_strided": Attack(
+        "authorized module",
+        "import numpy as np\nnp.lib.stride_tricks.as_strided(np.zeros(1), shape=(10**6,), strides=(8,)).sum()",
+        ("numpy",),
+    ),
+    "numpy memmap of process memory": Attack(
+        "authorized module", "import numpy as np\nnp.memmap('/proc/self/mem', dtype='u1', mode='r+')", ("numpy",)
     ),
     "pandas read_pickle": Attack("authorized module", "import pandas as pd\npd.read_pickle('x.pkl')", ("pandas",)),
     "pandas query scope trick": Attack(
@@ -155,6 +166,27 @@ ATTACKS: dict[str, Attack] = {
     "factorial": Attack("resource exhaustion", "import math\nmath.factorial(10**8)"),
     "operator.mul": Attack("resource exhaustion", "import operator\noperator.mul('a', 10**10)", ("operator",)),
     "dunder mul": Attack("resource exhaustion", "'a'.__mul__(10**10)"),
+    "lying __index__": Attack(
+        "resource exhaustion", "class N:\n    def __index__(self):\n        return 10**10\n'a' * N()"
+    ),
+    "lying __len__": Attack(
+        "resource exhaustion", "class L(list):\n    def __len__(self):\n        return 0\nL([0]) * 10**10"
+    ),
+    "lying bit_length": Attack(
+        "resource exhaustion", "class I(int):\n    def bit_length(self):\n        return 1\nI(10) ** 10**8"
+    ),
+    "endless iterator consumed in C": Attack(
+        "resource exhaustion",
+        "import itertools\nsum(itertools.count())",
+        expect="error",
+        options={"max_operations": 10**6},
+    ),
+    "endless repeat into a list": Attack(
+        "resource exhaustion",
+        "import itertools\nlist(itertools.repeat(1))",
+        expect="error",
+        options={"max_operations": 10**6},
+    ),
     # --- state poisoning
     "rebind tool": Attack("state poisoning", "final_answer = lambda x: x"),
     "def tool": Attack("state poisoning", "def final_answer(x):\n    return x"),
