@@ -49,7 +49,7 @@ export function renderImages(indexes, source) {
       source.missing?.(index);
       return h("div", { class: "nba-img-missing", dataset: { image: index } }, `image ${index} not received yet`);
     }
-    return h("img", { class: "nba-img", src: source.url(buffer), alt: `image ${index}`, loading: "lazy", dataset: { image: index } });
+    return h("img", { class: "nba-img", src: source.url(buffer), alt: `image ${index}`, dataset: { image: index } });
   });
   return h("div", { class: "nba-images" }, items);
 }

@@ -2,8 +2,8 @@
 import { collapsible } from "./collapse.js";
 import { h } from "./dom.js";
 
-/** The "Execution logs" block, or null when there are none. */
-export function renderLogs(text, { label = "Execution logs" } = {}) {
+/** The observation block (execution logs, tool results), or null when there is none. */
+export function renderLogs(text, { label = "Observation" } = {}) {
   if (!text) return null;
   const pre = h("pre", { class: "nba-logs" }, text);
   return h("div", { class: "nba-block nba-block-logs" }, h("div", { class: "nba-label" }, label), collapsible(pre, { text }));

@@ -63,7 +63,7 @@ function actionBody(step, ctx) {
     renderLogs(step.observations),
     renderImages(step.images, ctx.images),
     renderChildren(step.children, ctx.renderRunInto),
-    step.is_final_answer ? null : renderActionOutput(step.action_output),
+    step.is_final_answer || step.observations ? null : renderActionOutput(step.action_output),
     renderError(step.error),
   ];
 }

@@ -6,7 +6,7 @@ describe("renderLogs", () => {
   it("shows printed text verbatim", () => {
     const el = renderLogs("a <b>\n  indented\n");
     expect(el.querySelector("pre.nba-logs").textContent).toBe("a <b>\n  indented\n");
-    expect(el.querySelector(".nba-label").textContent).toBe("Execution logs");
+    expect(el.querySelector(".nba-label").textContent).toBe("Observation");
     expect(el.querySelector("b")).toBeNull();
   });
 

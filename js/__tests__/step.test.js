@@ -34,7 +34,7 @@ describe("renderStep", () => {
     const el = renderStep(imageStep, ctx());
     expect(el.querySelector(".nba-logs").textContent).toBe("plotted\n");
     expect(el.querySelectorAll("img.nba-img")).toHaveLength(1);
-    expect(el.querySelector(".nba-output").textContent).toBe("<image>");
+    expect(el.querySelector(".nba-output")).toBeNull(); // the observation already shows it
     expect(el.classList.contains("nba-step-error")).toBe(false);
   });
 
@@ -55,5 +55,14 @@ describe("renderStep", () => {
     expect(el.classList.contains("nba-step-stopped")).toBe(true);
     expect(el.querySelector(".nba-stopped").textContent).toBe("stopped");
     expect(el.querySelector("details.nba-child .nba-nested").textContent).toBe("sub");
+  });
+});
+
+describe("returned value", () => {
+  it("is shown only when there is no observation (which already holds it)", () => {
+    const withObs = renderStep({ ...imageStep, observations: "Last output: 3", action_output: "3" }, ctx());
+    expect(withObs.querySelector(".nba-output")).toBeNull();
+    const without = renderStep({ ...imageStep, observations: null, action_output: "3" }, ctx());
+    expect(without.querySelector(".nba-output").textContent).toBe("3");
   });
 });
