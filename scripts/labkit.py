@@ -87,7 +87,14 @@ class Lab:
             **self.extra_env,
         }
         log = self.log_path.open("w")
-        cmd = [sys.executable, "-m", "jupyterlab", "--config", str(ROOT / "scripts/jupyter_server_config.py"), *self.args]
+        cmd = [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--config",
+            str(ROOT / "scripts/jupyter_server_config.py"),
+            *self.args,
+        ]
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=self.run_dir)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -16,6 +16,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(Path(__file__).parent))
 
 from labkit import CHROMIUM, Lab, chromium  # noqa: E402
+
 from notebooks import write_notebooks  # noqa: E402
 
 

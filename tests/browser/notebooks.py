@@ -6,7 +6,7 @@ from pathlib import Path
 
 import nbformat
 
-HAND_MADE = '''\
+HAND_MADE = """\
 from PIL import Image, ImageDraw
 from nbagent import ActionStep, AgentMemory, TaskStep, Timing
 from nbagent.errors import AgentExecutionError
@@ -30,7 +30,7 @@ memory.steps = [
                action_output="A red square; 1/0 is undefined.", is_final_answer=True, token_usage=TokenUsage(990, 22)),
 ]
 widget = AgentWidget.from_memory(memory, agent_name="painter", model_id="hand-made")
-widget'''
+widget"""
 
 SECOND_VIEW = "widget  # a second view of the same widget"
 

@@ -23,7 +23,11 @@ STATIC = ".jp-OutputArea-output .nbagent-static"
 
 
 def output_bundles(nb: dict, cell: int) -> list[dict]:
-    return [o.get("data", {}) for o in nb["cells"][cell]["outputs"] if o["output_type"] in ("display_data", "execute_result")]
+    return [
+        o.get("data", {})
+        for o in nb["cells"][cell]["outputs"]
+        if o["output_type"] in ("display_data", "execute_result")
+    ]
 
 
 def assert_run_shown(root, *, code: bool) -> None:
@@ -90,7 +94,9 @@ def test_hand_made_run_renders_saves_and_exports(lab: Lab, page, artifacts: Path
 
     saved = save(page, lab, "hand_made.ipynb")
     bundles = output_bundles(saved, 0) + output_bundles(saved, 1)
-    assert len(bundles) == 2 and all(WIDGET_VIEW not in b and "nbagent-static" in "".join(b["text/html"]) for b in bundles)
+    assert len(bundles) == 2 and all(
+        WIDGET_VIEW not in b and "nbagent-static" in "".join(b["text/html"]) for b in bundles
+    )
 
     lab.shutdown_kernels()  # yesterday's kernel is gone
     open_notebook(page, lab, "hand_made.ipynb", wait_kernel=False)
