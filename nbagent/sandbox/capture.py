@@ -88,6 +88,12 @@ class _Router:
     def isatty(self) -> bool:
         return False
 
+    def close(self) -> None:
+        """Agent code must not close the kernel's stream."""
+
+    def detach(self) -> None:
+        raise OSError("the sandbox's output stream cannot be detached")
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._original, name)
 

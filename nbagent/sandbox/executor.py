@@ -189,6 +189,9 @@ class LocalPythonExecutor:
         except StaticRefusal as refusal:
             message = _located(code, refusal.lineno, None) + f"PolicyError: {refusal.message}"
             raise PolicyError(message, cause_type="PolicyError", lineno=refusal.lineno) from None
+        except (ValueError, TypeError, RecursionError, MemoryError) as exc:  # e.g. absurdly nested code
+            message = f"{type(exc).__name__}: the sandbox could not compile this code: {exc}"
+            raise ExecutionError(message, cause_type=type(exc).__name__) from None
         wrapper = next(c for c in module_code.co_consts if isinstance(c, types.CodeType) and c.co_name == WRAPPER_NAME)
         return types.FunctionType(_strip_qualnames(wrapper), self.state, WRAPPER_NAME), rewritten.returns_value
 

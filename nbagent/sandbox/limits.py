@@ -249,10 +249,12 @@ def interrupts(call: CallState) -> Iterator[None]:
     if not call.in_main_thread or _INTERRUPT_SIGNAL is None:
         yield from _watched(call)
         return
-    signals = (signal.SIGINT, _INTERRUPT_SIGNAL, signal.SIGALRM)
-    previous = {sig: signal.getsignal(sig) for sig in signals}
+    handlers = {signal.SIGINT: _on_sigint, _INTERRUPT_SIGNAL: _on_interrupt_signal, signal.SIGALRM: _on_alarm}
+    if signal.getsignal(signal.SIGINT) is None:  # installed from C: we could not put it back
+        del handlers[signal.SIGINT]
+    previous = {sig: signal.getsignal(sig) for sig in handlers}
     try:
-        for sig, handler in zip(signals, (_on_sigint, _on_interrupt_signal, _on_alarm)):
+        for sig, handler in handlers.items():
             signal.signal(sig, handler)
     except ValueError:  # not the main interpreter
         yield from _watched(call)
@@ -266,6 +268,8 @@ def interrupts(call: CallState) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_REAL, 0)
         _main_calls.remove(call)
         for sig, handler in previous.items():
+            if sig != signal.SIGINT and handler in (signal.SIG_DFL, None):
+                continue  # ours is a no-op outside calls; SIG_DFL would let a late signal terminate the kernel
             signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
         delay, interval = old_timer
         if delay:  # someone else's timer (e.g. pytest-timeout): give it back, minus the time we took

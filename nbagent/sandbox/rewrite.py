@@ -439,14 +439,44 @@ class Rewriter(ast.NodeTransformer):
         node.attr = attr
         return node
 
+    def _pattern_expr(self, expr: ast.expr) -> ast.expr:
+        """Names and dotted names inside patterns must stay names and attribute chains (Python's grammar)."""
+        if isinstance(expr, ast.Attribute):
+            reason = policy.attribute_refusal(expr.attr) or (
+                f"access to attribute {expr.attr!r} is not allowed in a pattern"
+                if expr.attr.startswith("_") or expr.attr in policy.RUNTIME_CHECKED_ATTRIBUTES
+                else None
+            )
+            if reason:
+                self._refuse(reason, expr)
+            expr.value = self._pattern_expr(expr.value)
+            return expr
+        if isinstance(expr, ast.Name):
+            if self.resolve(expr.id) == "local":
+                return expr
+            loaded = self._global_load(expr) if not policy.is_dunder(expr.id) else None
+            if isinstance(loaded, (ast.Name, ast.Attribute)):
+                return loaded
+            if loaded is not None and expr.id not in self.ctx.protected and expr.id not in _SPECIAL_BUILTINS:
+                if expr.id not in self.ctx.hidden:
+                    return expr  # a global defined later: looked up by Python itself
+            self._refuse(f"{expr.id!r} cannot be used in a pattern", expr)
+        return self.visit(expr)
+
+    def visit_MatchValue(self, node: ast.MatchValue) -> ast.pattern:
+        node.value = self._pattern_expr(node.value)
+        return node
+
     def visit_MatchClass(self, node: ast.MatchClass) -> ast.pattern:
         for attr in node.kwd_attrs:
             reason = policy.attribute_refusal(attr) or (
-                f"matching private attribute {attr!r}" if attr.startswith("_") else None
+                f"matching private attribute {attr!r} is not allowed" if attr.startswith("_") else None
             )
             if reason:
                 self._refuse(reason, node)
-        self.generic_visit(node)
+        node.cls = self._pattern_expr(node.cls)
+        node.patterns = [self.visit(p) for p in node.patterns]
+        node.kwd_patterns = [self.visit(p) for p in node.kwd_patterns]
         return node
 
     def visit_MatchAs(self, node: ast.MatchAs) -> ast.pattern:
@@ -463,7 +493,8 @@ class Rewriter(ast.NodeTransformer):
     def visit_MatchMapping(self, node: ast.MatchMapping) -> ast.pattern:
         if node.rest:
             self.check_binding(node.rest, node)
-        self.generic_visit(node)
+        node.keys = [self._pattern_expr(k) for k in node.keys]
+        node.patterns = [self.visit(p) for p in node.patterns]
         return node
 
     # -- operators ----------------------------------------------------------------------------------------------------

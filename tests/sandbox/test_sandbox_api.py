@@ -174,3 +174,27 @@ def test_calls_cannot_nest() -> None:
 def test_non_string_code_is_rejected(executor: LocalPythonExecutor) -> None:
     with pytest.raises(TypeError):
         executor(b"1")  # type: ignore[arg-type]
+
+
+def test_prints_of_other_threads_are_not_captured(capsys: pytest.CaptureFixture[str]) -> None:
+    import threading
+
+    def tool() -> str:
+        thread = threading.Thread(target=lambda: print("from another thread"))
+        thread.start()
+        thread.join()
+        return "ok"
+
+    executor = LocalPythonExecutor()
+    executor.send_tools({"tool": tool})
+    result = executor("print('mine')\ntool()")
+    assert result.logs == "mine\n" and result.output == "ok"
+    assert "from another thread" in capsys.readouterr().out
+
+
+def test_code_cannot_close_the_kernel_stream() -> None:
+    import sys
+
+    executor = LocalPythonExecutor(additional_authorized_imports=["sys"])
+    assert executor("import sys\nsys.stdout.close()\nprint('still here')").logs == "still here\n"
+    assert not sys.stdout.closed

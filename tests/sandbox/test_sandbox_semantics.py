@@ -50,6 +50,12 @@ CASES: dict[str, str] = {
         "        case Pt(x, y) if x == y: return 'diag'\n        case _: return 'else'\n"
         "[where(Pt(0, 0)), where(Pt(0, 5)), where(Pt(2, 2)), where(Pt(1, 3))]"
     ),
+    "match value, class and mapping patterns on later-defined names": (
+        "def kind(x):\n    match x:\n        case Color.RED: return 'red'\n        case Shape(sides=4): return 'square'\n"
+        "        case {Keys.A: v}: return v\n        case _: return None\n"
+        "class Color:\n    RED = 1\nclass Keys:\n    A = 'a'\nclass Shape:\n    def __init__(self, n): self.sides = n\n"
+        "[kind(1), kind(Shape(4)), kind({'a': 9}), kind(3)]"
+    ),
     "assert": "assert 1 + 1 == 2, 'math'\nassert False, 'boom'",
     # --- functions
     "defaults kwonly posonly": (
