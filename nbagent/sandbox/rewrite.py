@@ -217,9 +217,7 @@ class Rewriter(ast.NodeTransformer):
             return node
         if policy.is_dunder(name) and name not in policy.READABLE_DUNDER_NAMES:
             self._refuse(f"access to the special name {name!r} is not allowed", node)
-        if self.resolve(name) == "local":
-            if self.scope.kind == "class" and name in self.scope.bound:
-                return node  # class-body binding: check_binding refused the dangerous ones
+        if self.resolve(name) == "local":  # class-body bindings included: check_binding refused the dangerous ones
             return node
         return self._global_load(node)
 
