@@ -20,3 +20,8 @@ c.LabApp.user_settings_dir = os.path.join(RUN, "user-settings")
 c.LabApp.news_url = None
 c.LabApp.check_for_updates_class = "jupyterlab.NeverCheckForUpdate"
 c.LabApp.expose_app_in_browser = True  # window.jupyterapp: run JupyterLab commands from tests
+
+# Server extensions to turn off (comma-separated), e.g. to see JupyterLab without nbagent's save hook.
+_disabled = [name for name in os.environ.get("JLAB_DISABLE_EXTENSIONS", "").split(",") if name]
+if _disabled:
+    c.ServerApp.jpserver_extensions = {name: False for name in _disabled}

@@ -78,12 +78,36 @@ result = agent.run("Divide 1 by 0, then draw a red square.")'''
 
 AFTER_RUN = "print('RESULT:', result)"
 
+MAGIC_SETUP = """\
+%load_ext nbagent
+from nbagent import ScriptedModel
+
+def code(thought, body):
+    return f"Thought: {thought}\\n```python\\n{body}\\n```"
+
+model = ScriptedModel(
+    [
+        code("try the division.", "print('dividing')\\nx = 1/0"),
+        code("draw it.", "from PIL import Image, ImageDraw\\nimg = Image.new('RGB', (120, 80), 'white')\\n"
+             "ImageDraw.Draw(img).rectangle([20, 10, 100, 70], fill=(220, 30, 30))\\nprint('drawn')\\nimg"),
+        code("done.", "final_answer('A red square; 1/0 is undefined.')"),
+    ],
+    token_delay=0.01,
+)"""
+
+MAGIC_RUN = """\
+%%agent -m model --imports PIL,PIL.* -o answer
+Divide 1 by 0, then draw a **red square**."""
+
+MAGIC_AFTER = "print('ANSWER:', answer)"
+
 
 def write_notebooks(folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     notebooks = {
         "hand_made.ipynb": [HAND_MADE, SECOND_VIEW],
         "agent_run.ipynb": [AGENT_RUN, AFTER_RUN],
+        "magic_run.ipynb": [MAGIC_SETUP, MAGIC_RUN, MAGIC_AFTER],
     }
     paths = []
     for name, sources in notebooks.items():

@@ -1,8 +1,11 @@
 """The widget in a real JupyterLab (default settings) with Debian's Chromium.
 
-A run renders (code, logs, error style, image, final answer, tokens), a second view matches, model
-text streams in live, and after saving, a reloaded page with the old kernel gone still shows the
-run (as static HTML: see nbagent/views/saving.py), as does nbconvert's HTML export, offline.
+Three notebooks: a widget built from a hand-made memory (plus a second view of it), a real
+`ToolCallingAgent.run()` and a real `%%agent` cell (CodeAgent), both with ScriptedModels of three
+steps (an error, an image, a final answer). Each renders live (code, logs, error style, <img>,
+final answer, tokens); model text streams in; after saving, the page reopened with the kernel gone
+(and no new kernel) still shows the run as static HTML (nbagent/views/saving.py), and so does
+nbconvert's HTML export, opened offline. A control test shows what happens without the mechanism.
 """
 
 from __future__ import annotations
@@ -20,126 +23,142 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 LIVE = ".nbagent-widget[data-rendered='1'] .nbagent"
 STATIC = ".jp-OutputArea-output .nbagent-static"
+ANSWER = "A red square; 1/0 is undefined."
 
 
-def output_bundles(nb: dict, cell: int) -> list[dict]:
+def output_bundles(nb: dict) -> list[dict]:
     return [
         o.get("data", {})
-        for o in nb["cells"][cell]["outputs"]
+        for c in nb["cells"]
+        for o in c.get("outputs", [])
         if o["output_type"] in ("display_data", "execute_result")
     ]
 
 
+def run_bundles(nb: dict) -> list[dict]:
+    return [b for b in output_bundles(nb) if "nbagent-static" in "".join(b.get("text/html", ""))]
+
+
 def assert_run_shown(root, *, code: bool) -> None:
-    """The parts of the hand-made / scripted run, in whichever rendering (live widget or static HTML)."""
-    expect(root.locator(".nba-status")).to_have_text("done")
+    """The parts of the three-step run, in whichever rendering (live widget or static HTML)."""
+    expect(root.locator(".nba-status")).to_have_text("done", timeout=60_000)
     steps = root.locator(".nba-steps > .nba-step")
     expect(steps).to_have_count(3)
     first = steps.nth(0)
     expect(first).to_have_class("nba-step nba-step-action nba-step-error")
-    expect(first.locator(".nba-error-text")).to_contain_text("division by zero")
     expect(first.locator(".nba-step-title")).to_have_text("Step 1")
+    expect(first.locator(".nba-error-text")).to_contain_text("division by zero")
     if code:
         expect(first.locator("pre.nba-code")).to_have_text("print('dividing')\nx = 1/0")
+        expect(first.locator("pre.nba-code .nba-b").first).to_have_text("print")  # highlighted
         expect(first.locator(".nba-logs")).to_contain_text("dividing")
         expect(steps.nth(1).locator(".nba-logs")).to_contain_text("drawn")
     else:
         expect(first.locator(".nba-tool-name")).to_have_text("divide")
-    # error style: the error block is red-ish, not the normal text colour
     colors = first.evaluate(
-        "s => [getComputedStyle(s.querySelector('.nba-error-text')).color, getComputedStyle(s.querySelector('.nba-step-title')).color]"
+        "s => [s.querySelector('.nba-error-text'), s.querySelector('.nba-step-title')].map(e => getComputedStyle(e).color)"
     )
-    assert colors[0] != colors[1]
+    assert colors[0] != colors[1], "the error is not styled differently from normal text"
     image = steps.nth(1).locator("img.nba-img")
     expect(image).to_have_count(1)
     image.scroll_into_view_if_needed()
     root.page.wait_for_function("img => img.complete && img.naturalWidth === 120", arg=image.element_handle())
-    expect(root.locator(".nba-final")).to_contain_text("A red square; 1/0 is undefined.")
+    expect(root.locator(".nba-final")).to_contain_text(ANSWER)
     expect(first.locator(".nba-tokens")).to_be_visible()
 
 
 def export_html(lab: Lab, name: str, out_dir: Path) -> Path:
-    subprocess.run(
-        [sys.executable, "-m", "nbconvert", "--to", "html", "--output-dir", str(out_dir), str(lab.notebook_dir / name)],
-        check=True,
-        capture_output=True,
-    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "nbconvert",
+        "--to",
+        "html",
+        "--output-dir",
+        str(out_dir),
+        str(lab.notebook_dir / name),
+    ]
+    subprocess.run(cmd, check=True, capture_output=True)
     return out_dir / name.replace(".ipynb", ".html")
 
 
-def open_offline(page, html: Path) -> list[str]:
+def open_offline(page, html: Path) -> None:
     """Open an exported page with every non-file request blocked (an offline reader)."""
-    blocked: list[str] = []
-
-    def handle(route):
-        if route.request.url.startswith("file://"):
-            return route.continue_()
-        blocked.append(route.request.url)
-        return route.abort()
-
-    page.route("**/*", handle)
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://") else route.abort())
     page.goto(html.resolve().as_uri())
-    return blocked
 
 
-def test_hand_made_run_renders_saves_and_exports(lab: Lab, page, artifacts: Path) -> None:
-    open_notebook(page, lab, "hand_made.ipynb")
-    run_all(page)
-    views = page.locator(LIVE)
-    expect(views).to_have_count(2, timeout=60_000)
-    assert_run_shown(views.nth(0), code=True)
-    assert views.nth(0).inner_text() == views.nth(1).inner_text()  # a second view rebuilds from state
-    expect(views.nth(0).locator(".nba-task strong")).to_have_text("red square")
-    views.nth(0).screenshot(path=str(artifacts / "hand_made_live.png"))
-
-    saved = save(page, lab, "hand_made.ipynb")
-    bundles = output_bundles(saved, 0) + output_bundles(saved, 1)
-    assert len(bundles) == 2 and all(
-        WIDGET_VIEW not in b and "nbagent-static" in "".join(b["text/html"]) for b in bundles
-    )
-
-    lab.shutdown_kernels()  # yesterday's kernel is gone
-    open_notebook(page, lab, "hand_made.ipynb", wait_kernel=False)
-    static = page.locator(STATIC)
-    expect(static).to_have_count(2, timeout=60_000)
-    assert_run_shown(static.nth(0), code=True)
-    expect(page.get_by_text("Error displaying widget")).to_have_count(0)
-    page.screenshot(path=str(artifacts / "hand_made_reopened.png"), full_page=True)
-
-    html = export_html(lab, "hand_made.ipynb", artifacts)
-    blocked = open_offline(page, html)
-    exported = page.locator(".nbagent-static")
-    expect(exported).to_have_count(2)
-    assert_run_shown(exported.nth(0), code=True)
-    page.screenshot(path=str(artifacts / "hand_made_export.png"), full_page=True)
-    assert not any("nbagent" in url for url in blocked)
-
-
-def test_agent_run_streams_live_and_survives_reload(lab: Lab, page, artifacts: Path) -> None:
-    open_notebook(page, lab, "agent_run.ipynb")
-    run_all(page)
-    streaming = page.locator(".nbagent-widget .nba-streaming")
-    expect(streaming).to_contain_text("Thought: I will first", timeout=60_000)  # tokens arrive while the model "writes"
-    view = page.locator(LIVE)
-    expect(view.locator(".nba-status")).to_have_text("done", timeout=60_000)
-    assert_run_shown(view, code=False)
-    expect(view.locator(".nba-streaming")).to_have_count(0)
-    expect(page.locator(".jp-Cell").nth(1).locator(".jp-OutputArea-output")).to_contain_text("RESULT: A red square")
-    view.screenshot(path=str(artifacts / "agent_run_live.png"))
-
-    saved = save(page, lab, "agent_run.ipynb")
-    [bundle] = output_bundles(saved, 0)
-    assert WIDGET_VIEW not in bundle and 'data-status="done"' in "".join(bundle["text/html"])
-
-    # reload with the kernel still alive: the page shows the saved (static) run
-    open_notebook(page, lab, "agent_run.ipynb", wait_kernel=False)
-    assert_run_shown(page.locator(STATIC), code=False)
-
+def reopen_without_kernel(page, lab: Lab, name: str) -> None:
+    """Yesterday's kernel is gone, and no new one may start: the saved file alone must show the run."""
     lab.shutdown_kernels()
-    open_notebook(page, lab, "agent_run.ipynb", wait_kernel=False)
-    assert_run_shown(page.locator(STATIC), code=False)
+    page.route(
+        "**/api/sessions**", lambda route: route.abort() if route.request.method == "POST" else route.continue_()
+    )
+    open_notebook(page, lab, name, wait_kernel=False)
 
-    html = export_html(lab, "agent_run.ipynb", artifacts)
+
+CASES = {
+    "hand_made.ipynb": {"code": True, "views": 2},
+    "agent_run.ipynb": {"code": False, "views": 1},
+    "magic_run.ipynb": {"code": True, "views": 1},
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_run_renders_live_then_from_the_saved_file(name: str, lab: Lab, page, artifacts: Path) -> None:
+    case, stem = CASES[name], name.removesuffix(".ipynb")
+    open_notebook(page, lab, name)
+    run_all(page)
+    if name == "agent_run.ipynb":  # model text streams in while the scripted model "writes"
+        expect(page.locator(".nbagent-widget .nba-streaming")).to_contain_text("Thought: I will first", timeout=60_000)
+    views = page.locator(LIVE)
+    expect(views).to_have_count(case["views"], timeout=60_000)
+    assert_run_shown(views.nth(0), code=case["code"])
+    expect(views.nth(0).locator(".nba-streaming")).to_have_count(0)
+    if case["views"] == 2:  # a second view of the same widget rebuilds from state
+        assert views.nth(0).inner_text() == views.nth(1).inner_text()
+    views.nth(0).screenshot(path=str(artifacts / f"{stem}_live.png"))
+    if name == "magic_run.ipynb":
+        expect(page.locator(".jp-Cell").nth(2).locator(".jp-OutputArea-output")).to_contain_text(
+            f"ANSWER: {ANSWER}", timeout=30_000
+        )
+
+    saved = save(page, lab, name)
+    bundles = run_bundles(saved)
+    assert len(bundles) == case["views"]
+    assert all(WIDGET_VIEW not in b and 'data-status="done"' in "".join(b["text/html"]) for b in bundles)
+
+    reopen_without_kernel(page, lab, name)
+    static = page.locator(STATIC)
+    expect(static).to_have_count(case["views"], timeout=60_000)
+    assert_run_shown(static.nth(0), code=case["code"])
+    expect(page.get_by_text("Error displaying widget")).to_have_count(0)
+    assert lab.kernels() == []
+    page.screenshot(path=str(artifacts / f"{stem}_reopened.png"), full_page=True)
+
+    html = export_html(lab, name, artifacts)
     open_offline(page, html)
-    assert_run_shown(page.locator(".nbagent-static"), code=False)
-    page.screenshot(path=str(artifacts / "agent_run_export.png"), full_page=True)
+    exported = page.locator(".nbagent-static")
+    expect(exported).to_have_count(case["views"])
+    assert_run_shown(exported.nth(0), code=case["code"])
+    page.screenshot(path=str(artifacts / f"{stem}_export.png"), full_page=True)
+
+
+def test_without_the_mechanism_a_reopened_notebook_loses_the_run(
+    tmp_path: Path, notebook_sources, browser, artifacts
+) -> None:
+    """Control: the same flow on a server without nbagent's server extension shows JupyterLab's error."""
+    hand_made = [p for p in notebook_sources if p.name == "hand_made.ipynb"]
+    with Lab(tmp_path / "lab", hand_made, env={"JLAB_DISABLE_EXTENSIONS": "nbagent.views.saving"}) as plain:
+        page = browser.new_page()
+        open_notebook(page, plain, "hand_made.ipynb")
+        run_all(page)
+        expect(page.locator(LIVE)).to_have_count(2, timeout=60_000)
+        saved = save(page, plain, "hand_made.ipynb")
+        assert all(WIDGET_VIEW in b for b in run_bundles(saved))
+        plain.shutdown_kernels()  # yesterday's kernel is gone; reopening starts a new one
+        open_notebook(page, plain, "hand_made.ipynb")
+        expect(page.get_by_text("Error displaying widget: model not found")).to_have_count(2, timeout=60_000)
+        expect(page.locator(".nbagent")).to_have_count(0)
+        page.screenshot(path=str(artifacts / "without_mechanism_reopened.png"), full_page=True)
+        page.close()
