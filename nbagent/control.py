@@ -16,13 +16,13 @@ Playwright; the same cases driven with jupyter_client; one click at ~1.7 s
 into a cell that blocks for 5 s (`time.sleep` loop, or `Event.wait` while a
 worker thread works):
 
-| incoming message on ...                                   | Lab, comms over subshells (default) | Lab `commsOverSubshells: disabled` (= VS Code, Lab < 4.4, plain clients) |
+| incoming message on ...                                   | Lab, comms over subshells (default) | no subshells: Lab `commsOverSubshells: disabled`, jupyter_client |
 |-----------------------------------------------------------|-------------------------------------|-----------------------------------------------|
 | (1) a widget the blocking cell does not touch             | queued; MainThread after the cell   | queued; MainThread after the cell             |
 | (2) a widget the cell updates from the main thread        | queued; MainThread after the cell   | queued; MainThread after the cell             |
 | (3) a widget updated by a worker, main in `Event.wait`    | queued; MainThread after the cell   | queued; MainThread after the cell             |
 | (4a) separate receive-only comm, route cleared            | at once, on Lab's comm subshell     | queued; MainThread after the cell             |
-| (4b) separate receive-only comm, routed to a subshell     | at once (1.7 s), nbagent's subshell | at once (1.6 s), nbagent's subshell           |
+| (4b) separate receive-only comm, routed to a subshell     | at once (< 0.05 s), nbagent's subshell | at once (< 0.05 s), nbagent's subshell     |
 |      nbagent creates (`create_subshell_request`)          |                                     |                                               |
 | kernel interrupt (■) during `time.sleep`/`Event.wait`     | KeyboardInterrupt in main, < 0.5 s  | same                                          |
 
@@ -46,18 +46,35 @@ The mechanism nbagent uses (nbagent/control_channel.py, nbagent/runner.py):
   subshell nbagent creates through the public protocol (kernel_info's
   "kernel subshells" feature, `create_subshell_request` on the kernel's own
   control channel). The route is the private `Comm._reply_subshell_id`; it is
-  set again after any send ipywidgets makes on that comm, and
-  tests/control/test_kernel_routing.py fails loudly when ipykernel changes it.
-  Without subshell support in the kernel (ipykernel < 7), commands reach
-  Python only between cells; kernel interrupt still stops a blocking run.
+  set again after every incoming message (ipywidgets may reply on the comm),
+  and tests/control/test_kernel_routing.py fails loudly when ipykernel changes it.
+  Commands only flip flags here and call `request_stop`, which the sandbox
+  makes interrupt code in any thread; they never run agent code themselves.
 * (a) blocking `agent.run()` / `%%agent`: the run stays on the main thread
   (signals interrupt `time.sleep`, matplotlib works); commands arrive on the
-  subshell thread and only touch this object; a paused run waits in the main
-  thread; ■ raises KeyboardInterrupt there, which ends the run as stopped.
-* (b) idle kernel (`agent.start(task)`, `%%agent --step`): the run is prepared
-  in the cell (so its widget shows there) and then advanced by a worker
-  thread that waits here while paused; the kernel stays free. ■ reaches it
-  through a SIGINT handler installed from the main event loop.
+  subshell thread; a paused run waits in the main thread; ■ raises
+  KeyboardInterrupt there, which ends the run as stopped.
+* (b) idle kernel (`agent.start(task)`, `%%agent --step`, re-run after a run
+  ended): the run is set up in the calling cell (so its widget shows there),
+  then a worker thread drives it and waits here while paused; the kernel stays
+  free. ■ reaches it through a SIGINT handler installed from the main event
+  loop (it passes SIGINT on when no such run is active).
+
+What works where (measured: the first two rows; the others follow from the code):
+
+| front-end / kernel                                   | buttons during a blocking cell (a)  | buttons, idle kernel (b) | ■ stops |
+|------------------------------------------------------|-------------------------------------|--------------------------|---------|
+| JupyterLab 4.6 + ipykernel 7.4                       | yes (browser tests)                 | yes                      | a, b    |
+| same with comms over subshells disabled              | yes (nbagent's own subshell)        | yes                      | a, b    |
+| VS Code, Notebook 7, other clients + ipykernel 7.4   | yes (same routing; not run here)    | yes                      | a, b    |
+| ipykernel without `_reply_subshell_for` (< 7.4)      | only if the front-end's own subshell routing reaches Python; else after the cell | yes | a, b |
+| ipykernel < 7 (no subshells)                         | no: handled when the cell ends      | yes                      | a, b    |
+| nbclient / nbconvert --execute                       | nobody clicks; `agent.stop()` from code or `interrupt_on_timeout` | Python API | a |
+
+Limits: a model call that does not stream is cancelled only when it returns
+(Stop is checked between streamed tokens); code stuck in one long C call is
+stopped when the call returns (see nbagent/sandbox/limits.py); re-running from a
+step does not undo what later steps did to the namespace.
 """
 
 from __future__ import annotations
