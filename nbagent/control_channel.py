@@ -134,12 +134,14 @@ class ControlChannel(ipywidgets.Widget):
             self._on_command(content)
 
 
-def attach_controls(widget: Any, controller: RunController) -> ControlChannel | None:
-    """Give `widget` (an AgentWidget with `controls`/`control_channel` traits) working buttons."""
+def attach_controls(widget: Any, controller: RunController) -> Callable[[], None] | None:
+    """Give `widget` (an AgentWidget with `controls`/`control_channel` traits) working buttons.
+
+    Returns `detach()`, which takes them away again (the widget then shows its run only), or
+    None if the widget has no place for controls.
+    """
     if not (widget.has_trait("controls") and widget.has_trait("control_channel")):
         return None
-    if isinstance(getattr(widget, "control_channel", None), ControlChannel):
-        return widget.control_channel
     lock = threading.Lock()
 
     def show(snapshot: dict[str, Any]) -> None:
@@ -160,7 +162,17 @@ def attach_controls(widget: Any, controller: RunController) -> ControlChannel | 
         handlers.append(on_command)
     controller.add_listener(show)
     show(controller.snapshot())
-    return channel
+
+    def detach() -> None:
+        controller.remove_listener(show)
+        if isinstance(handlers, list) and on_command in handlers:
+            handlers.remove(on_command)
+        with lock:
+            widget.controls = {}
+        widget.control_channel = None
+        channel.close()
+
+    return detach
 
 
 # ---------------------------------------------------------------------------- kernel interrupt, idle kernel

@@ -57,6 +57,7 @@ class RunController:
         self._rerun_from: int | None = None
         self._run_args: dict[str, Any] = {}
         self._listeners: list[Callable[[dict[str, Any]], Any]] = []
+        self._widgets: dict[int, tuple[Any, Callable[[], None]]] = {}  # id(widget) -> (widget, detach)
         self.control.add_listener(self._control_changed)
 
     # ------------------------------------------------------------------ the run's event stream
@@ -108,14 +109,23 @@ class RunController:
                 close()
 
     def _attach_views(self) -> None:
+        """Buttons for this run's widgets; widgets of earlier runs lose theirs (they show a finished run)."""
         from nbagent.control_channel import attach_controls
 
-        for view in list(getattr(self.agent, "_views", [])):
-            if hasattr(view, "has_trait"):
-                try:
-                    attach_controls(view, self)
-                except Exception as failure:  # no buttons is better than no run
-                    self.message = f"The controls could not be connected: {type(failure).__name__}: {failure}"
+        views = [v for v in list(getattr(self.agent, "_views", [])) if hasattr(v, "has_trait")]
+        for key in [k for k in self._widgets if all(id(v) != k for v in views)]:
+            _, detach = self._widgets.pop(key)
+            detach()
+        for view in views:
+            if id(view) in self._widgets:
+                continue
+            try:
+                detach = attach_controls(view, self)
+            except Exception as failure:  # no buttons is better than no run
+                self.message = f"The controls could not be connected: {type(failure).__name__}: {failure}"
+                continue
+            if detach is not None:
+                self._widgets[id(view)] = (view, detach)
 
     def _take_rerun(self) -> int | None:
         with self._lock:

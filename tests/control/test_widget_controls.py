@@ -85,3 +85,15 @@ def test_rerun_from_a_step_rebuilds_the_widget_from_the_forked_memory(make_agent
     assert steps[2]["code"] == "final_answer(x + 10)" and widget.run["final_answer"]["text"] == "11"
     assert widget.controls["forks"] == 1 and "not undone" in widget.controls["message"]
     assert len(agent.forks[0].action_steps()) == 2
+
+
+def test_a_new_run_takes_the_buttons_from_the_previous_runs_widget(make_agent, capsys):
+    agent = widget_agent(make_agent, [code("final_answer(1)"), code("final_answer(2)")])
+    agent.run("first")
+    old = agent._widget
+    channel = old.control_channel
+    agent.run("second")
+    new = agent._widget
+    assert new is not old and isinstance(new.control_channel, ControlChannel)
+    assert old.controls == {} and old.control_channel is None and channel.comm is None
+    assert new.controls["status"] == "done" and new.controls["rerunnable"] == [1]
