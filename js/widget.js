@@ -48,6 +48,7 @@ function render({ model, el }) {
   const view = new RunView({ images, send: (message) => model.send(message), controls });
   const stats = { deltas: 0, deltaMs: 0 };
   el.classList.add("nbagent-widget");
+  el.dataset.renderStart = performance.now().toFixed(2); // for benchmarks/widget.py
   el.append(view.el);
 
   const onRun = () => {
