@@ -279,7 +279,7 @@ class MultiStepAgent:
         self.last_result = RunResult(
             output=output,
             state=state,
-            steps=self.memory.get_full_steps(),
+            memory_steps=list(self.memory.steps),
             token_usage=self.memory.total_token_usage(),
             timing=timing,
             error=str(error) if error else None,

@@ -19,6 +19,7 @@ evaluation log) consumes these events and nothing else of the loop.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from nbagent.memory import ActionStep, FinalAnswerStep, PlanningStep, ToolCall
@@ -77,18 +78,36 @@ class ActionOutput:
 
 @dataclass
 class RunResult:
-    """What `run(..., return_full_result=True)` returns."""
+    """What `run(..., return_full_result=True)` returns.
+
+    `steps` (the memory steps as dicts, as in smolagents) is built on first use:
+    most runs never look at it, and converting a long memory costs time.
+    """
 
     output: Any
     state: str  # "success" | "max_steps_error" | "stopped" | "error"
-    steps: list[dict[str, Any]]
+    memory_steps: list[Any] = field(repr=False)
     token_usage: TokenUsage | None
     timing: Any
     error: str | None = None
 
+    @cached_property
+    def steps(self) -> list[dict[str, Any]]:
+        return [step.dict() for step in self.memory_steps]
+
     @property
     def messages(self) -> list[dict[str, Any]]:
         return self.steps
+
+    def dict(self) -> dict[str, Any]:
+        return {
+            "output": self.output,
+            "state": self.state,
+            "steps": self.steps,
+            "token_usage": self.token_usage.dict() if self.token_usage is not None else None,
+            "timing": self.timing.dict(),
+            "error": self.error,
+        }
 
 
 @dataclass
