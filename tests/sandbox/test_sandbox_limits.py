@@ -21,7 +21,7 @@ from nbagent.sandbox import (
     PolicyError,
 )
 
-TOLERANCE = 0.5  # seconds; the target is 0.25 s, measured by the benchmark on an idle machine
+TOLERANCE = 1.0  # seconds, generous for a loaded CI machine; benchmarks/sandbox.py measures the real overshoot (target 0.25 s)
 
 STUCK = {
     "time.sleep": "import time\nx = 1\ntime.sleep(30)",
