@@ -91,6 +91,10 @@ _LAZY: dict[str, str] = {
     "CodeOutput": "nbagent.sandbox",
     # notebook
     "AgentWidget": "nbagent.widget",
+    "RunController": "nbagent.runner",
+    "RunControl": "nbagent.control",
+    "CodeRejected": "nbagent.control",
+    "ControlError": "nbagent.control",
     # smolagents compatibility (see tests/seeds/AUDIT.md)
     "ManagedAgent": "nbagent.compat",
     "from_hub": "nbagent.compat",

@@ -1,0 +1,26 @@
+"""Every public name of `nbagent` resolves (they load lazily, so a typo would only show on use)."""
+
+import importlib
+
+import pytest
+
+import nbagent
+
+
+@pytest.mark.parametrize("name", sorted(set(nbagent.__all__) - {"__version__"}))
+def test_public_name_resolves(name):
+    assert getattr(nbagent, name) is not None
+
+
+def test_smolagents_top_level_names_exist():
+    smolagents_names = ["CodeAgent", "ToolCallingAgent", "MultiStepAgent", "tool", "Tool", "TransformersModel",
+                        "InferenceClientModel", "HfApiModel", "OpenAIServerModel", "LiteLLMModel", "ActionStep",
+                        "TaskStep", "PlanningStep", "FinalAnswerStep", "SystemPromptStep", "AgentMemory", "LogLevel",
+                        "LocalPythonExecutor", "FinalAnswerTool", "PythonInterpreterTool", "VisitWebpageTool"]
+    missing = [name for name in smolagents_names if not hasattr(nbagent, name)]
+    assert not missing
+
+
+def test_unknown_name_is_a_clear_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'NoSuchThing'"):
+        importlib.import_module("nbagent").NoSuchThing
