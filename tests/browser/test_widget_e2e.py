@@ -55,10 +55,13 @@ def assert_run_shown(root, *, code: bool) -> None:
         expect(steps.nth(1).locator(".nba-logs")).to_contain_text("drawn")
     else:
         expect(first.locator(".nba-tool-name")).to_have_text("divide")
-    colors = first.evaluate(
-        "s => [s.querySelector('.nba-error-text'), s.querySelector('.nba-step-title')].map(e => getComputedStyle(e).color)"
+    error_style = first.evaluate(
+        "s => [s.querySelector('.nba-error-text'), s].map(e => getComputedStyle(e))"
+        ".map(c => [c.backgroundColor, c.borderLeftColor])"
     )
-    assert colors[0] != colors[1], "the error is not styled differently from normal text"
+    assert error_style[0][0] != error_style[1][0], "the error has no background of its own"
+    red, green, blue = (int(v) for v in error_style[0][1].removeprefix("rgb(").rstrip(")").split(", ")[:3])
+    assert red > 150 and red > 2 * green and red > 2 * blue, f"the error's border is not red: {error_style[0][1]}"
     image = steps.nth(1).locator("img.nba-img")
     expect(image).to_have_count(1)
     image.scroll_into_view_if_needed()
@@ -162,3 +165,35 @@ def test_without_the_mechanism_a_reopened_notebook_loses_the_run(
         expect(page.locator(".nbagent")).to_have_count(0)
         page.screenshot(path=str(artifacts / "without_mechanism_reopened.png"), full_page=True)
         page.close()
+
+
+CONTRAST = """root => {
+  const rgb = c => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const background = el => { for (let e = el; e; e = e.parentElement) { const c = rgb(getComputedStyle(e).backgroundColor);
+    if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c.slice(0, 3); } return [255, 255, 255]; };
+  const ratio = el => { const a = lum(rgb(getComputedStyle(el).color).slice(0, 3)), b = lum(background(el));
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); };
+  const parts = {title: '.nba-step-title', thought: '.nba-md p', code: 'pre.nba-code', keyword: '.nba-code .nba-b',
+                 logs: '.nba-logs', error: '.nba-error-text', answer: '.nba-final .nba-md p', tokens: '.nba-tokens'};
+  return Object.fromEntries(Object.entries(parts).map(([k, s]) => [k, ratio(root.querySelector(s))]));
+}"""
+
+
+def test_light_and_dark_themes_are_readable(lab: Lab, page, artifacts: Path) -> None:
+    from labkit import command
+
+    open_notebook(page, lab, "hand_made.ipynb")
+    run_all(page)
+    view = page.locator(LIVE).first
+    assert_run_shown(view, code=True)
+    for theme in ("JupyterLab Light", "JupyterLab Dark"):
+        command(page, "apputils:change-theme", {"theme": theme}, wait=True)
+        expect(page.locator("body")).to_have_attribute("data-jp-theme-name", theme, timeout=30_000)
+        page.wait_for_timeout(300)
+        ratios = view.evaluate(CONTRAST)
+        low = {part: round(r, 2) for part, r in ratios.items() if r < 4.5}
+        view.screenshot(path=str(artifacts / f"theme_{theme.split()[-1].lower()}.png"))
+        assert not low, f"{theme}: contrast below 4.5:1 for {low}"
+    command(page, "apputils:change-theme", {"theme": "JupyterLab Light"}, wait=True)
