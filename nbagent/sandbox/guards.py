@@ -374,7 +374,7 @@ class Guards(AllocationGuard):
     def type_call(self, *args: Any, **kwargs: Any) -> Any:
         if len(args) == 3 and isinstance(args[2], dict):
             for key in args[2]:
-                if key in policy.FORBIDDEN_CLASS_DUNDERS:
+                if key in policy.FORBIDDEN_CLASS_DUNDERS or (isinstance(key, str) and policy.is_display_hook(key)):
                     raise AttributeNotAllowed(f"classes created by agent code cannot define {key!r}")
         return type(*args, **kwargs)
 

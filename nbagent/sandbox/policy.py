@@ -129,6 +129,7 @@ FORBIDDEN_BUILTINS: dict[str, str] = {
     "breakpoint": "would block the kernel",
     "input": "would block the kernel waiting for keyboard input",
     "help": "is interactive",
+    "get_ipython": "gives access to the IPython shell, outside the sandbox",
     "exit": "would stop the kernel",
     "quit": "would stop the kernel",
     "copyright": "is interactive",
@@ -197,6 +198,15 @@ PUBLIC_UNDERSCORE_ATTRIBUTES: frozenset[str] = frozenset({"_asdict", "_replace",
 RUNTIME_CHECKED_ATTRIBUTES: frozenset[str] = frozenset({"format", "format_map", "eval", "query"})
 
 
+_DISPLAY_HOOK = re.compile(r"_repr_\w*_|_ipython_\w*_|_mime\w*_")
+
+
+def is_display_hook(name: str) -> bool:
+    """IPython display hooks: HTML/JavaScript they return runs in the (trusted) notebook frontend, which can send
+    code to the kernel, so agent code may not define them (library objects keep theirs)."""
+    return bool(_DISPLAY_HOOK.fullmatch(name))
+
+
 def is_dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
@@ -205,6 +215,8 @@ def attribute_refusal(name: str, *, store: bool = False) -> str | None:
     """Why ``obj.<name>`` is refused whatever ``obj`` is, or None if it may be allowed (possibly after a runtime check)."""
     if name in INTROSPECTION_ATTRIBUTES:
         return f"access to attribute {name!r} is not allowed: it exposes interpreter internals (frames, code, globals)"
+    if store and is_display_hook(name):
+        return f"setting the IPython display hook {name!r} is not allowed: its output would run in the browser"
     if is_dunder(name):
         if store:
             return f"assigning or deleting the special attribute {name!r} is not allowed"

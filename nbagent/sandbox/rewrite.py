@@ -199,6 +199,8 @@ class Rewriter(ast.NodeTransformer):
                 self._refuse(f"binding the special name {name!r} is not allowed", node)
             return
         is_global = name in scope.globals or (scope.kind == "module" and name not in self.ctx.localizable)
+        if scope.kind == "class" and policy.is_display_hook(name):
+            self._refuse(f"classes defined by agent code cannot define the IPython display hook {name!r}", node)
         if scope.kind == "class" and not is_global:
             if name in self.ctx.hidden or name in self.ctx.module_names or name in _SPECIAL_BUILTINS:
                 self._refuse(f"a class body cannot bind {name!r}; use another name", node)

@@ -79,6 +79,15 @@ ATTACKS: dict[str, Attack] = {
     "breakpoint / input": Attack("builtins recovery", "breakpoint()"),
     "input": Attack("builtins recovery", "input('?')"),
     "exit": Attack("builtins recovery", "exit(0)"),
+    "get_ipython from builtins": Attack("builtins recovery", "get_ipython().system('touch CANARY')"),
+    "display hook javascript": Attack(
+        "builtins recovery",
+        "class X:\n    def _repr_javascript_(self):\n        return 'Jupyter.notebook.kernel.execute(1)'",
+    ),
+    "display hook set later": Attack(
+        "builtins recovery", "class X: pass\nX._repr_html_ = lambda self: '<script></script>'"
+    ),
+    "display hook via type()": Attack("builtins recovery", "X = type('X', (), {'_repr_html_': lambda self: ''})"),
     # --- format strings
     "format field path": Attack("format strings", "'{0.__class__.__bases__}'.format(1)"),
     "format globals leak": Attack("format strings", "def f(): pass\n'{0.__globals__}'.format(f)"),
