@@ -89,6 +89,13 @@ _LAZY: dict[str, str] = {
     # sandbox
     "LocalPythonExecutor": "nbagent.sandbox",
     "CodeOutput": "nbagent.sandbox",
+    "ExecutionError": "nbagent.sandbox",
+    "ExecutionStopped": "nbagent.sandbox",
+    "ExecutionTimeout": "nbagent.sandbox",
+    "PolicyError": "nbagent.sandbox",
+    "OperationLimitExceeded": "nbagent.sandbox",
+    "FinalAnswerException": "nbagent.sandbox",
+    "BASE_BUILTIN_MODULES": "nbagent.sandbox",
     # notebook
     "AgentWidget": "nbagent.widget",
     "RunController": "nbagent.runner",
