@@ -96,8 +96,11 @@ class AgentWidget(anywidget.AnyWidget):
 
     def show_memory(self, memory: Any, status: str = "running") -> None:
         """Show `memory` from now on (re-run from a step cut it); the run's next events continue from it."""
-        run, images = memory_to_state(memory, agent_name=self.run.get("agent_name"), model_id=self.run.get("model_id"), status=status)
+        run, images = memory_to_state(
+            memory, agent_name=self.run.get("agent_name"), model_id=self.run.get("model_id"), status=status
+        )
         self._builder = RunStateBuilder(run=_plain_copy(run), images=ImageStore(images))
+        self._images_generation = -1  # a different list, not an extension of the shown one: send it whole
         self._sync_images()
         self._sync_run()
 

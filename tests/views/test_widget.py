@@ -183,3 +183,15 @@ def test_bad_state_is_refused() -> None:
         AgentWidget(run={"task": "x"})
     with pytest.raises(ValueError, match="status"):
         AgentWidget(run={"steps": [], "status": "finished"})
+
+
+def test_show_memory_replaces_the_images_whole(memory: AgentMemory) -> None:
+    other = AgentMemory()
+    other.steps = [memory.steps[3]]  # one step with a blue image
+    widget = AgentWidget.from_memory(other)
+    wire = Wire(widget)
+    widget.show_memory(memory, status="paused")  # two images, the first one different
+    [(update, buffers)] = wire.updates("images")
+    assert update["state"]["images"] == [None, None] and buffers == memory_to_state(memory)[1]
+    assert widget.images == memory_to_state(memory)[1] and widget.run["status"] == "paused"
+    assert wire.custom("images") == []
