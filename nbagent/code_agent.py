@@ -9,6 +9,7 @@ from nbagent.agents import MultiStepAgent
 from nbagent.control import CodeRejected
 from nbagent.errors import AgentExecutionError, RunStopped
 from nbagent.events import ActionOutput, ToolOutput
+from nbagent.images import collect_images
 from nbagent.memory import ActionStep, ToolCall, is_image
 from nbagent.parsing import parse_code_blobs
 
@@ -108,15 +109,18 @@ class CodeAgent(MultiStepAgent):
     def _execute(self, memory_step: ActionStep) -> Any:
         from nbagent.sandbox import ExecutionError, ExecutionStopped
 
+        code = memory_step.code_action
         try:
-            output = self.python_executor(memory_step.code_action)
+            with collect_images(load_matplotlib="matplotlib" in code and _authorized("matplotlib", self.authorized_imports)) as images:
+                output = self.python_executor(code)
         except ExecutionStopped as stopped:
             memory_step.observations = _logs_observation(stopped.logs)
             raise RunStopped(self.control.stop_reason or str(stopped)) from None
         except ExecutionError as failure:
             memory_step.observations = _logs_observation(failure.logs)
             raise AgentExecutionError(str(failure)) from None
-        images = [output.output] if is_image(output.output) else []
+        if is_image(output.output) and all(output.output is not image for image in images):
+            images.append(output.output)
         memory_step.observations_images = images or memory_step.observations_images
         memory_step.observations = (
             _logs_observation(output.logs) + "Last output from code snippet:\n" + _truncate(str(output.output))
@@ -124,9 +128,12 @@ class CodeAgent(MultiStepAgent):
         return output
 
 
+def _authorized(module: str, authorized: list[str]) -> bool:
+    return any(entry in ("*", module, f"{module}.*") for entry in authorized)
+
+
 def _logs_observation(logs: str | None) -> str:
     return f"Execution logs:\n{logs or ''}\n" if logs else ""
-
 
 
 def _truncate(text: str, limit: int = 20_000) -> str:

@@ -9,6 +9,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from nbagent.images import report_image
+from nbagent.memory import is_image
+
 from .errors import ToolDefinitionError, ToolSerializationError
 from .forward_schema import infer_io_from_forward
 from .source import StandaloneCode, exec_tool_code, object_source, requirements_of
@@ -173,8 +176,12 @@ class Tool(metaclass=_ToolMeta):
             from nbagent.agent_types import handle_agent_input_types, handle_agent_output_types
 
             args, kwargs = handle_agent_input_types(*args, **kwargs)
-            return handle_agent_output_types(self.forward(*args, **kwargs), self.output_type)
-        return self.forward(*args, **kwargs)
+            result = handle_agent_output_types(self.forward(*args, **kwargs), self.output_type)
+        else:
+            result = self.forward(*args, **kwargs)
+        if is_image(result):
+            report_image(result)  # shown in the step that called the tool
+        return result
 
     # -- prompts -------------------------------------------------------------------------------
 
