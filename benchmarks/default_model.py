@@ -10,6 +10,7 @@ Set NBAGENT_MODEL to benchmark another model the same way.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -71,9 +72,9 @@ def main() -> None:
     model = default_model()
     load = time.perf_counter() - start
     agent = CodeAgent(tools=[], model=model, max_steps=args.max_steps, verbosity_level=0, show_widget=False)
-    print(f"# model: {model!r}; load {load:.1f} s; max_steps={args.max_steps}")
-    print("| task | answer | solved | seconds | steps |")
-    print("|---|---|---|---|---|")
+    print(f"# model: {model!r}; load {load:.1f} s; max_steps={args.max_steps}; load average {os.getloadavg()[0]:.1f}")
+    print("| task | answer | solved | seconds | steps | tokens in/out |")
+    print("|---|---|---|---|---|---|")
     times, solved = [], 0
     for task, check in TASKS:
         started = time.perf_counter()
@@ -82,14 +83,21 @@ def main() -> None:
         except Exception as err:  # a crash counts as unsolved, the benchmark goes on
             answer = f"<{type(err).__name__}: {err}>"
         seconds = time.perf_counter() - started
-        steps = sum(1 for s in agent.memory.steps if type(s).__name__ == "ActionStep")
+        actions = [s for s in agent.memory.steps if type(s).__name__ == "ActionStep"]
+        steps = len(actions)
+        tokens_in = sum(s.token_usage.input_tokens for s in actions if s.token_usage)
+        tokens_out = sum(s.token_usage.output_tokens for s in actions if s.token_usage)
         ok = check(answer)
         solved += ok
         times.append(seconds)
         shown = repr(answer)[:40].replace("|", "\\|")
-        print(f"| {task} | {shown} | {'yes' if ok else 'no'} | {seconds:.1f} | {steps} |", flush=True)
+        print(
+            f"| {task} | {shown} | {'yes' if ok else 'no'} | {seconds:.1f} | {steps} | {tokens_in}/{tokens_out} |",
+            flush=True,
+        )
     median = statistics.median(times)
-    print(f"\nload {load:.1f} s, solved {solved}/{len(TASKS)}, median {median:.1f} s/task, total {sum(times):.1f} s")
+    print(f"\nmachine load average {os.getloadavg()[0]:.1f} (2 cores)")
+    print(f"load {load:.1f} s, solved {solved}/{len(TASKS)}, median {median:.1f} s/task, total {sum(times):.1f} s")
     print(
         f"SUMMARY: default model {solved}/{len(TASKS)} solved, median {median:.1f} s/task, "
         f"load {load:.1f} s, total {sum(times):.1f} s"
