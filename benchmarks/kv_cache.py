@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import os
 import statistics
 import sys
 import time
@@ -255,7 +256,8 @@ def main() -> None:
         f"({nb_total:.1f} s vs {sm_total:.1f} s, median step {statistics.median(nb_times):.2f} s "
         f"vs {statistics.median(sm_times):.2f} s)"
     )
-    print("\nSUMMARY: " + "; ".join(parts))
+    print(f"\nmachine load average {os.getloadavg()[0]:.1f} (2 cores)")
+    print("SUMMARY: " + "; ".join(parts))
 
 
 if __name__ == "__main__":

@@ -336,7 +336,7 @@ class ApiModel(Model):
                 delay = next(delays, None) if info.retryable else None
                 if delay is None:
                     raise final_error(self.provider_name, self.endpoint, info, attempts, self.timeout) from err
-                self.sleep(delay if info.retry_after is None else min(self.retry.max_delay, info.retry_after))
+                self.sleep(self.retry.wait(delay, info.retry_after))
 
     def _stream_params(self) -> dict[str, Any]:
         return {"stream_options": {"include_usage": True}}

@@ -43,6 +43,10 @@ class RetryPolicy:
             delay = min(self.max_delay, self.initial_delay * self.backoff**attempt)
             yield delay * (1 + random.uniform(-self.jitter, self.jitter))
 
+    def wait(self, delay: float, retry_after: float | None) -> float:
+        """The backoff delay, lengthened to the server's `Retry-After` (both capped at `max_delay`)."""
+        return delay if retry_after is None else min(self.max_delay, max(delay, retry_after))
+
     def dict(self) -> dict[str, float]:
         return {k: getattr(self, k) for k in ("max_retries", "initial_delay", "backoff", "max_delay", "jitter")}
 
@@ -101,6 +105,4 @@ def call_with_retries(
             delay = next(delays, None) if info.retryable else None
             if delay is None:
                 raise final_error(provider, endpoint, info, attempts, timeout) from err
-            if info.retry_after is not None:
-                delay = min(policy.max_delay, max(delay, info.retry_after))
-            sleep(delay)
+            sleep(policy.wait(delay, info.retry_after))
