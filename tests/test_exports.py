@@ -23,4 +23,4 @@ def test_smolagents_top_level_names_exist():
 
 def test_unknown_name_is_a_clear_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'NoSuchThing'"):
-        importlib.import_module("nbagent").NoSuchThing
+        _ = importlib.import_module("nbagent").NoSuchThing
