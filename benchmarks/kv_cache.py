@@ -190,6 +190,19 @@ def four_steps_nbagent(folder: Path, new_tokens: int) -> tuple[float, list[float
     return sum(times), times, turns, system
 
 
+def four_steps_llamacpp(system: str, turns: list[str], new_tokens: int) -> tuple[float, list[float]]:
+    """nbagent's default runtime on the same conversation (Qwen 1.5B as Q4_K_M GGUF instead of bf16)."""
+    from nbagent.models.default import ensure_default_gguf
+    from nbagent.models.llamacpp import LlamaCppModel
+
+    model = LlamaCppModel(str(ensure_default_gguf(progress=False)), n_ctx=4096, max_new_tokens=new_tokens)
+    times = []
+    for step in range(1, 5):
+        seconds, _ = timed(lambda s=step: model.generate(conversation(system, turns, s), stop_sequences=["</code>"]))
+        times.append(seconds)
+    return sum(times), times
+
+
 def four_steps_smolagents(folder: Path, new_tokens: int, system: str, turns: list[str]) -> tuple[float, list[float]]:
     import smolagents
     from smolagents.models import ChatMessage, MessageRole
@@ -240,11 +253,19 @@ def main() -> None:
 
     nb_total, nb_times, turns, system = four_steps_nbagent(folder, args.new_tokens)
     sm_total, sm_times = four_steps_smolagents(folder, args.new_tokens, system, turns)
-    print(f"\n4-step run, transformers bf16 · {args.tf_model}, identical messages:")
-    print("| library | step 1 | step 2 | step 3 | step 4 | total |")
-    print("|---|---|---|---|---|---|")
-    for name, times, total in (("nbagent 0.1", nb_times, nb_total), ("smolagents 1.26", sm_times, sm_total)):
-        print(f"| {name} | " + " | ".join(f"{t:.2f} s" for t in times) + f" | {total:.2f} s |")
+    runs = [
+        (f"nbagent TransformersModel bf16 · {args.tf_model}", nb_times, nb_total),
+        (f"smolagents 1.26 TransformersModel bf16 · {args.tf_model}", sm_times, sm_total),
+    ]
+    if args.tf_model == "qwen1.5b" and not args.skip_llamacpp:
+        ll_total, ll_times = four_steps_llamacpp(system, turns, args.new_tokens)
+        runs.append(("nbagent LlamaCppModel Q4_K_M · qwen1.5b (the default runtime)", ll_times, ll_total))
+    print("\n4-step run, identical messages (assistant turns from nbagent's TransformersModel run):")
+    print("| library · runtime | step 1 | step 2 | step 3 | step 4 | total | vs smolagents |")
+    print("|---|---|---|---|---|---|---|")
+    for name, times, total in runs:
+        cells = " | ".join(f"{t:.2f} s" for t in times)
+        print(f"| {name} | {cells} | {total:.2f} s | {sm_total / total:.1f}x |")
 
     parts = [
         f"{name.split(' ·')[0]} step-2 reuse {r['step_recompute'] / r['step_reuse']:.1f}x "
@@ -252,10 +273,12 @@ def main() -> None:
         for name, r in rows
     ]
     parts.append(
-        f"nbagent vs smolagents 4-step {sm_total / nb_total:.1f}x faster "
+        f"4-step run vs smolagents: nbagent TransformersModel {sm_total / nb_total:.1f}x "
         f"({nb_total:.1f} s vs {sm_total:.1f} s, median step {statistics.median(nb_times):.2f} s "
         f"vs {statistics.median(sm_times):.2f} s)"
     )
+    if len(runs) > 2:
+        parts.append(f"nbagent LlamaCppModel {sm_total / runs[2][2]:.1f}x ({runs[2][2]:.1f} s)")
     print(f"\nmachine load average {os.getloadavg()[0]:.1f} (2 cores)")
     print("SUMMARY: " + "; ".join(parts))
 

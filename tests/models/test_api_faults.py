@@ -204,3 +204,22 @@ def test_connection_refused_is_retried_then_one_error():
         model.generate(MESSAGES)
     text = str(info.value)
     assert "after 3 attempts" in text and "running and reachable" in text
+
+
+def test_images_are_sent_as_data_urls_and_text_as_strings(fault_server):
+    from PIL import Image
+
+    fault_server.script = ["ok"]
+    image = Image.new("RGB", (4, 4), "red")
+    messages = [
+        {"role": "system", "content": [{"type": "text", "text": "Be brief."}]},
+        {"role": "user", "content": [{"type": "text", "text": "What color?"}, {"type": "image", "image": image}]},
+        {"role": "tool-response", "content": [{"type": "text", "text": "Observation: 3"}]},
+    ]
+    openai_model(fault_server).generate(messages)
+    sent = fault_server.requests[0]["body"]["messages"]
+    assert sent[0] == {"role": "system", "content": "Be brief."}
+    assert sent[1]["content"][0] == {"type": "text", "text": "What color?"}
+    assert sent[1]["content"][1]["image_url"]["url"].startswith("data:image/png;base64,")
+    # The tool response became a user turn, merged with its user neighbour.
+    assert len(sent) == 2 and sent[1]["content"][2] == {"type": "text", "text": "Observation: 3"}
