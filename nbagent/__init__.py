@@ -58,6 +58,7 @@ _LAZY: dict[str, str] = {
     "HfApiModel": "nbagent.models",
     "LiteLLMModel": "nbagent.models",
     "default_model": "nbagent.models",
+    "RetryPolicy": "nbagent.models",
     # tools
     "Tool": "nbagent.tools",
     "tool": "nbagent.tools",

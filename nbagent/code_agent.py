@@ -15,7 +15,10 @@ from nbagent.parsing import parse_code_blobs
 
 __all__ = ["CodeAgent"]
 
-STOP_SEQUENCES = ["Observation:", "Calling tools:"]
+# The closing fence of the code block ends the answer: what a model writes after its code is never
+# run, and small local models otherwise go on for ~100 tokens. The fence is put back afterwards.
+CODE_END = "\n```\n"
+STOP_SEQUENCES = ["Observation:", "Calling tools:", CODE_END]
 
 
 class CodeAgent(MultiStepAgent):
@@ -81,7 +84,7 @@ class CodeAgent(MultiStepAgent):
         memory_step.model_input_messages = messages
         message = yield from self._generate(messages, stop_sequences=STOP_SEQUENCES)
         memory_step.model_output_message = message
-        memory_step.model_output = message.text
+        memory_step.model_output = close_code_fence(message.text)
         memory_step.token_usage = message.token_usage
         code = parse_code_blobs(message.text)
         memory_step.model_code_action = code
@@ -122,14 +125,24 @@ class CodeAgent(MultiStepAgent):
         if is_image(output.output) and all(output.output is not image for image in images):
             images.append(output.output)
         memory_step.observations_images = images or memory_step.observations_images
-        memory_step.observations = (
-            _logs_observation(output.logs) + "Last output from code snippet:\n" + _truncate(str(output.output))
-        )
+        memory_step.observations = _observation(output.logs, output.output)
         return output
 
 
 def _authorized(module: str, authorized: list[str]) -> bool:
     return any(entry in ("*", module, f"{module}.*") for entry in authorized)
+
+
+def close_code_fence(text: str) -> str:
+    """Put back the closing fence that the `CODE_END` stop sequence cut off."""
+    return text + CODE_END.rstrip("\n") if text.count("```") % 2 == 1 else text
+
+
+def _observation(logs: str | None, output: Any) -> str:
+    # "Last output: None" after printed logs reads to small models as "the code failed"; leave it out then.
+    if output is None and logs:
+        return _logs_observation(logs)
+    return _logs_observation(logs) + "Last output from code snippet:\n" + _truncate(str(output))
 
 
 def _logs_observation(logs: str | None) -> str:

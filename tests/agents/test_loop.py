@@ -210,3 +210,19 @@ def test_constructor_rejects_bad_options():
         make_agent([], tools=[lambda x: x])
     with pytest.raises(ValueError, match="executor_type"):
         make_agent([], executor_type="docker")
+
+
+def test_code_end_stop_sequence_is_used_and_the_fence_put_back():
+    model = ScriptedModel([code("final_answer(3)") + "\nObservation: I made this up"])
+    agent = CodeAgent(tools=[], model=model, verbosity_level=-1, show_widget=False)
+    assert agent.run("t") == 3
+    step = agent.memory.action_steps()[0]
+    assert step.model_output.endswith("final_answer(3)\n```") and "made this up" not in step.model_output
+
+
+def test_observation_omits_a_none_result_after_printed_logs():
+    agent = make_agent([code("print('four')"), code("x = None\nx"), code("final_answer(0)")])
+    agent.run("t")
+    first, second = agent.memory.action_steps()[:2]
+    assert "four" in first.observations and "Last output" not in first.observations
+    assert second.observations.endswith("Last output from code snippet:\nNone")
