@@ -54,6 +54,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+@pytest.fixture
+def unused_port() -> int:
+    """A loopback port nothing listens on (tests must not import conftest: several exist)."""
+    return free_port()
+
+
 @pytest.fixture(scope="session")
 def llama_server(smol_gguf: Path, tmp_path_factory: pytest.TempPathFactory):
     """llama-cpp-python's OpenAI-compatible server serving SmolLM2-135M on 127.0.0.1."""

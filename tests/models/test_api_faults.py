@@ -195,10 +195,8 @@ def test_hfapimodel_is_a_deprecated_alias(fault_server):
     assert model.generate(MESSAGES).content == ANSWER
 
 
-def test_connection_refused_is_retried_then_one_error():
-    from conftest import free_port
-
-    url = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
+def test_connection_refused_is_retried_then_one_error(unused_port):
+    url = f"http://127.0.0.1:{unused_port}/v1"  # nothing listens there
     model = OpenAIServerModel("fake", api_base=url, api_key=SECRET, retry=FAST, timeout=2)
     with pytest.raises(ModelError) as info:
         model.generate(MESSAGES)

@@ -1,56 +1,10 @@
-"""Shared helpers for the sandbox tests: run a snippet natively (the reference) and in the sandbox."""
+"""Fixtures for the sandbox tests."""
 
 from __future__ import annotations
 
-import ast
-import contextlib
-import io
-from dataclasses import dataclass
-from typing import Any
-
 import pytest
 
-from nbagent.sandbox import ExecutionError, LocalPythonExecutor
-
-#: Stdlib modules the semantics snippets use beyond smolagents' base set.
-SEMANTICS_IMPORTS = [
-    "asyncio", "contextlib", "dataclasses", "enum", "functools", "operator", "typing", "abc", "string", "fractions",
-    "decimal", "json", "textwrap", "heapq", "bisect",
-]  # fmt: skip
-
-
-@dataclass
-class Outcome:
-    value: Any
-    logs: str
-    error: str | None  # exception class name
-
-
-def run_native(code: str) -> Outcome:
-    """CPython running the code like a notebook cell: the value of a trailing expression is the output."""
-    namespace: dict[str, Any] = {"__name__": "__main__"}
-    tree = ast.parse(code)
-    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-    out = io.StringIO()
-    value, error = None, None
-    with contextlib.redirect_stdout(out):
-        try:
-            exec(compile(tree, "<native>", "exec", dont_inherit=True), namespace)
-            if last is not None:
-                value = eval(compile(ast.Expression(last.value), "<native>", "eval", dont_inherit=True), namespace)
-        except Exception as exc:
-            error = type(exc).__name__
-    return Outcome(value, out.getvalue(), error)
-
-
-def run_sandboxed(code: str, **kwargs: Any) -> Outcome:
-    kwargs.setdefault("additional_authorized_imports", SEMANTICS_IMPORTS)
-    executor = LocalPythonExecutor(**kwargs)
-    try:
-        result = executor(code)
-    except ExecutionError as exc:
-        return Outcome(None, exc.logs, exc.cause_type)
-    return Outcome(result.output, result.logs, None)
+from nbagent.sandbox import LocalPythonExecutor
 
 
 @pytest.fixture

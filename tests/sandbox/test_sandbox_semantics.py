@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import run_native, run_sandboxed
+from sandbox_helpers import run_native, run_sandboxed
 
 CASES: dict[str, str] = {
     # --- expressions and basics
