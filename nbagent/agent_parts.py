@@ -12,7 +12,7 @@ from nbagent.models.base import ChatMessage, MessageRole
 if TYPE_CHECKING:
     from nbagent.agents import MultiStepAgent
 
-__all__ = ["CallbackRegistry", "PromptBuilder", "setup_tools", "describe_additional_args", "describe_variables",
+__all__ = ["CallbackRegistry", "PromptBuilder", "setup_tools", "describe_variables",
            "managed_agent_inputs"]
 
 CODE_BLOCK_OPENING_TAG = "```python\n"
@@ -66,10 +66,6 @@ def describe_variables(variables: dict[str, Any], heading: str = ADDITIONAL_ARGS
     """A task suffix naming each variable with its type and a short repr, for the model."""
     lines = [f"- {name}: {type(value).__name__} = {_short_repr(value)}" for name, value in variables.items()]
     return f"\n{heading}\n" + "\n".join(lines)
-
-
-def describe_additional_args(additional_args: dict[str, Any]) -> str:
-    return describe_variables(additional_args)
 
 
 def _short_repr(value: Any, limit: int = 200) -> str:

@@ -24,8 +24,9 @@ def in_notebook() -> bool:
 
 def make_views(agent: MultiStepAgent) -> list[Any]:
     """A fresh widget per run in a notebook (so earlier cells keep showing their own run), else the console."""
-    wants_widget = agent.show_widget if agent.show_widget is not None else in_notebook()
-    if wants_widget and agent.verbosity_level > LogLevel.OFF or agent.show_widget is True:
+    # show_widget=True always shows it; left unset, a notebook shows it unless the agent is told to be silent
+    auto = agent.show_widget is None and agent.verbosity_level > LogLevel.OFF and in_notebook()
+    if agent.show_widget is True or auto:
         from IPython.display import display
 
         from nbagent.widget import AgentWidget

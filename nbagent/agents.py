@@ -22,7 +22,7 @@ from typing import Any
 from nbagent.agent_parts import (
     CallbackRegistry,
     PromptBuilder,
-    describe_additional_args,
+    describe_variables,
     managed_agent_inputs,
     setup_tools,
 )
@@ -295,7 +295,7 @@ class MultiStepAgent:
         """Set up a run; `resume=True` goes on from the memory as it is (re-run from a step), same views."""
         self.control.reset()
         if not resume:
-            self.task = task + (describe_additional_args(additional_args) if additional_args else "")
+            self.task = task + (describe_variables(additional_args) if additional_args else "")
             if additional_args:
                 self.state.update(additional_args)
             self.memory.system_prompt = SystemPromptStep(system_prompt=self.initialize_system_prompt())

@@ -28,6 +28,7 @@ __all__ = [
     "ModelError",
     "agglomerate_stream_deltas",
     "get_clean_message_list",
+    "message_as_delta",
     "parse_json_tool_call",
     "remove_stop_sequences",
 ]
@@ -226,6 +227,15 @@ def agglomerate_stream_deltas(deltas: list[ChatMessageStreamDelta]) -> ChatMessa
     )
 
 
+def message_as_delta(message: ChatMessage) -> ChatMessageStreamDelta:
+    """A whole message as one stream delta (for models that cannot stream it piece by piece)."""
+    calls = [
+        ChatMessageToolCallStreamDelta(index=i, id=tc.id, type=tc.type, function=tc.function)
+        for i, tc in enumerate(message.tool_calls or [])
+    ]
+    return ChatMessageStreamDelta(content=message.text, tool_calls=calls or None, token_usage=message.token_usage)
+
+
 def remove_stop_sequences(text: str, stop_sequences: list[str] | None) -> str:
     """Cut `text` at the first stop sequence it contains."""
     cut = len(text)
@@ -349,12 +359,7 @@ class Model:
         tools_to_call_from: list[Any] | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatMessageStreamDelta]:
-        message = self.generate(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
-        calls = [
-            ChatMessageToolCallStreamDelta(index=i, id=tc.id, type=tc.type, function=tc.function)
-            for i, tc in enumerate(message.tool_calls or [])
-        ]
-        yield ChatMessageStreamDelta(content=message.text, tool_calls=calls or None, token_usage=message.token_usage)
+        yield message_as_delta(self.generate(messages, stop_sequences, response_format, tools_to_call_from, **kwargs))
 
     def __call__(self, *args: Any, **kwargs: Any) -> ChatMessage:
         return self.generate(*args, **kwargs)

@@ -20,6 +20,7 @@ from nbagent.models.base import (
     Model,
     ModelError,
     TokenUsage,
+    message_as_delta,
     remove_stop_sequences,
 )
 
@@ -93,25 +94,15 @@ class ScriptedModel(Model):
         tools_to_call_from: list[Any] | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatMessageStreamDelta]:
-        if self.tool_calls_scripted(messages):
-            yield from super().generate_stream(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
+        message = self.generate(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
+        if message.tool_calls:  # tool calls arrive whole, as one delta
+            yield message_as_delta(message)
             return
-        message = self._next_response(messages, **kwargs)
-        if self.latency:
-            time.sleep(self.latency)
-        text = remove_stop_sequences(message.text, stop_sequences)
-        for token in _TOKEN.findall(text):
+        for token in _TOKEN.findall(message.text):
             if self.token_delay:
                 time.sleep(self.token_delay)
             yield ChatMessageStreamDelta(content=token)
-        yield ChatMessageStreamDelta(token_usage=TokenUsage(_count_tokens(messages), _count(text)))
-
-    def tool_calls_scripted(self, messages: list[Any]) -> bool:
-        """True when the next scripted answer carries tool calls (streamed in one piece)."""
-        if callable(self.responses) or len(self.calls) >= len(self.responses):
-            return False
-        nxt = self.responses[len(self.calls)]
-        return bool(getattr(nxt, "tool_calls", None) or (isinstance(nxt, dict) and nxt.get("tool_calls")))
+        yield ChatMessageStreamDelta(token_usage=message.token_usage)
 
     def to_dict(self) -> dict[str, Any]:
         data = {"class": "ScriptedModel", "model_id": self.model_id, "latency": self.latency}

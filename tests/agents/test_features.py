@@ -204,3 +204,11 @@ def test_toolcalling_agent_unparsable_answer_is_fed_back():
     agent = ToolCallingAgent(tools=[add], model=model, verbosity_level=-1, show_widget=False)
     assert agent.run("t") == "x"
     assert "tool call" in str(agent.memory.action_steps()[0].error)
+
+
+def test_scripted_callable_answers_keep_their_tool_calls_when_streamed():
+    answers = iter([call("add", {"a": 20, "b": 22}), call("final_answer", {"answer": "42"})])
+    model = ScriptedModel(lambda messages, **kwargs: next(answers))
+    agent = ToolCallingAgent(tools=[add], model=model, verbosity_level=-1, show_widget=False)
+    assert agent.run("20+22") == "42"
+    assert "42" in agent.memory.action_steps()[0].observations
