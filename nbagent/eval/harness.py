@@ -1,0 +1,214 @@
+"""`evaluate()`: agents × tasks × epochs, scored, in parallel, live in the cell, resumable."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from nbagent.eval.engines import Engine, make_engine
+from nbagent.eval.log import EvalLog
+from nbagent.eval.progress import Tracker, make_progress
+from nbagent.eval.results import EvalResults
+from nbagent.eval.samples import CANCELLED, Key, SampleJob, SampleOutcome, base_record, normalize_agents
+from nbagent.eval.scorers import normalize_scorers
+from nbagent.eval.tasks import load_tasks, tasks_fingerprint
+
+__all__ = ["evaluate"]
+
+TICK_S = 0.25  # how often the progress clock moves while no sample finishes
+CANCEL_GRACE_S = 10.0  # how long a cancel waits for running samples to stop and report
+
+
+def evaluate(
+    agents: Any,
+    tasks: Any,
+    *,
+    scorers: Any = None,
+    epochs: int = 1,
+    max_workers: int | None = None,
+    executor: Any = None,
+    log_dir: str | Path | None = None,
+    retry_errors: bool = False,
+    progress: Any = True,
+) -> EvalResults:
+    """Run every agent on every task `epochs` times, score each answer, and return the results.
+
+    Args:
+        agents: an agent factory (a callable with no arguments returning a fresh agent), an agent,
+            or a dict `name -> factory | agent` (a list works too). A factory is called once per
+            sample. An agent object is re-created per sample from its `to_dict()` (its model object is
+            reused: see nbagent.eval.samples), so samples never share memory or executor state; an
+            agent that cannot be re-created that way is refused with a clear error (pass a factory).
+            Every sample's agent runs silently (no widget, no console output).
+        tasks: a list of dicts, a pandas DataFrame, or a path to a `.jsonl` / `.csv` file. The prompt
+            column is `task` (or `question`, `input`, `prompt`), the reference `answer` (or `expected`,
+            `target`); optional `id` (else a stable id from the row's content), `images`,
+            `additional_args`; other columns are kept as metadata columns of the results.
+        scorers: a scorer, a list, or a dict `name -> scorer` (default: `exact_match()`); see
+            `nbagent.scorers`. A scorer that raises records an error for that sample and scorer.
+        epochs: how many times each (agent, task) runs; each run is kept (column `epoch`).
+        max_workers: threads running samples at once (default 8; samples mostly wait on models).
+        executor: instead of threads, any `concurrent.futures.Executor` or a `dask.distributed.Client`
+            (a local cluster or `Client("tcp://...")` beyond this machine). With processes or Dask,
+            factories and scorers must be picklable (a clear error says which is not); each process
+            builds its own model.
+        log_dir: a directory where each finished sample is appended to `results.jsonl` and its memory
+            saved at once. Calling again with the same `log_dir` skips the finished samples (a log
+            of other tasks or scorers is refused). `EvalResults.load(log_dir)` reads it back.
+        retry_errors: with `log_dir`, run again the samples that ended in an error.
+        progress: True (a live table in a notebook, a tqdm bar in a terminal), False, or an object
+            with `start(tracker)`, `update(tracker, record)`, `close(tracker)`.
+
+    The kernel's interrupt (Ctrl-C) cancels: samples not started are dropped, running ones are
+    stopped and recorded as "cancelled" (re-run by the next call with the same `log_dir`), and the
+    results of the finished ones are returned.
+    """
+    samples = load_tasks(tasks)
+    named_scorers = normalize_scorers(scorers)
+    sources = normalize_agents(agents)
+    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
+        raise ValueError(f"epochs must be a positive integer, got {epochs!r}")
+    view = make_progress(progress)
+    engine = make_engine(executor, max_workers)
+    try:
+        if engine.remote:
+            for name, source in sources.items():
+                engine.check(f"The agent factory {name!r}" if source.factory else f"The agent {name!r}", source)
+            for name, scorer in named_scorers.items():
+                engine.check(f"The scorer {name!r}", scorer)
+        return _evaluate(engine, view, sources, samples, named_scorers, epochs, log_dir, retry_errors)
+    finally:
+        engine.close()
+
+
+def _evaluate(
+    engine: Engine,
+    view: Any,
+    sources: dict[str, Any],
+    samples: list[Any],
+    scorers: dict[str, Any],
+    epochs: int,
+    log_dir: str | Path | None,
+    retry_errors: bool,
+) -> EvalResults:
+    log = EvalLog(log_dir) if log_dir is not None else None
+    previous: dict[Key, dict[str, Any]] = {}
+    if log is not None:
+        log.open(samples, tasks_fingerprint(samples), list(scorers), list(sources), epochs)
+        previous = log.done_keys(retry_errors)
+    jobs = [
+        SampleJob(name, source, sample, epoch, scorers)
+        for epoch in range(epochs)
+        for sample in samples
+        for name, source in sources.items()
+    ]
+    wanted = {job.key for job in jobs}
+    previous = {key: record for key, record in previous.items() if key in wanted}
+    jobs = [job for job in jobs if job.key not in previous]
+
+    tracker = Tracker(len(wanted), list(sources), list(scorers), engine.label)
+    for record in previous.values():
+        tracker.add(record, resumed=True)
+    records: dict[Key, dict[str, Any]] = dict(previous)
+    memories: dict[Key, Any] = {}
+
+    def open_run(key: Key) -> Any:
+        return _results(records, memories, scorers, sources, samples, log, False, engine, tracker).run_widget(
+            key[1], key[0], key[2]
+        )
+
+    tracker.open_run = open_run
+
+    def finish(outcome: SampleOutcome) -> None:
+        record = outcome.record
+        if log is not None:
+            log.append(record, outcome.memory)
+        records[outcome.key] = record
+        if outcome.memory is not None:
+            memories[outcome.key] = outcome.memory
+        tracker.add(record)
+        view.update(tracker, record)
+
+    view.start(tracker)
+    cancelled = False
+    futures: dict[Any, SampleJob] = {}
+    try:
+        for job in jobs:
+            futures[engine.submit(job)] = job
+        pending = set(futures)
+        while pending:
+            done, pending = engine.wait(pending, TICK_S)
+            for future in done:
+                finish(_outcome(engine, future, futures[future]))
+            view.update(tracker, None)
+    except KeyboardInterrupt:
+        cancelled = True
+        _cancel(engine, futures, records, finish)
+    finally:
+        tracker.finish("cancelled" if cancelled else "done")
+        view.close(tracker)
+    return _results(records, memories, scorers, sources, samples, log, cancelled, engine, tracker)
+
+
+def _cancel(engine: Engine, futures: dict[Any, SampleJob], records: dict[Key, Any], finish: Any) -> None:
+    """Drop what has not started, stop what runs, and record the running samples as cancelled."""
+    unfinished = [f for f in futures if not f.done()]
+    engine.cancel(unfinished)
+    running = {f for f in unfinished if not f.cancelled()}
+    deadline = time.monotonic() + CANCEL_GRACE_S
+    try:
+        while running and engine.collects_after_cancel and time.monotonic() < deadline:
+            done, running = engine.wait(running, TICK_S)
+            for future in done:
+                finish(_outcome(engine, future, futures[future]))
+            engine.cancel(running)  # an agent that registered after the first stop is stopped too
+    except KeyboardInterrupt:
+        pass  # a second interrupt: stop waiting
+    for future in running:
+        job = futures[future]
+        if job.key not in records:
+            record = base_record(job)
+            record.update(state=CANCELLED, error="cancelled while running")
+            finish(SampleOutcome(record))
+
+
+def _outcome(engine: Engine, future: Any, job: SampleJob) -> SampleOutcome:
+    try:
+        return engine.result(future)
+    except BaseException as error:  # the engine failed to run it (a worker died, a job did not unpickle)
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        record = base_record(job)
+        cancelled = type(error).__name__ == "CancelledError"
+        record.update(
+            state=CANCELLED if cancelled else "error",
+            error="cancelled"
+            if cancelled
+            else f"{engine.label} could not run this sample: {type(error).__name__}: {error}",
+        )
+        return SampleOutcome(record)
+
+
+def _results(
+    records: dict[Key, dict[str, Any]],
+    memories: dict[Key, Any],
+    scorers: dict[str, Any],
+    sources: dict[str, Any],
+    samples: list[Any],
+    log: EvalLog | None,
+    cancelled: bool,
+    engine: Engine,
+    tracker: Tracker,
+) -> EvalResults:
+    return EvalResults(
+        list(records.values()),
+        list(scorers),
+        memories=memories,
+        log_dir=log.path if log is not None else None,
+        cancelled=cancelled,
+        agents=list(sources),
+        task_order=[s.id for s in samples],
+        engine=engine.label,
+        elapsed_s=tracker.elapsed_s,
+    )

@@ -1,0 +1,318 @@
+"""`EvalResults`: the samples as a pandas DataFrame, a summary per agent, and every run reopenable."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from nbagent.eval.log import EvalLog, read_records
+from nbagent.eval.samples import Key, sample_key
+
+__all__ = ["EvalResults", "interval95"]
+
+BASE_COLUMNS = [
+    "agent",
+    "id",
+    "epoch",
+    "task",
+    "expected",
+    "answer",
+    "state",
+    "steps",
+    "input_tokens",
+    "output_tokens",
+    "duration_s",
+    "error",
+]
+
+
+class EvalResults:
+    """The results of `evaluate()`: one record per (agent, task, epoch).
+
+    - `.df`: a DataFrame, one row per sample (columns `agent, id, epoch, task, expected, answer,
+      state, steps, input_tokens, output_tokens, duration_s, error`, one per scorer, `scorer_errors`,
+      `<scorer>_explanation` when a scorer explained itself, then the tasks' metadata columns);
+    - `.summary()`: one row per agent;
+    - `.memory(id, agent=None, epoch=0)`: the `AgentMemory` of a sample's run; `.show(...)` shows it
+      in the step widget;
+    - `EvalResults.load(log_dir)`: the results of an evaluation run with `log_dir`.
+
+    In a notebook it shows the summary, a plot of the score per agent and the table of samples;
+    a click on a row opens that sample's run below the table.
+    """
+
+    def __init__(
+        self,
+        records: Iterable[dict[str, Any]],
+        scorers: list[str],
+        memories: dict[Key, Any] | None = None,
+        log_dir: str | Path | None = None,
+        cancelled: bool = False,
+        agents: list[str] | None = None,
+        task_order: list[str] | None = None,
+        engine: str = "",
+        elapsed_s: float | None = None,
+    ) -> None:
+        self.scorers = list(scorers)
+        self.log_dir = Path(log_dir) if log_dir is not None else None
+        self.cancelled = cancelled
+        self.engine = engine
+        self.elapsed_s = elapsed_s
+        self._memories = dict(memories or {})
+        records = list(records)
+        agent_order = list(agents or [])
+        agent_order += [r["agent"] for r in records if r["agent"] not in agent_order]
+        agent_order = list(dict.fromkeys(agent_order))
+        order = {sample_id: i for i, sample_id in enumerate(dict.fromkeys(task_order or []))}
+        records.sort(
+            key=lambda r: (agent_order.index(r["agent"]), order.get(r["id"], len(order)), str(r["id"]), r["epoch"])
+        )
+        self.agents = [a for a in agent_order if any(r["agent"] == a for r in records)] or agent_order
+        self.records = records
+        self._by_key = {sample_key(r["agent"], r["id"], r["epoch"]): r for r in records}
+
+    # ------------------------------------------------------------------------------------ loading
+
+    @classmethod
+    def load(cls, log_dir: str | Path) -> EvalResults:
+        """The results saved in `log_dir` by `evaluate(..., log_dir=log_dir)` (finished or not)."""
+        log = EvalLog(log_dir)
+        if not log.spec_path.is_file():
+            raise FileNotFoundError(f"{log_dir} is not an evaluation log (no eval.json in it)")
+        spec = log.read_spec()
+        order = []
+        tasks_path = Path(log_dir) / "tasks.jsonl"
+        if tasks_path.is_file():
+            for line in tasks_path.read_text(encoding="utf-8").splitlines():
+                try:
+                    order.append(str(json.loads(line)["id"]))
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    continue
+        records = list(read_records(log.results_path).values())
+        return cls(records, spec.get("scorers", []), log_dir=log_dir, agents=spec.get("agents"), task_order=order)
+
+    # ------------------------------------------------------------------------------------ tables
+
+    @cached_property
+    def df(self) -> Any:
+        import pandas as pd
+
+        rows = []
+        explained = sorted({name for r in self.records for name in (r.get("explanations") or {})})
+        meta_columns: list[str] = []
+        for record in self.records:
+            meta_columns += [c for c in record.get("metadata") or {} if c not in meta_columns]
+        for record in self.records:
+            row = {column: record.get(column) for column in BASE_COLUMNS}
+            scores = record.get("scores") or {}
+            for name in self.scorers:
+                value = scores.get(name)
+                row[name] = math.nan if value is None else float(value)
+            errors = record.get("scorer_errors") or {}
+            row["scorer_errors"] = "; ".join(f"{k}: {v}" for k, v in errors.items()) or None
+            for name in explained:
+                row[f"{name}_explanation"] = (record.get("explanations") or {}).get(name)
+            for column in meta_columns:
+                row[column] = (record.get("metadata") or {}).get(column)
+            rows.append(row)
+        columns = (
+            BASE_COLUMNS + self.scorers + ["scorer_errors"] + [f"{n}_explanation" for n in explained] + meta_columns
+        )
+        frame = pd.DataFrame(rows, columns=columns)
+        for column in ("epoch", "steps", "input_tokens", "output_tokens"):
+            frame[column] = frame[column].astype("int64")
+        frame["duration_s"] = frame["duration_s"].astype("float64")
+        return frame
+
+    def summary(self) -> Any:
+        """One row per agent: samples, each scorer's mean with its 95% interval (`<scorer>_low`,
+        `<scorer>_high`), errors, mean steps, mean tokens and mean duration per sample.
+
+        Errored and cancelled samples are counted, not scored. With epochs, a task's epochs are
+        averaged first, so the interval is over tasks. The interval is Wilson's for 0/1 scores
+        and Student's t otherwise.
+        """
+        import pandas as pd
+
+        rows = []
+        for agent in self.agents:
+            records = [r for r in self.records if r["agent"] == agent]
+            finished = [r for r in records if r.get("state") != "cancelled"]
+            row: dict[str, Any] = {"agent": agent, "samples": len(finished)}
+            for name in self.scorers:
+                per_task: dict[str, list[float]] = {}
+                for r in finished:
+                    value = (r.get("scores") or {}).get(name)
+                    if value is not None and not math.isnan(value):
+                        per_task.setdefault(r["id"], []).append(float(value))
+                values = [sum(v) / len(v) for v in per_task.values()]
+                mean, low, high = interval95(values)
+                row[name], row[f"{name}_low"], row[f"{name}_high"] = mean, low, high
+            row["errors"] = sum(r.get("state") == "error" for r in finished)
+            row["scorer_errors"] = sum(bool(r.get("scorer_errors")) for r in finished)
+            row["cancelled"] = len(records) - len(finished)
+            row["steps"] = _mean(r.get("steps") for r in finished)
+            row["input_tokens"] = _mean(r.get("input_tokens") for r in finished)
+            row["output_tokens"] = _mean(r.get("output_tokens") for r in finished)
+            row["duration_s"] = _mean(r.get("duration_s") for r in finished)
+            rows.append(row)
+        return pd.DataFrame(rows).set_index("agent")
+
+    # ------------------------------------------------------------------------------------ runs
+
+    def _key(self, sample_id: Any, agent: str | None, epoch: int) -> Key:
+        sample_id = str(sample_id)
+        if agent is None:
+            if len(self.agents) != 1:
+                raise ValueError(f"These results have several agents ({', '.join(self.agents)}): pass agent=...")
+            agent = self.agents[0]
+        key = sample_key(agent, sample_id, epoch)
+        if key not in self._by_key:
+            if agent not in self.agents:
+                raise KeyError(f"No agent {agent!r} in these results; the agents are {self.agents}")
+            ids = list(dict.fromkeys(r["id"] for r in self.records if r["agent"] == agent))
+            epochs = sorted({r["epoch"] for r in self.records if r["agent"] == agent and r["id"] == sample_id})
+            if epochs:
+                raise KeyError(f"Task {sample_id!r} of {agent!r} has no epoch {epoch}; it has epochs {epochs}")
+            shown = ", ".join(repr(i) for i in ids[:8]) + (", ..." if len(ids) > 8 else "")
+            raise KeyError(f"No task {sample_id!r} for agent {agent!r}; its task ids are {shown}")
+        return key
+
+    def record(self, id: Any, agent: str | None = None, epoch: int = 0) -> dict[str, Any]:
+        """The raw record of a sample (what results.jsonl holds)."""
+        return self._by_key[self._key(id, agent, epoch)]
+
+    def memory(self, id: Any, agent: str | None = None, epoch: int = 0) -> Any:
+        """The `AgentMemory` of that sample's run (loaded from the log directory when not in memory)."""
+        key = self._key(id, agent, epoch)
+        if key in self._memories:
+            return self._memories[key]
+        record = self._by_key[key]
+        path = record.get("memory_path")
+        if self.log_dir is None or not path:
+            raise LookupError(f"The run of {key} was not kept (it was {record.get('state')} before it started)")
+        from nbagent import AgentMemory
+
+        memory = AgentMemory.load(self.log_dir / path)
+        self._memories[key] = memory
+        return memory
+
+    def run_widget(self, id: Any, agent: str | None = None, epoch: int = 0) -> Any:
+        """The step widget (`AgentWidget`) of that sample's run."""
+        from nbagent import AgentWidget
+
+        key = self._key(id, agent, epoch)
+        return AgentWidget.from_memory(self.memory(*_args(key)), agent_name=key[0])
+
+    def show(self, id: Any, agent: str | None = None, epoch: int = 0) -> None:
+        """Display that sample's run in the step widget (the same widget as a live run)."""
+        from IPython.display import display
+
+        display(self.run_widget(id, agent, epoch))
+
+    # ------------------------------------------------------------------------------------ display
+
+    def widget(self) -> Any:
+        """The interactive view: summary, plot, the table of samples, the opened run below it."""
+        from nbagent.eval.display import results_view
+
+        return results_view(self)
+
+    def to_html(self) -> str:
+        """A static HTML page part: summary, plot and the table of samples (no JavaScript needed)."""
+        from nbagent.eval.display import results_html
+
+        return results_html(self)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from nbagent.eval.display import results_mimebundle
+
+        return results_mimebundle(self)
+
+    def __repr__(self) -> str:
+        n = len(self.records)
+        parts = [
+            f"{n} sample{'s' if n != 1 else ''}",
+            f"{len(self.agents)} agent{'s' if len(self.agents) != 1 else ''}",
+        ]
+        errors = sum(r.get("state") == "error" for r in self.records)
+        if errors:
+            parts.append(f"{errors} error{'s' if errors != 1 else ''}")
+        if self.cancelled:
+            parts.append("cancelled")
+        if self.scorers and self.records:
+            summary = self.summary()
+            first = self.scorers[0]
+            scores = ", ".join(
+                f"{a} {summary.loc[a, first]:.2f}" for a in self.agents if not math.isnan(summary.loc[a, first])
+            )
+            if scores:
+                parts.append(f"{first}: {scores}")
+        return f"EvalResults({'; '.join(parts)})"
+
+
+def _args(key: Key) -> tuple[str, str, int]:
+    agent, sample_id, epoch = key
+    return sample_id, agent, epoch
+
+
+def _mean(values: Iterable[Any]) -> float:
+    numbers = [float(v) for v in values if v is not None]
+    return sum(numbers) / len(numbers) if numbers else math.nan
+
+
+_T975 = [
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+    2.080,
+    2.074,
+    2.069,
+    2.064,
+    2.060,
+    2.056,
+    2.052,
+    2.048,
+    2.045,
+    2.042,
+]
+
+
+def interval95(values: list[float]) -> tuple[float, float, float]:
+    """(mean, low, high): Wilson's interval for 0/1 values, Student's t otherwise; NaN without values."""
+    n = len(values)
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    mean = sum(values) / n
+    if all(v in (0.0, 1.0) for v in values):
+        z = 1.959964
+        centre = (mean + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(mean * (1 - mean) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return mean, max(0.0, centre - half), min(1.0, centre + half)
+    if n == 1:
+        return mean, math.nan, math.nan
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    t = _T975[n - 2] if n - 1 <= len(_T975) else 1.96 + 2.4 / (n - 1)
+    half = t * sd / math.sqrt(n)
+    return mean, mean - half, mean + half
