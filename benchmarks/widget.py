@@ -35,7 +35,7 @@ import random, time
 from PIL import Image, ImageDraw
 from nbagent import ActionStep, AgentMemory, TaskStep, Timing
 from nbagent.models.base import TokenUsage
-from nbagent.widget import AgentWidget
+from nbagent.notebook.widget import AgentWidget
 
 random.seed(0)
 
@@ -62,7 +62,7 @@ print("PNG_BYTES", sum(len(p) for p in big.images), "IMAGES", len(big.images))
 big"""
 SECOND_VIEW = "big  # a second view, rendered from the front-end's state"
 STREAM = f"""\
-from nbagent.events import RunStart, StepStart
+from nbagent.record import RunStart, StepStart
 from nbagent.models.base import ChatMessageStreamDelta
 live = AgentWidget(agent_name="streamer")
 display(live)
@@ -74,8 +74,8 @@ for i in range({DELTAS}):
     live.consume(ChatMessageStreamDelta(content=tokens[i % len(tokens)]))
 print("STREAMED")"""
 PUSH = """\
-from nbagent.events import ToolOutput
-from nbagent.memory import ToolCall
+from nbagent.record import ToolOutput
+from nbagent.record import ToolCall
 pusher = AgentWidget(agent_name="pusher")
 display(pusher)
 time.sleep(1.0)

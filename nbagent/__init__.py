@@ -2,38 +2,58 @@
 
 `from nbagent import CodeAgent, tool, ...` mirrors `from smolagents import ...`.
 In a notebook, `%load_ext nbagent` adds the `%%agent` / `%agent` magics.
-Heavy parts (models, widget) load on first use, so `import nbagent` stays quick.
+Every public name loads on first use, so `import nbagent` stays quick and imports
+nothing of Jupyter, rich or the models.
+
+The package is layered; a module imports only from its own package and the layers
+below it (tests/test_architecture.py and the import-linter contract enforce it):
+
+    0 base      errors, text, media, _version
+    1 parts     sandbox -> tools -> models, prompts
+    2 record    steps, memory, persistence, events, status, RunResult
+    3 loop      the engine, code and tool steps, sessions, gates, prompting
+    4 views     console, widget state, static HTML, gradio messages (no Jupyter)
+    5 notebook  the widget, view choice, buttons and their channel, the save hook
+    6 agents    MultiStepAgent, CodeAgent, ToolCallingAgent: facades over the loop
+    7 doors     magics, cli, gradio_ui, compat, eval, and this root
+
+Modules at the root: errors (the AgentError family), text (truncation policies),
+_version, magics (%%agent), cli (`nbagent run`), gradio_ui (GradioUI).
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
-__version__ = "0.1.0"
+from nbagent._version import __version__ as __version__
 
 _LAZY: dict[str, str] = {
     # agents
     "MultiStepAgent": "nbagent.agents",
     "CodeAgent": "nbagent.agents",
     "ToolCallingAgent": "nbagent.agents",
-    "LogLevel": "nbagent.console",
+    "LogLevel": "nbagent.loop",
     # memory and events
-    "AgentMemory": "nbagent.memory",
-    "ActionStep": "nbagent.memory",
-    "PlanningStep": "nbagent.memory",
-    "TaskStep": "nbagent.memory",
-    "SystemPromptStep": "nbagent.memory",
-    "FinalAnswerStep": "nbagent.memory",
-    "ToolCall": "nbagent.memory",
-    "Timing": "nbagent.memory",
-    "RunResult": "nbagent.events",
-    "RunStart": "nbagent.events",
-    "RunEnd": "nbagent.events",
-    "StepStart": "nbagent.events",
-    "ToolOutput": "nbagent.events",
-    "ActionOutput": "nbagent.events",
-    "ChildEvent": "nbagent.events",
+    "AgentMemory": "nbagent.record",
+    "ActionStep": "nbagent.record",
+    "PlanningStep": "nbagent.record",
+    "TaskStep": "nbagent.record",
+    "SystemPromptStep": "nbagent.record",
+    "FinalAnswerStep": "nbagent.record",
+    "ToolCall": "nbagent.record",
+    "Timing": "nbagent.record",
+    "RunResult": "nbagent.record",
+    "RunStart": "nbagent.record",
+    "Rerun": "nbagent.record",
+    "RunStatus": "nbagent.record",
+    "RunOutcome": "nbagent.record",
+    "RunEnd": "nbagent.record",
+    "StepStart": "nbagent.record",
+    "ToolOutput": "nbagent.record",
+    "ActionOutput": "nbagent.record",
+    "ChildEvent": "nbagent.record",
     # errors
     "AgentError": "nbagent.errors",
     "AgentParsingError": "nbagent.errors",
@@ -75,9 +95,9 @@ _LAZY: dict[str, str] = {
     "ToolArgumentError": "nbagent.tools",
     "get_tool_json_schema": "nbagent.tools",
     "validate_tool_arguments": "nbagent.tools",
-    "AgentImage": "nbagent.agent_types",
-    "AgentText": "nbagent.agent_types",
-    "AgentAudio": "nbagent.agent_types",
+    "AgentImage": "nbagent.media.agent_types",
+    "AgentText": "nbagent.media.agent_types",
+    "AgentAudio": "nbagent.media.agent_types",
     # prompts
     "PromptTemplates": "nbagent.prompts",
     "PlanningPromptTemplate": "nbagent.prompts",
@@ -98,16 +118,18 @@ _LAZY: dict[str, str] = {
     "FinalAnswerException": "nbagent.sandbox",
     "BASE_BUILTIN_MODULES": "nbagent.sandbox",
     # notebook
-    "AgentWidget": "nbagent.widget",
-    "RunController": "nbagent.runner",
-    "RunControl": "nbagent.control",
-    "CodeRejected": "nbagent.control",
-    "ControlError": "nbagent.control",
+    "AgentWidget": "nbagent.notebook.widget",
+    "RunDriver": "nbagent.notebook.driver",
+    "RunController": "nbagent.notebook.driver",
+    "RunGates": "nbagent.loop",
+    "RunControl": "nbagent.loop",
+    "CodeRejected": "nbagent.loop",
+    "ControlError": "nbagent.loop",
     # smolagents compatibility (see tests/seeds/AUDIT.md)
-    "ManagedAgent": "nbagent.compat",
-    "from_hub": "nbagent.compat",
-    "WebSearchTool": "nbagent.web_search",
-    "DuckDuckGoSearchTool": "nbagent.web_search",
+    "ManagedAgent": "nbagent.compat.legacy",
+    "from_hub": "nbagent.compat.legacy",
+    "WebSearchTool": "nbagent.tools.web_search",
+    "DuckDuckGoSearchTool": "nbagent.tools.web_search",
     "GradioUI": "nbagent.gradio_ui",
     "stream_to_gradio": "nbagent.gradio_ui",
 }
@@ -133,3 +155,26 @@ def load_ipython_extension(ipython: Any) -> None:
     from nbagent.magics import AgentMagics
 
     ipython.register_magics(AgentMagics)
+    _register_notebook_display()
+
+
+def _register_notebook_display() -> None:
+    """Show `AgentMemory` as the step widget in IPython, registered by type name (the record never imports it)."""
+    shell = sys.modules.get("IPython") and sys.modules["IPython"].get_ipython()
+    formatter = getattr(getattr(shell, "display_formatter", None), "mimebundle_formatter", None)
+    if formatter is None:
+        return
+
+    def show(memory: Any, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        from nbagent.notebook.bundle import memory_mimebundle
+
+        return memory_mimebundle(memory)
+
+    formatter.for_type_by_name("nbagent.record.memory", "AgentMemory", show)
+
+
+_register_notebook_display()
+
+from nbagent.compat.paths import install_module_aliases  # noqa: E402
+
+install_module_aliases()

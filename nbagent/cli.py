@@ -27,13 +27,29 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run an agent on a task")
     run.add_argument("task", help="the task, in quotes")
     run.add_argument("--model", "-m", default=None, help=_model_help())
-    run.add_argument("--tools", default="", help="comma-separated: base tool names (visit_webpage, user_input, web_search) or module:attribute")
-    run.add_argument("--imports", default="", help="comma-separated modules the agent's code may import (e.g. pandas,numpy)")
+    run.add_argument(
+        "--tools",
+        default="",
+        help="comma-separated: base tool names (visit_webpage, user_input, web_search) or module:attribute",
+    )
+    run.add_argument(
+        "--imports", default="", help="comma-separated modules the agent's code may import (e.g. pandas,numpy)"
+    )
     run.add_argument("--max-steps", type=int, default=10, help="maximum number of steps (default 10)")
     run.add_argument("--agent-type", "--action-type", choices=["code", "toolcalling", "tool_calling"], default="code")
-    run.add_argument("--verbosity", "--verbosity-level", type=int, choices=[-1, 0, 1, 2], default=1, help="-1 off, 0 errors, 1 info, 2 debug")
+    run.add_argument(
+        "--verbosity",
+        "--verbosity-level",
+        type=int,
+        choices=[-1, 0, 1, 2],
+        default=1,
+        help="-1 off, 0 errors, 1 info, 2 debug",
+    )
     smol = run.add_argument_group("smolagents-style model options (instead of --model)")
-    smol.add_argument("--model-type", help="a model class: OpenAIServerModel, InferenceClientModel, LiteLLMModel, TransformersModel, ...")
+    smol.add_argument(
+        "--model-type",
+        help="a model class: OpenAIServerModel, InferenceClientModel, LiteLLMModel, TransformersModel, ...",
+    )
     smol.add_argument("--model-id", help="the model id for --model-type")
     smol.add_argument("--api-base", help="the API's base URL (API model types)")
     smol.add_argument("--api-key", help="the API key (API model types)")
@@ -49,7 +65,7 @@ def _model_help() -> str:
 def load_tools(spec: str) -> list[Any]:
     """Tools from `a,b,module:attr`; a clear error names any that cannot be found."""
     from nbagent.tools import TOOL_MAPPING
-    from nbagent.web_search import WEB_SEARCH_TOOLS
+    from nbagent.tools.web_search import WEB_SEARCH_TOOLS
 
     mapping = {**WEB_SEARCH_TOOLS, **TOOL_MAPPING}
     tools = []
@@ -73,7 +89,7 @@ def _split(spec: str) -> list[str]:
 
 
 def _model(args: argparse.Namespace) -> Any:
-    from nbagent.model_spec import model_from_spec, model_from_type
+    from nbagent.models.spec import model_from_spec, model_from_type
 
     api_options = {"api_base": args.api_base, "api_key": args.api_key, "provider": args.provider}
     if args.model_type is None:
@@ -91,8 +107,13 @@ def _run(args: argparse.Namespace) -> int:
     if args.max_steps < 1:
         raise ValueError("--max-steps must be at least 1")
     model = _model(args)
-    options: dict[str, Any] = {"tools": load_tools(args.tools), "model": model, "max_steps": args.max_steps,
-                               "verbosity_level": args.verbosity, "show_widget": False}
+    options: dict[str, Any] = {
+        "tools": load_tools(args.tools),
+        "model": model,
+        "max_steps": args.max_steps,
+        "verbosity_level": args.verbosity,
+        "show_widget": False,
+    }
     if args.agent_type == "code":
         agent = CodeAgent(additional_authorized_imports=_split(args.imports), **options)
     else:

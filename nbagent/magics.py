@@ -21,7 +21,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from traitlets import Bool, Int, List, Unicode
 
-from nbagent.agent_parts import describe_variables
+from nbagent.loop.prompting import describe_variables
 
 __all__ = ["AgentMagics", "AgentRunFailed", "interpolate_task", "mentioned_variables"]
 
@@ -46,7 +46,9 @@ def interpolate_task(text: str, namespace: dict[str, Any]) -> str:
             return token[0]
         name = match.group(1)
         if name not in namespace:
-            raise UsageError(f"The task refers to {{{name}}} but no variable {name!r} is defined (write {{{{{name}}}}} for literal braces)")
+            raise UsageError(
+                f"The task refers to {{{name}}} but no variable {name!r} is defined (write {{{{{name}}}}} for literal braces)"
+            )
         return str(namespace[name])
 
     return _PLACEHOLDER.sub(replace, text)
@@ -85,15 +87,26 @@ class AgentMagics(Magics):
         self.last_agent: Any = None
 
     @magic_arguments()
-    @argument("-m", "--model", default=None, help="a variable holding a model, or a model spec ('default', a .gguf path, openai:<id>, …)")
+    @argument(
+        "-m",
+        "--model",
+        default=None,
+        help="a variable holding a model, or a model spec ('default', a .gguf path, openai:<id>, …)",
+    )
     @argument("--tools", default=None, help="comma-separated names of variables holding tools")
     @argument("--imports", default=None, help="comma-separated modules the agent's code may import, e.g. pandas,numpy")
     @argument("--max-steps", type=int, default=None, help="maximum number of steps")
     @argument("--agent", default=None, help="the name of an existing agent variable to use")
-    @argument("--continue", dest="continue_run", action="store_true", help="continue the last conversation (reset=False)")
+    @argument(
+        "--continue", dest="continue_run", action="store_true", help="continue the last conversation (reset=False)"
+    )
     @argument("-o", "--out", default=None, help="store the final answer in this variable")
     @argument("--quiet", action="store_true", help="no widget and no console output")
-    @argument("--step", action="store_true", help="prepare the run paused and return: the widget's Step/Run (or agent.controller) drive it")
+    @argument(
+        "--step",
+        action="store_true",
+        help="prepare the run paused and return: the widget's Step/Run (or agent.controller) drive it",
+    )
     @cell_magic
     def agent(self, line: str, cell: str) -> Any:
         """Run an agent on the task written in the cell body."""
@@ -136,7 +149,9 @@ class AgentMagics(Magics):
             if not isinstance(agent, MultiStepAgent):
                 raise UsageError(f"--agent {args.agent}: no agent variable with that name (got {type(agent).__name__})")
             if args.model or args.tools or args.imports:
-                raise UsageError("--agent uses an existing agent: --model, --tools and --imports cannot be combined with it")
+                raise UsageError(
+                    "--agent uses an existing agent: --model, --tools and --imports cannot be combined with it"
+                )
             return agent
         if args.continue_run:
             if self.last_agent is None:
@@ -145,7 +160,7 @@ class AgentMagics(Magics):
         return self._new_agent(args, namespace)
 
     def _new_agent(self, args: Any, namespace: dict[str, Any]) -> Any:
-        from nbagent.code_agent import CodeAgent
+        from nbagent.agents import CodeAgent
 
         imports = [*self.default_imports, *_split_names(args.imports)]
         return CodeAgent(
@@ -157,7 +172,7 @@ class AgentMagics(Magics):
         )
 
     def _model(self, spec: str, namespace: dict[str, Any]) -> Any:
-        from nbagent.model_spec import MODEL_SPEC_HELP, model_from_spec
+        from nbagent.models.spec import MODEL_SPEC_HELP, model_from_spec
 
         value = namespace.get(spec)
         if value is not None and (hasattr(value, "generate") or callable(value)) and not isinstance(value, str):
@@ -166,7 +181,9 @@ class AgentMagics(Magics):
             try:
                 self._models[spec] = model_from_spec(spec)
             except ValueError as error:
-                raise UsageError(f"--model {spec}: {error}. Use a variable holding a model, or {MODEL_SPEC_HELP}") from None
+                raise UsageError(
+                    f"--model {spec}: {error}. Use a variable holding a model, or {MODEL_SPEC_HELP}"
+                ) from None
         return self._models[spec]
 
     def _tools(self, names: str | None, namespace: dict[str, Any]) -> list[Any]:
@@ -182,8 +199,8 @@ class AgentMagics(Magics):
         return tools
 
     def _run_agent(self, agent: Any, task: str, args: Any) -> Any:
-        from nbagent.console import LogLevel
         from nbagent.errors import AgentGenerationError
+        from nbagent.loop import LogLevel
 
         saved = agent.show_widget, agent.verbosity_level
         if args.quiet:
@@ -206,10 +223,15 @@ class AgentMagics(Magics):
             self.shell.user_ns[args.out] = result.output
         return result.output
 
+
 def _split_options(words: list[str], parser: Any) -> tuple[list[str], list[str]]:
     """Split `%agent` words into leading options (with their values) and the task."""
-    takes_value = {opt for action in parser._actions if action.nargs is None and action.option_strings
-                   for opt in action.option_strings}
+    takes_value = {
+        opt
+        for action in parser._actions
+        if action.nargs is None and action.option_strings
+        for opt in action.option_strings
+    }
     options: list[str] = []
     index = 0
     while index < len(words) and words[index].startswith("-"):

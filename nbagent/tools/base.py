@@ -9,8 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from nbagent.images import report_image
-from nbagent.memory import is_image
+from nbagent.media import is_image, report_image
 
 from .errors import ToolDefinitionError, ToolSerializationError
 from .forward_schema import infer_io_from_forward
@@ -173,7 +172,7 @@ class Tool(metaclass=_ToolMeta):
             if not (len(self.inputs) == 1 and set(args[0]) != set(self.inputs)):
                 args, kwargs = (), dict(args[0])
         if sanitize_inputs_outputs:
-            from nbagent.agent_types import handle_agent_input_types, handle_agent_output_types
+            from nbagent.media.agent_types import handle_agent_input_types, handle_agent_output_types
 
             args, kwargs = handle_agent_input_types(*args, **kwargs)
             result = handle_agent_output_types(self.forward(*args, **kwargs), self.output_type)

@@ -66,18 +66,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from nbagent.events import ChildEvent, RunEnd, RunStart, StepStart, ToolOutput
-from nbagent.memory import (
+from nbagent.media import image_to_png, is_image
+from nbagent.models.base import ChatMessageStreamDelta
+from nbagent.record import (
+    CODE_TOOL_NAME,
     ActionStep,
     AgentMemory,
+    ChildEvent,
     FinalAnswerStep,
     PlanningStep,
+    RunEnd,
+    RunStart,
+    StepStart,
     TaskStep,
     ToolCall,
-    image_to_png,
-    is_image,
+    ToolOutput,
 )
-from nbagent.models.base import ChatMessageStreamDelta
+from nbagent.record.status import STATUSES, status_of
 
 __all__ = [
     "STATUSES",
@@ -92,10 +97,7 @@ __all__ = [
     "answer_to_dict",
 ]
 
-STATUSES = ("idle", "running", "paused", "awaiting_approval", "stopped", "done", "error")
 TEXT_LIMIT = 100_000  # characters kept of one observation/output; the widget collapses long text anyway
-_END_STATUS = {"success": "done", "max_steps_error": "done", "stopped": "stopped", "error": "error"}
-_CODE_TOOL = "python_interpreter"
 
 
 class ImageStore:
@@ -219,7 +221,7 @@ def _base_step(kind: str, step_number: int | None) -> dict[str, Any]:
 def action_step_to_dict(step: ActionStep, images: ImageStore, children: list[dict] | None = None) -> dict[str, Any]:
     code = step.code_action
     edited = step.model_code_action if step.model_code_action not in (None, code) else None
-    calls = [c for c in step.tool_calls or [] if not (c.name == _CODE_TOOL and code is not None)]
+    calls = [c for c in step.tool_calls or [] if not (c.name == CODE_TOOL_NAME and code is not None)]
     output = step.action_output
     data = _base_step("action", step.step_number)
     data.update(
@@ -453,7 +455,7 @@ class RunStateBuilder:
 
     def _tool_call(self, event: ToolCall) -> StateUpdate:
         step = self._shown_step()
-        if event.name == _CODE_TOOL and isinstance(event.arguments, str):
+        if event.name == CODE_TOOL_NAME and isinstance(event.arguments, str):
             step["code"] = event.arguments
         else:
             step["tool_calls"].append(_tool_call(event))
@@ -498,7 +500,7 @@ class RunStateBuilder:
         timing = getattr(result, "timing", None)
         duration = getattr(timing, "duration", None)
         self.run.update(
-            status=_END_STATUS.get(result.state, "error"),
+            status=status_of(result.state),
             token_usage=_usage(result.token_usage),
             duration=duration if duration is not None else time.time() - self._started,
             error=result.error if result.state == "error" else None,

@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 from nbagent import AgentMemory, CodeAgent, ScriptedModel, ToolCallingAgent, cli, tool
-from nbagent.console import ConsoleView
+from nbagent.views.console import ConsoleView
 
 
 def code(body: str) -> str:
@@ -29,8 +29,17 @@ def shout(text: str) -> str:
 
 
 def make_agent(responses=("x",), **kwargs) -> CodeAgent:
-    return CodeAgent(tools=[shout], model=ScriptedModel(list(responses)), verbosity_level=-1, show_widget=False,
-                     additional_authorized_imports=["math"], max_steps=7, name="loud", description="Shouts.", **kwargs)
+    return CodeAgent(
+        tools=[shout],
+        model=ScriptedModel(list(responses)),
+        verbosity_level=-1,
+        show_widget=False,
+        additional_authorized_imports=["math"],
+        max_steps=7,
+        name="loud",
+        description="Shouts.",
+        **kwargs,
+    )
 
 
 def test_save_and_from_folder_round_trip(tmp_path):
@@ -40,7 +49,12 @@ def test_save_and_from_folder_round_trip(tmp_path):
     assert {"agent.json", "prompts.yaml", "tools/shout.py", "requirements.txt"} <= files
     loaded = CodeAgent.from_folder(tmp_path / "agent")
     assert loaded.tools["shout"]("hi") == "HI!"
-    assert (loaded.max_steps, loaded.planning_interval, loaded.instructions, loaded.name) == (7, 3, "Always shout.", "loud")
+    assert (loaded.max_steps, loaded.planning_interval, loaded.instructions, loaded.name) == (
+        7,
+        3,
+        "Always shout.",
+        "loud",
+    )
     assert "math" in loaded.authorized_imports
     assert loaded.prompt_templates == agent.prompt_templates
     assert isinstance(loaded.model, ScriptedModel) and loaded.model.responses == ["x"]
@@ -48,8 +62,9 @@ def test_save_and_from_folder_round_trip(tmp_path):
 
 def test_saved_agent_runs_after_loading(tmp_path):
     make_agent([code("final_answer(shout('ok'))")]).save(tmp_path / "a")
-    loaded = CodeAgent.from_folder(tmp_path / "a", verbosity_level=-1, show_widget=False,
-                                   model=ScriptedModel([code("final_answer(shout('ok'))")]))
+    loaded = CodeAgent.from_folder(
+        tmp_path / "a", verbosity_level=-1, show_widget=False, model=ScriptedModel([code("final_answer(shout('ok'))")])
+    )
     assert loaded.run("shout ok") == "OK!"
 
 
@@ -63,7 +78,9 @@ def test_to_dict_from_dict_and_no_secrets():
 
 
 def test_managed_agents_are_saved_in_their_own_folder(tmp_path):
-    helper = ToolCallingAgent(tools=[], model=ScriptedModel([]), name="helper", description="Helps.", verbosity_level=-1)
+    helper = ToolCallingAgent(
+        tools=[], model=ScriptedModel([]), name="helper", description="Helps.", verbosity_level=-1
+    )
     boss = make_agent(managed_agents=[helper])
     boss.save(tmp_path / "boss")
     assert (tmp_path / "boss/managed_agents/helper/agent.json").exists()
@@ -102,7 +119,7 @@ def test_load_errors_are_clear(tmp_path):
 def console_output(level, responses) -> str:
     console = Console(record=True, width=100, file=io.StringIO())
     agent = CodeAgent(tools=[], model=ScriptedModel(responses), verbosity_level=level, show_widget=False)
-    agent._make_views = lambda: [ConsoleView(level, console=console)] if level >= 0 else []
+    agent._views_for_run = lambda: [ConsoleView(level, console=console)] if level >= 0 else []
     agent.run("say hi")
     return console.export_text()
 
@@ -116,8 +133,12 @@ def test_console_info_shows_steps_code_logs_and_answer():
 def test_console_error_level_shows_only_errors_and_off_prints_nothing(capsys):
     text = console_output(0, [code("1/0"), code("final_answer(1)")])
     assert "ZeroDivisionError" in text and "Step 1" not in text
-    agent = CodeAgent(tools=[], model=ScriptedModel([code("print('x')"), code("final_answer(1)")], token_delay=0),
-                      verbosity_level=-1, show_widget=False)
+    agent = CodeAgent(
+        tools=[],
+        model=ScriptedModel([code("print('x')"), code("final_answer(1)")], token_delay=0),
+        verbosity_level=-1,
+        show_widget=False,
+    )
     assert list(agent.run("quiet", stream=True))
     assert capsys.readouterr().out == ""
 
@@ -128,7 +149,9 @@ def test_console_debug_streams_tokens():
 
 
 def test_cli_run_prints_the_answer_and_exits_zero(monkeypatch, capsys):
-    monkeypatch.setattr("nbagent.model_spec.model_from_spec", lambda spec: ScriptedModel([code("final_answer(17 * 23)")]))
+    monkeypatch.setattr(
+        "nbagent.models.spec.model_from_spec", lambda spec: ScriptedModel([code("final_answer(17 * 23)")])
+    )
     assert cli.main(["run", "What is 17*23?", "--max-steps", "2", "--verbosity", "-1"]) == 0
     assert capsys.readouterr().out.strip().endswith("391")
 
@@ -137,7 +160,7 @@ def test_cli_exit_codes_for_no_answer_and_bad_arguments(monkeypatch, capsys):
     def failing(messages, **kwargs):
         raise RuntimeError("server unreachable")
 
-    monkeypatch.setattr("nbagent.model_spec.model_from_spec", lambda spec: ScriptedModel(failing))
+    monkeypatch.setattr("nbagent.models.spec.model_from_spec", lambda spec: ScriptedModel(failing))
     assert cli.main(["run", "t", "--verbosity", "-1"]) == 1
     assert "server unreachable" in capsys.readouterr().err
     assert cli.main(["run", "t", "--tools", "no_such_tool"]) == 2

@@ -11,7 +11,7 @@ from PIL import Image, ImageDraw
 from nbagent import ActionStep, AgentMemory, TaskStep, Timing
 from nbagent.errors import AgentExecutionError
 from nbagent.models.base import TokenUsage
-from nbagent.widget import AgentWidget
+from nbagent.notebook.widget import AgentWidget
 
 square = Image.new("RGB", (120, 80), "white")
 ImageDraw.Draw(square).rectangle([20, 10, 100, 70], fill=(220, 30, 30))

@@ -43,7 +43,7 @@ def pause_after(n, times=1):
 def report(agent):
     steps = agent.memory.action_steps()
     print("STEPS", [s.step_number for s in steps], "STOPPED", [s.step_number for s in steps if s.stopped],
-          "STATUS", agent.control.status, "FORKS", len(agent.forks), "KINDS",
+          "STATUS", agent.gates.status, "FORKS", len(agent.forks), "KINDS",
           [type(s).__name__ for s in agent.memory.steps])
 '''
 SLEEP = "import time\\nprint('going to sleep')\\ntime.sleep(30)"
@@ -254,7 +254,7 @@ def test_approve_an_edited_step_during_a_blocking_run(page, notebook):
     notebook(
         "approve_blocking.ipynb",
         "greeter = CodeAgent(tools=[], model=scripted(\"print('written by the model')\", \"final_answer('greeted')\"))\n"
-        "greeter.control.approve_code = True\n"
+        "greeter.gates.approve_code = True\n"
         "greeter.run('Greet.')",
         "report(greeter)",
     )

@@ -4,7 +4,7 @@ Three notebooks: a widget built from a hand-made memory (plus a second view of i
 `ToolCallingAgent.run()` and a real `%%agent` cell (CodeAgent), both with ScriptedModels of three
 steps (an error, an image, a final answer). Each renders live (code, logs, error style, <img>,
 final answer, tokens); model text streams in; after saving, the page reopened with the kernel gone
-(and no new kernel) still shows the run as static HTML (nbagent/views/saving.py), and so does
+(and no new kernel) still shows the run as static HTML (nbagent.notebook.save_hook.py), and so does
 nbconvert's HTML export, opened offline. A control test shows what happens without the mechanism.
 """
 
@@ -152,7 +152,7 @@ def test_without_the_mechanism_a_reopened_notebook_loses_the_run(
 ) -> None:
     """Control: the same flow on a server without nbagent's server extension shows JupyterLab's error."""
     hand_made = [p for p in notebook_sources if p.name == "hand_made.ipynb"]
-    with Lab(tmp_path / "lab", hand_made, env={"JLAB_DISABLE_EXTENSIONS": "nbagent.views.saving"}) as plain:
+    with Lab(tmp_path / "lab", hand_made, env={"JLAB_DISABLE_EXTENSIONS": "nbagent.notebook.save_hook"}) as plain:
         page = browser.new_page()
         open_notebook(page, plain, "hand_made.ipynb")
         run_all(page)

@@ -10,9 +10,10 @@ import pytest
 from seedkit import OpenAIStub, call, code, needs_sandbox
 
 from nbagent import DuckDuckGoSearchTool, ManagedAgent, ScriptedModel, ToolCallingAgent, WebSearchTool, cli
-from nbagent.compat import StepLog, agent_tree
+from nbagent.agents.legacy import StepLog
 from nbagent.gradio_ui import GradioUI, gradio_messages, stream_to_gradio
-from nbagent.model_spec import model_from_type
+from nbagent.models.spec import model_from_type
+from nbagent.views.tree import agent_tree
 
 
 def agent_answering(*answers, **options) -> ToolCallingAgent:

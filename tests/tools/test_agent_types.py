@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from nbagent.agent_types import (
+from nbagent.media.agent_types import (
     AgentAudio,
     AgentImage,
     AgentText,
     handle_agent_input_types,
     handle_agent_output_types,
 )
-from nbagent.memory import image_to_png
+from nbagent.media import image_to_png
 
 
 def _picture() -> Image.Image:

@@ -7,7 +7,7 @@ from typing import Any, Literal, Optional, Union
 import pytest
 from PIL import Image
 
-from nbagent.agent_types import AgentText
+from nbagent.media.agent_types import AgentText
 from nbagent.tools import FunctionTool, Tool, ToolDefinitionError, get_tool_json_schema, tool
 
 

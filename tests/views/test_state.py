@@ -9,9 +9,8 @@ import pytest
 from PIL import Image
 
 from nbagent import ActionStep, AgentMemory, ScriptedModel, TaskStep, ToolCallingAgent, tool
-from nbagent.events import ChildEvent, RunEnd, RunResult, RunStart, StepStart, ToolOutput
-from nbagent.memory import FinalAnswerStep, ToolCall
 from nbagent.models.base import ChatMessageStreamDelta
+from nbagent.record import ChildEvent, FinalAnswerStep, RunEnd, RunResult, RunStart, StepStart, ToolCall, ToolOutput
 from nbagent.views.state import ImageStore, RunStateBuilder, memory_to_state
 
 

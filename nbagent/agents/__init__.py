@@ -1,0 +1,19 @@
+"""Layer 6, agents: the public agents — small facades that wire the loop, views, notebook and persistence.
+
+`from nbagent.agents import CodeAgent` works as `from smolagents.agents import CodeAgent` does.
+
+Modules:
+    base         MultiStepAgent: run/step/start, which views watch a run, display, save/load
+    code         CodeAgent: actions are Python code run in the sandbox
+    toolcalling  ToolCallingAgent: actions are tool calls
+    persistence  agent.json / prompts.yaml / tools/*.py folders, to_dict/from_dict, the Hub
+    legacy       old smolagents options and `agent.logs`, kept for old code
+"""
+
+from nbagent.loop import LogLevel
+
+from .base import MultiStepAgent
+from .code import CodeAgent
+from .toolcalling import ToolCallingAgent
+
+__all__ = ["CodeAgent", "LogLevel", "MultiStepAgent", "ToolCallingAgent"]

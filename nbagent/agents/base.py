@@ -1,0 +1,203 @@
+"""`MultiStepAgent`: the public agent — the loop, wired to its views, the notebook and persistence.
+
+The loop (nbagent.loop) runs the task; this facade decides what watches a run
+(the live widget in a notebook, the rich console elsewhere, nothing when silent),
+hands those views to the run, and offers smolagents' API around it: `run`,
+`step`, `replay`, `visualize`, save/load, managed-agent calls. Outside a kernel
+nothing of Jupyter is imported; the console (rich) only when it is asked for.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterator
+from typing import Any
+
+from nbagent.loop import AgentLoop, RunSession, View
+from nbagent.record import ActionStep, AgentMemory
+
+from . import persistence
+from .legacy import agent_logs, pop_legacy_options
+
+__all__ = ["MultiStepAgent"]
+
+_LOOP_OPTIONS = frozenset(inspect.signature(AgentLoop.__init__).parameters) - {"self"}
+
+
+class MultiStepAgent(AgentLoop):
+    """An agent that solves a task step by step (think, act, observe) until `final_answer`.
+
+    Constructor options follow smolagents. Where nbagent differs: `model=None`
+    means the offline default model; `show_widget=None` shows the live widget
+    when running inside a notebook (False: never; the console is used then).
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        persistence.AGENT_CLASSES.setdefault(cls.__name__, cls)
+
+    def __init__(self, *args: Any, show_widget: bool | None = None, **kwargs: Any) -> None:
+        kwargs = pop_legacy_options(type(self).__name__, kwargs)
+        unknown = sorted(set(kwargs) - _LOOP_OPTIONS)
+        if unknown:
+            raise TypeError(f"{type(self).__name__}() got unexpected arguments: {', '.join(unknown)}")
+        self.show_widget = show_widget
+        self.session = RunSession(self)
+        self._driver: Any = None
+        self._widget: Any = None
+        super().__init__(*args, **kwargs)
+
+    # ------------------------------------------------------------------ running
+
+    def run(
+        self,
+        task: str,
+        stream: bool = False,
+        reset: bool = True,
+        images: list[Any] | None = None,
+        additional_args: dict[str, Any] | None = None,
+        max_steps: int | None = None,
+        return_full_result: bool | None = None,
+    ) -> Any:
+        """Run the agent on `task`; with `stream=True`, return the generator of events."""
+        _check_task(task)
+        _check_max_steps(max_steps)
+        events = self._run_stream(task, reset, images, additional_args, max_steps or self.max_steps)
+        if stream:
+            return events
+        for _ in events:
+            pass
+        result = self.last_result
+        full = self.return_full_result if return_full_result is None else return_full_result
+        return result if full else result.output
+
+    def _run_stream(self, task: str, reset: bool, images: Any, additional_args: Any, max_steps: int) -> Iterator[Any]:
+        if self.session.active:
+            raise RuntimeError(self.session.busy_message())
+        return self._streamed(task, reset, images, additional_args, max_steps)
+
+    def _streamed(self, task: str, reset: bool, images: Any, additional_args: Any, max_steps: int) -> Iterator[Any]:
+        # views are made when the stream starts, so a stream never iterated shows nothing
+        views = self._views_for_run()
+        yield from self.session.events(task, reset, images, additional_args, max_steps, views=views)
+
+    def step(self, memory_step: ActionStep) -> Any:
+        """Run one action step into `memory_step` (smolagents' recipe); the steps show as in a run."""
+        if not self._views and self._event_parent is None:
+            self._views = self._views_for_run()
+        return super().step(memory_step)
+
+    def start(self, task: str, **run_kwargs: Any) -> Any:
+        """Prepare a paused run of `task` that `agent.driver.step()`/`.run()` or the widget's buttons drive.
+
+        Returns the `RunDriver`; the kernel stays free (see nbagent/notebook/driver.py).
+        """
+        return self.driver.start(task, **run_kwargs)
+
+    def __call__(self, task: str, **kwargs: Any) -> str:
+        """Run as a managed agent: the task is wrapped, the answer returned as a report."""
+        return self._prompts.managed_report(self.run(self._prompts.managed_task(task), **kwargs))
+
+    # ------------------------------------------------------------------ views
+
+    def _views_for_run(self) -> list[View]:
+        """The views of a new run: none for a managed agent (its manager shows it), else by context."""
+        if self._event_parent is not None:
+            return []
+        from nbagent.notebook.display import choose_views  # imports nothing of Jupyter outside a kernel
+
+        return choose_views(self)
+
+    @property
+    def driver(self) -> Any:
+        """The `RunDriver` behind the widget's Run/Step/Pause/Stop/Approve/Reject/re-run buttons."""
+        if self._driver is None:
+            from nbagent.notebook.driver import RunDriver
+
+            self._driver = RunDriver(self)
+        return self._driver
+
+    @property
+    def forks(self) -> list[AgentMemory]:
+        """The earlier runs kept by "re-run from step k", oldest first."""
+        return self.session.forks
+
+    @property
+    def widget(self) -> Any:
+        """The live widget of this agent (created on first use)."""
+        if self._widget is None:
+            from nbagent.notebook.widget import AgentWidget
+
+            self._widget = AgentWidget.for_agent(self)
+        return self._widget
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any] | None:
+        from nbagent.notebook.bundle import memory_mimebundle
+
+        return memory_mimebundle(self.memory, widget=self.widget)
+
+    def replay(self, detailed: bool = False) -> None:
+        self.memory.replay(detailed=detailed)
+
+    def visualize(self) -> None:
+        """Print the agent as a tree: model, tools with their inputs, managed agents."""
+        from nbagent.views.tree import visualize_agent
+
+        visualize_agent(self)
+
+    @property
+    def logs(self) -> list[Any]:
+        """Deprecated: the action steps as dicts (with `code`, `output`, `duration`); use `memory.steps`."""
+        return agent_logs(self)
+
+    # ------------------------------------------------------------------ old names
+
+    @property
+    def control(self) -> Any:
+        """The run's gates (`RunGates`); the older name of `agent.gates`."""
+        return self.gates
+
+    @property
+    def controller(self) -> Any:
+        """The older name of `agent.driver`."""
+        return self.driver
+
+    def __repr__(self) -> str:
+        model_id = getattr(self.model, "model_id", None)
+        return f"{type(self).__name__}(name={self.name!r}, model={model_id!r}, tools={list(self.tools)})"
+
+    # ------------------------------------------------------------------ persistence
+
+    def to_dict(self) -> dict[str, Any]:
+        return persistence.agent_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, agent_dict: dict[str, Any], **kwargs: Any) -> MultiStepAgent:
+        return persistence.agent_from_dict(cls, agent_dict, **kwargs)
+
+    def save(self, output_dir: str, relative_path: str | None = None) -> None:
+        persistence.save_agent(self, output_dir)
+
+    @classmethod
+    def from_folder(cls, folder: str, **kwargs: Any) -> MultiStepAgent:
+        return persistence.load_agent(cls, folder, **kwargs)
+
+    def push_to_hub(self, repo_id: str, **kwargs: Any) -> str:
+        return persistence.push_agent_to_hub(self, repo_id, **kwargs)
+
+    @classmethod
+    def from_hub(cls, repo_id: str, trust_remote_code: bool = False, **kwargs: Any) -> MultiStepAgent:
+        return persistence.agent_from_hub(cls, repo_id, trust_remote_code=trust_remote_code, **kwargs)
+
+
+persistence.AGENT_CLASSES["MultiStepAgent"] = MultiStepAgent
+
+
+def _check_task(task: Any) -> None:
+    if not isinstance(task, str) or not task.strip():
+        raise ValueError("The task must be a non-empty string")
+
+
+def _check_max_steps(max_steps: Any) -> None:
+    if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
+        raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")

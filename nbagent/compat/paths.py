@@ -1,0 +1,52 @@
+"""smolagents' module paths under `nbagent.`: `from nbagent.memory import ActionStep` works as in smolagents.
+
+Each alias names the module where the real code lives (one place, no copies); the
+first import of `nbagent.<alias>` loads that module and registers it under the
+alias too. Only the paths smolagents users import are aliased.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+from types import ModuleType
+
+__all__ = ["MODULE_ALIASES", "install_module_aliases"]
+
+MODULE_ALIASES: dict[str, str] = {
+    "nbagent.memory": "nbagent.record",
+    "nbagent.agent_types": "nbagent.media.agent_types",
+}
+
+
+class _AliasLoader(importlib.abc.Loader):
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self._real_spec: importlib.machinery.ModuleSpec | None = None
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        module = importlib.import_module(self.target)
+        self._real_spec = module.__spec__
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        # The module is already executed; the import system set its __spec__ to the alias's: put it back.
+        module.__spec__ = self._real_spec
+
+
+class _AliasFinder(importlib.abc.MetaPathFinder):
+    def find_spec(
+        self, fullname: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        real = MODULE_ALIASES.get(fullname)
+        if real is None:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(real))
+
+
+def install_module_aliases() -> None:
+    """Make the aliases importable (once per process)."""
+    if not any(isinstance(finder, _AliasFinder) for finder in sys.meta_path):
+        sys.meta_path.append(_AliasFinder())

@@ -1,0 +1,34 @@
+"""Layer 3, loop: the engine that runs a task step by step. It is given its views; it never makes them.
+
+Modules:
+    engine      AgentLoop: run → step → finalize, model calls, planning, the final answer, events to views
+    code_step   CodeLoop: a step that writes Python and runs it in the sandbox
+    tool_step   ToolCallingLoop: a step that calls tools by name with JSON arguments
+    session     RunSession: runs and "re-run from step k" strung into one event stream; forks
+    gates       RunGates: stop, pause, step budget and code approval, passed by the loop, opened from any thread
+    parsing     reading code and the thought out of model text
+    prompting   PromptBuilder: prompt templates rendered into messages; variables described for the model
+    toolbox     the agent's tools by name; how a managed agent is called
+    callbacks   step callbacks and final-answer checks: one way to call the user's functions
+    view        the View protocol and LogLevel
+"""
+
+from .code_step import CodeLoop
+from .engine import AgentLoop
+from .gates import CodeRejected, ControlError, RunControl, RunGates
+from .session import RunSession
+from .tool_step import ToolCallingLoop
+from .view import LogLevel, View
+
+__all__ = [
+    "AgentLoop",
+    "CodeLoop",
+    "CodeRejected",
+    "ControlError",
+    "LogLevel",
+    "RunControl",
+    "RunGates",
+    "RunSession",
+    "ToolCallingLoop",
+    "View",
+]

@@ -1,0 +1,59 @@
+"""Reading actions out of model text."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from nbagent.errors import AgentParsingError
+from nbagent.text import MODEL_ECHO, truncate
+
+__all__ = ["parse_code_blobs", "extract_thought"]
+
+_FENCED = re.compile(r"```(?:py|python|python3)?[ \t]*\n(.*?)\n?```", re.DOTALL)
+_TAGGED = re.compile(r"<code>\s*(.*?)\s*</code>", re.DOTALL)
+_UNCLOSED = re.compile(r"```(?:py|python|python3)[ \t]*\n(.*)$", re.DOTALL)
+
+FORMAT_HINT = (
+    "Write your reasoning after 'Thought:', then the code in a ```python fenced block, for example:\n"
+    "Thought: I will compute the value and return it.\n"
+    "```python\nresult = 2 ** 10\nfinal_answer(result)\n```"
+)
+
+
+def parse_code_blobs(text: str) -> str:
+    """The Python code of a model's answer: every fenced (or <code>) block, joined.
+
+    A model stopped at a stop sequence may leave the last fence unclosed; that
+    block is still taken. Raises `AgentParsingError` (shown to the model) when
+    there is no code.
+    """
+    blocks = _FENCED.findall(text) or _TAGGED.findall(text)
+    if not blocks:
+        unclosed = _UNCLOSED.search(text)
+        blocks = [unclosed.group(1)] if unclosed else []
+    if blocks:
+        return "\n\n".join(block.strip("\n") for block in blocks)
+    if _is_plain_python(text):
+        return text.strip()
+    raise AgentParsingError(
+        f"Your answer has no code block, so there is nothing to run.\n{FORMAT_HINT}\nYour answer was:\n{truncate(text, MODEL_ECHO)}"
+    )
+
+
+def _is_plain_python(text: str) -> bool:
+    stripped = text.strip()
+    if not stripped or stripped.lower().startswith("thought"):
+        return False
+    try:
+        tree = ast.parse(stripped)
+    except SyntaxError:
+        return False
+    # a single bare name or constant is prose that happens to parse, not an action
+    return any(not isinstance(node, ast.Expr) or isinstance(node.value, ast.Call) for node in tree.body)
+
+
+def extract_thought(text: str) -> str:
+    """The text before the first code block (the model's reasoning)."""
+    match = _FENCED.search(text) or _TAGGED.search(text) or _UNCLOSED.search(text)
+    return (text[: match.start()] if match else text).strip()

@@ -1,0 +1,180 @@
+"""`RunSession`: the runs of one agent as one event stream, "re-run from step k" included.
+
+`events(...)` is what `agent.run(stream=True)` hands out. A re-run from a finished
+step k keeps the whole memory in `forks`, cuts the live memory just before step k,
+emits a `Rerun` event (views rebuild from the cut memory) and goes on with the same
+views. Asked for while a run is under way, the re-run happens at the run's next
+safe point (the run is stopped, then continues from k in the same stream); asked
+for when idle, `continue_from(k)` returns the continuation's stream for the caller
+to drain (the notebook's driver does so on a worker thread). Namespace effects of
+the steps that are re-run are not undone.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from nbagent.record import ActionStep, AgentMemory, PlanningStep, Rerun
+
+from .gates import ControlError
+from .view import View
+
+if TYPE_CHECKING:
+    from .engine import AgentLoop
+
+__all__ = ["RunSession", "RERUN_NOTE"]
+
+RERUN_NOTE = (
+    "Re-running from step {k}: the earlier run is kept in agent.forks[{index}]. Variables and other "
+    "namespace effects of steps {k} and later are not undone."
+)
+
+
+class RunSession:
+    """Starts runs of `agent` and continues them from a step; thread-safe for `request_rerun`."""
+
+    def __init__(self, agent: AgentLoop) -> None:
+        self.agent = agent
+        self.forks: list[AgentMemory] = []
+        self.note = ""  # the last re-run notice, for views that show one
+        self._lock = threading.RLock()
+        self._active = False
+        self._rerun_from: int | None = None
+        self._run_args: dict[str, Any] = {}
+        self._views: Sequence[View] = ()
+        self._on_release: list[Callable[[], Any]] = []
+
+    def on_release(self, callback: Callable[[], Any]) -> None:
+        """Call `callback()` whenever a run (with its re-runs) has gone through and the session is free again."""
+        self._on_release.append(callback)
+
+    @property
+    def active(self) -> bool:
+        """True while a run (or its continuation) is going through this session."""
+        return self._active
+
+    def events(
+        self,
+        task: str,
+        reset: bool = True,
+        images: list[Any] | None = None,
+        additional_args: dict[str, Any] | None = None,
+        max_steps: int | None = None,
+        views: Sequence[View] = (),
+    ) -> Iterator[Any]:
+        """The run's events, including re-runs asked for meanwhile. Raises at once if a run is under way."""
+        if self._active:
+            raise RuntimeError(self.busy_message())
+        return self._run(task, reset, images, additional_args, max_steps or self.agent.max_steps, views)
+
+    def _run(
+        self, task: str, reset: bool, images: Any, additional_args: Any, max_steps: int, views: Sequence[View]
+    ) -> Iterator[Any]:
+        self._claim()  # here, not in events(): a generator never started never runs its `finally`
+        first = 1 if reset else self.agent._next_step_number()
+        self._run_args = {"task": task, "first": first, "max_steps": max_steps}
+        self._views = tuple(views)
+        segment = self.agent._run_events(task, reset, images, additional_args, max_steps, views=self._views)
+        yield from self._with_reruns(segment)
+
+    def _claim(self) -> None:
+        with self._lock:
+            if self._active:
+                raise RuntimeError(self.busy_message())
+            self._active, self._rerun_from, self.note = True, None, ""
+
+    def _with_reruns(self, segment: Iterator[Any]) -> Iterator[Any]:
+        """`segment`, then a continuation for every re-run asked for while it ran; releases the session."""
+        try:
+            while True:
+                try:
+                    yield from segment
+                finally:
+                    close = getattr(segment, "close", None)
+                    if close is not None:
+                        close()
+                k = self._take_rerun()
+                if k is None:
+                    return
+                yield self._fork_at(k)
+                segment = self._continuation(k)
+        finally:
+            with self._lock:
+                self._active = False
+            for callback in list(self._on_release):
+                callback()
+
+    def _continuation(self, k: int) -> Iterator[Any]:
+        task = self._run_args.get("task", self.agent.task or "")
+        return self.agent._run_events(task, False, None, None, self._remaining_steps(k), resume=True)
+
+    def _take_rerun(self) -> int | None:
+        with self._lock:
+            k, self._rerun_from = self._rerun_from, None
+        return k
+
+    def _remaining_steps(self, k: int) -> int:
+        args = self._run_args
+        return max(1, args.get("max_steps", self.agent.max_steps) - (k - args.get("first", 1)))
+
+    # ------------------------------------------------------------------ re-run from step k
+
+    def request_rerun(self, step_number: int) -> bool:
+        """Ask for a re-run from finished step `step_number`.
+
+        True: a run is under way; it stops at its next safe point and the same stream
+        continues from the step. False: no run is under way; call `continue_from`.
+        """
+        self._check_step(step_number)
+        with self._lock:
+            if not self._active:
+                return False
+            self._rerun_from = step_number
+        self.agent.gates.request_stop(f"Stopped to re-run from step {step_number}.")
+        return True
+
+    def continue_from(self, step_number: int) -> Iterator[Any]:
+        """The stream of a re-run from `step_number` when no run is under way (fork, `Rerun`, continuation)."""
+        self._check_step(step_number)
+        self._claim()
+        if not self._run_args:
+            self._run_args = {"task": self.agent.task or "", "first": 1, "max_steps": self.agent.max_steps}
+        return self._rerun_stream(step_number)
+
+    def _rerun_stream(self, step_number: int) -> Iterator[Any]:
+        def first_segment() -> Iterator[Any]:
+            yield self._fork_at(step_number)
+            yield from self._continuation(step_number)
+
+        yield from self._with_reruns(first_segment())
+
+    def _check_step(self, step_number: int) -> None:
+        if isinstance(step_number, bool) or not isinstance(step_number, int):
+            raise ControlError(f"rerun takes a step number (int), got {step_number!r}")
+        numbers = [s.step_number for s in self.agent.memory.steps if isinstance(s, ActionStep)]
+        if step_number not in numbers:
+            shown = ", ".join(map(str, numbers)) or "none yet"
+            raise ControlError(f"There is no finished step {step_number} to re-run from (finished steps: {shown})")
+
+    def _fork_at(self, k: int) -> Rerun:
+        """Keep the whole memory in `forks`; cut the live memory just before step k (and its plan); tell the views."""
+        memory = self.agent.memory
+        kept = AgentMemory()
+        kept.system_prompt = copy.copy(memory.system_prompt)
+        kept.steps = list(memory.steps)
+        cut = next(i for i, s in enumerate(memory.steps) if isinstance(s, ActionStep) and s.step_number == k)
+        if cut > 0 and isinstance(memory.steps[cut - 1], PlanningStep):
+            cut -= 1
+        memory.steps = memory.steps[:cut]
+        self.forks.append(kept)
+        self.note = RERUN_NOTE.format(k=k, index=len(self.forks) - 1)
+        return self.agent._notify(Rerun(k, len(self.forks) - 1, memory, self.note))
+
+    def busy_message(self) -> str:
+        return (
+            f"This agent already has a run under way ({self.agent.gates.status}). Stop it with agent.stop() "
+            "(or the widget's Stop), or let it finish, before starting another."
+        )

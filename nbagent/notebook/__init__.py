@@ -1,0 +1,13 @@
+"""Layer 5, notebook: everything that needs Jupyter — the widget, its display, its buttons, the save hook.
+
+Importing this package imports nothing of Jupyter; each module does, when used.
+
+Modules:
+    kernel     the one "are we in a kernel?" check (without importing IPython)
+    display    which views watch a run (widget, console or none) and showing the live widget
+    widget     AgentWidget: the anywidget that shows a run (state in traitlets, events as messages)
+    bundle     how an AgentMemory shows itself in a notebook (widget view + static HTML + text)
+    driver     RunDriver: the widget's buttons and prepared runs (a worker thread drives them)
+    channel    ControlChannel: the receive-only comm the buttons use, heard while a cell runs
+    save_hook  the Jupyter server pre-save hook that keeps finished runs as static HTML
+"""

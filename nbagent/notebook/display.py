@@ -1,0 +1,44 @@
+"""Which views watch a run: the live widget in a notebook, the rich console elsewhere, or none.
+
+`choose_views(agent)` is called by the agent when a run starts. In a kernel (or
+with `show_widget=True`) it makes a fresh `AgentWidget` per run (so earlier cells
+keep showing their own run), displays it, and connects its buttons to the agent's
+`RunDriver`; elsewhere it returns the console view, or nothing when the agent is
+silent. Nothing of Jupyter is imported unless a widget is shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nbagent.loop import LogLevel, View
+
+from .kernel import in_kernel
+
+__all__ = ["choose_views", "show_live_widget"]
+
+
+def choose_views(agent: Any) -> list[View]:
+    """The views of a new run of `agent` (its `show_widget` and `verbosity_level` decide)."""
+    # show_widget=True always shows it; left unset, a notebook shows it unless the agent is told to be silent
+    auto = agent.show_widget is None and agent.verbosity_level > LogLevel.OFF and in_kernel()
+    if agent.show_widget is True or auto:
+        agent._widget = show_live_widget(agent)
+        return [agent._widget]
+    if agent.verbosity_level <= LogLevel.OFF:
+        return []
+    from nbagent.views.console import ConsoleView
+
+    return [ConsoleView(agent.verbosity_level)]
+
+
+def show_live_widget(agent: Any) -> Any:
+    """Display a new widget for `agent`'s run, with working buttons (earlier runs' widgets lose theirs)."""
+    from IPython.display import display
+
+    from .widget import AgentWidget
+
+    widget = AgentWidget.for_agent(agent)
+    display(widget)
+    agent.driver.attach(widget)
+    return widget

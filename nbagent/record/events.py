@@ -1,0 +1,121 @@
+"""The one typed event stream of a run.
+
+`agent.run(task, stream=True)` yields these, in this order for each step:
+
+    RunStart
+      StepStart(kind="planning") ChatMessageStreamDelta* PlanningStep       (when planning)
+      StepStart(kind="action")   ChatMessageStreamDelta* ToolCall* ToolOutput* ActionStep
+      ...
+    FinalAnswerStep
+    RunEnd
+
+and `Rerun` when a person re-runs from step k (the same stream continues from there).
+
+`ChatMessageStreamDelta` (model text as it is generated), `ToolCall`,
+`ActionStep`, `PlanningStep` and `FinalAnswerStep` are the smolagents types,
+so code written against smolagents' stream keeps working. A run that is not
+streamed is the same stream drained. Every view (console, widget, HTML page,
+evaluation log) consumes these events and nothing else of the loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from nbagent.models.base import ChatMessageStreamDelta
+
+from .result import RunResult
+from .steps import ActionStep, FinalAnswerStep, PlanningStep, ToolCall
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
+
+__all__ = [
+    "RunStart",
+    "StepStart",
+    "ToolOutput",
+    "ActionOutput",
+    "RunEnd",
+    "RunResult",
+    "Rerun",
+    "ChildEvent",
+    "AgentEvent",
+]
+
+
+@dataclass
+class RunStart:
+    task: str
+    agent_name: str | None
+    images: list[Image] | None = None
+    reset: bool = True
+    run_id: str = ""
+    max_steps: int = 0
+    resumed: bool = False  # a continuation of the run in memory (re-run from a step): no new task
+
+
+@dataclass
+class StepStart:
+    step_number: int
+    kind: str = "action"  # "action" | "planning" | "final" (the answer from memory after max_steps)
+
+
+@dataclass
+class ToolOutput:
+    """The result of one tool call (or of one code block for a CodeAgent)."""
+
+    id: str
+    output: Any
+    is_final_answer: bool
+    observation: str
+    tool_call: ToolCall
+    logs: str = ""
+    images: list[Any] = field(default_factory=list)
+
+
+@dataclass
+class ActionOutput:
+    output: Any
+    is_final_answer: bool
+
+
+@dataclass
+class RunEnd:
+    result: RunResult
+
+
+@dataclass
+class Rerun:
+    """The run goes on from step `step_number`: memory was cut there; the earlier run is `forks[fork_index]`.
+
+    Views rebuild what they show from `memory` (the cut memory the run continues from).
+    """
+
+    step_number: int
+    fork_index: int
+    memory: Any = field(repr=False)
+    note: str = ""
+
+
+@dataclass
+class ChildEvent:
+    """An event of a managed agent's run, forwarded to the views of the agent that called it."""
+
+    agent_name: str
+    event: Any
+
+
+AgentEvent = (
+    RunStart
+    | StepStart
+    | ChatMessageStreamDelta
+    | ToolCall
+    | ToolOutput
+    | ActionStep
+    | PlanningStep
+    | FinalAnswerStep
+    | RunEnd
+    | Rerun
+    | ChildEvent
+)

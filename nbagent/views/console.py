@@ -1,0 +1,175 @@
+"""The terminal view: rich output built only from the event stream (and memory, for replay)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console, Group
+from rich.markdown import Markdown
+from rich.padding import Padding
+from rich.panel import Panel
+from rich.rule import Rule
+from rich.syntax import Syntax
+from rich.text import Text
+
+from nbagent.loop.parsing import extract_thought
+from nbagent.loop.view import LogLevel
+from nbagent.models.base import ChatMessageStreamDelta
+from nbagent.record import (
+    CODE_TOOL_NAME,
+    ActionStep,
+    AgentMemory,
+    ChildEvent,
+    FinalAnswerStep,
+    PlanningStep,
+    Rerun,
+    RunEnd,
+    RunStart,
+    StepStart,
+    TaskStep,
+    ToolCall,
+)
+
+__all__ = ["LogLevel", "ConsoleView", "replay_memory"]
+
+ACCENT = "#d4b702"
+
+
+class ConsoleView:
+    """Prints a run as it happens. OFF prints nothing; ERROR only errors; DEBUG adds streamed tokens."""
+
+    def __init__(self, verbosity_level: int = LogLevel.INFO, console: Console | None = None) -> None:
+        self.level = LogLevel(max(-1, min(2, int(verbosity_level))))
+        self.console = console or Console(highlight=False)
+        self._streaming = False
+        self._depth = 0
+
+    def consume(self, event: Any) -> None:
+        if self.level == LogLevel.OFF:
+            return
+        if isinstance(event, ChildEvent):
+            self._depth += 1
+            try:
+                self.consume(event.event)
+            finally:
+                self._depth -= 1
+            return
+        for renderable in self._render(event):
+            self.console.print(Padding(renderable, (0, 0, 0, 4 * self._depth)) if self._depth else renderable)
+
+    def _render(self, event: Any) -> list[Any]:
+        if isinstance(event, ChatMessageStreamDelta):
+            if self.level >= LogLevel.DEBUG and event.content:
+                self.console.print(event.content, end="", markup=False)
+                self._streaming = True
+            return []
+        out: list[Any] = []
+        if self._streaming:
+            self.console.print()
+            self._streaming = False
+        info = self.level >= LogLevel.INFO
+        if isinstance(event, RunStart) and info:
+            out.append(task_panel(event.task, event.agent_name))
+        elif isinstance(event, StepStart) and info and event.kind == "action":
+            out.append(Rule(f"[bold]Step {event.step_number}", style=ACCENT))
+        elif isinstance(event, ToolCall) and info and event.name != CODE_TOOL_NAME:
+            out.append(
+                Panel(Text(f"Calling tool: {event.name!r} with arguments: {event.arguments}"), border_style="cyan")
+            )
+        elif isinstance(event, ActionStep):
+            out.extend(render_action_step(event, self.level, show_model_output=self.level == LogLevel.INFO))
+        elif isinstance(event, PlanningStep) and info:
+            out.extend(render_planning_step(event))
+        elif isinstance(event, FinalAnswerStep) and info:
+            out.append(Text(f"Final answer: {event.output}", style=f"bold {ACCENT}"))
+        elif isinstance(event, Rerun) and info:
+            out.append(Rule(f"[bold]Re-running from step {event.step_number}", style=ACCENT))
+        elif isinstance(event, RunEnd) and event.result.state in ("stopped", "error"):
+            out.append(Text(f"Run {event.result.state}: {event.result.error}", style="bold red"))
+        return out
+
+
+def task_panel(task: str, agent_name: str | None) -> Panel:
+    return Panel(
+        Text(task.strip()), title=f"[bold]New run{' - ' + agent_name if agent_name else ''}", border_style=ACCENT
+    )
+
+
+def render_action_step(step: ActionStep, level: LogLevel, show_model_output: bool = True) -> list[Any]:
+    out: list[Any] = []
+    if level >= LogLevel.INFO:
+        if show_model_output and step.model_output:
+            thought = extract_thought(
+                step.model_output if isinstance(step.model_output, str) else str(step.model_output)
+            )
+            if thought:
+                out.append(Markdown(thought))
+        if step.code_action:
+            title = "Executing this code (edited by a person):" if _edited(step) else "Executing this code:"
+            out.append(
+                Panel(
+                    Syntax(step.code_action, "python", theme="monokai", word_wrap=True), title=title, border_style="dim"
+                )
+            )
+        if step.observations:
+            out.append(Text(step.observations.rstrip()))
+        for index, image in enumerate(step.observations_images or [], 1):
+            out.append(Text(image_placeholder(image, index), style="magenta"))
+    if step.error is not None:
+        out.append(Text(f"{'Stopped' if step.stopped else 'Error'}: {step.error}", style="bold red"))
+    if level >= LogLevel.INFO:
+        out.append(Text(step_footer(step), style="dim"))
+    return out
+
+
+def render_planning_step(step: PlanningStep) -> list[Any]:
+    return [Rule("[bold]Plan", style="orange1"), Markdown(step.plan), Text(step_footer(step), style="dim")]
+
+
+def _edited(step: ActionStep) -> bool:
+    return step.model_code_action is not None and step.model_code_action != step.code_action
+
+
+def image_placeholder(image: Any, index: int) -> str:
+    size = getattr(image, "size", None)
+    dims = f" {size[0]}×{size[1]}" if size else ""
+    return f"[image {index}:{dims} {type(image).__name__}]"
+
+
+def step_footer(step: ActionStep | PlanningStep) -> str:
+    parts = []
+    number = getattr(step, "step_number", None)
+    if number is not None:
+        parts.append(f"Step {number}")
+    if step.timing.duration is not None:
+        parts.append(f"Duration {step.timing.duration:.2f} s")
+    if step.token_usage is not None:
+        parts.append(
+            f"Input tokens: {step.token_usage.input_tokens:,} | Output tokens: {step.token_usage.output_tokens:,}"
+        )
+    return "[" + " | ".join(parts) + "]"
+
+
+def replay_memory(memory: AgentMemory, console: Console | None = None, detailed: bool = False) -> None:
+    """Print a finished run from memory: every step's model output, code, observations, errors, images, tokens, time."""
+    console = console or Console(highlight=False)
+    console.print(Rule("[bold]Replaying the agent's steps", style=ACCENT))
+    for step in memory.steps:
+        if isinstance(step, TaskStep):
+            images = [image_placeholder(img, i) for i, img in enumerate(step.task_images or [], 1)]
+            console.print(Group(task_panel(step.task, None), *map(Text, images)))
+        elif isinstance(step, PlanningStep):
+            console.print(Group(*render_planning_step(step)))
+        elif isinstance(step, ActionStep):
+            console.print(Rule(f"[bold]Step {step.step_number}", style=ACCENT))
+            if detailed and step.model_input_messages:
+                console.print(
+                    Panel(
+                        Text("\n\n".join(f"{m.role}: {m.text}" for m in step.model_input_messages)), title="Model input"
+                    )
+                )
+            if step.model_output:
+                console.print(Panel(Text(str(step.model_output)), title="Model output", border_style="dim"))
+            console.print(Group(*render_action_step(step, LogLevel.INFO, show_model_output=False)))
+        elif isinstance(step, FinalAnswerStep):
+            console.print(Text(f"Final answer: {step.output}", style=f"bold {ACCENT}"))

@@ -1,0 +1,186 @@
+"""RunGates on its own: the pause point, the approval point, stop, and the kernel-interrupt path."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from control_helpers import kernel_interrupt, wait_until
+
+from nbagent.errors import RunStopped
+from nbagent.loop import CodeRejected, ControlError, RunGates
+from nbagent.record import ActionStep
+
+
+def in_thread(fn):
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = fn()
+        except BaseException as error:  # handed to the test
+            box["error"] = error
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    return thread, box
+
+
+def test_free_run_passes_the_pause_point_without_waiting():
+    control = RunGates()
+    control.reset()
+    started = time.monotonic()
+    for _ in range(3):
+        control.before_step()
+    assert time.monotonic() - started < 0.1
+    assert control.status == "running" and control.steps_started == 3
+
+
+def test_a_budget_of_zero_waits_until_step_then_pauses_again():
+    control = RunGates()
+    control.reset()
+    control.pause()
+    passed: list[int] = []
+
+    def loop():
+        for n in range(1, 4):
+            control.before_step()
+            passed.append(n)
+
+    thread, box = in_thread(loop)
+    wait_until(lambda: control.status == "paused")
+    assert passed == []
+    control.allow_steps()
+    wait_until(lambda: passed == [1] and control.status == "paused")
+    time.sleep(0.1)
+    assert passed == [1]  # exactly one step, then paused again
+    control.resume()
+    thread.join(5)
+    assert passed == [1, 2, 3] and "error" not in box
+
+
+def test_stop_wakes_a_paused_run():
+    control = RunGates()
+    control.reset()
+    control.pause()
+    thread, box = in_thread(control.before_step)
+    wait_until(lambda: control.status == "paused")
+    control.request_stop("enough")
+    thread.join(5)
+    assert isinstance(box.get("error"), RunStopped) and str(box["error"]) == "enough"
+
+
+def test_kernel_interrupt_while_paused_in_the_main_thread_becomes_a_stop():
+    control = RunGates()
+    control.reset()
+    control.pause()
+    timer = threading.Timer(0.3, kernel_interrupt)
+    timer.start()
+    with pytest.raises(RunStopped, match="kernel interrupt"):
+        control.before_step()
+    assert control.stopping
+
+
+def test_approval_returns_the_edited_code():
+    control = RunGates()
+    control.reset()
+    control.approve_code = True
+    step = ActionStep(step_number=4)
+    thread, box = in_thread(lambda: control.review_code(step, "x = 1"))
+    wait_until(lambda: control.status == "awaiting_approval")
+    assert control.pending_code == "x = 1" and control.snapshot()["pending_step"] == 4
+    control.approve("x = 2")
+    thread.join(5)
+    assert box["value"] == "x = 2" and control.status == "running" and control.pending_code is None
+
+
+def test_approval_without_an_edit_returns_the_model_code():
+    control = RunGates()
+    control.reset()
+    control.approve_code = True
+    thread, box = in_thread(lambda: control.review_code(ActionStep(step_number=1), "y = 3"))
+    wait_until(lambda: control.status == "awaiting_approval")
+    control.approve()
+    thread.join(5)
+    assert box["value"] == "y = 3"
+
+
+def test_reject_raises_code_rejected_with_the_note():
+    control = RunGates()
+    control.reset()
+    control.approve_code = True
+    thread, box = in_thread(lambda: control.review_code(ActionStep(step_number=1), "rm()"))
+    wait_until(lambda: control.status == "awaiting_approval")
+    control.reject("  use the cached copy  ")
+    thread.join(5)
+    error = box["error"]
+    assert isinstance(error, CodeRejected) and error.note == "use the cached copy"
+    assert "rejected" in error.observation and "use the cached copy" in error.observation
+
+
+def test_no_approval_needed_by_default_and_approve_without_pending_code_is_an_error():
+    control = RunGates()
+    control.reset()
+    assert control.review_code(ActionStep(step_number=1), "z = 1") == "z = 1"
+    with pytest.raises(ControlError, match="Nothing awaits approval"):
+        control.approve()
+    with pytest.raises(ControlError, match="Nothing awaits approval"):
+        control.reject("no")
+    with pytest.raises(ControlError, match="string"):
+        control.reject(3)  # type: ignore[arg-type]
+    with pytest.raises(ControlError, match="positive integer"):
+        control.allow_steps(0)
+
+
+def test_request_approval_asks_once_and_approval_check_asks_case_by_case():
+    control = RunGates()
+    control.reset()
+    control.approval_check = lambda step, code: "delete" in code
+    assert control.review_code(ActionStep(step_number=1), "keep()") == "keep()"
+    control.request_approval()
+    thread, box = in_thread(lambda: control.review_code(ActionStep(step_number=2), "keep()"))
+    wait_until(lambda: control.status == "awaiting_approval")
+    control.approve()
+    thread.join(5)
+    assert control.review_code(ActionStep(step_number=3), "keep()") == "keep()"  # once only
+    thread, box = in_thread(lambda: control.review_code(ActionStep(step_number=4), "delete(all)"))
+    wait_until(lambda: control.status == "awaiting_approval")
+    control.reject("")
+    thread.join(5)
+    assert isinstance(box["error"], CodeRejected) and "no note" in box["error"].observation
+
+
+def test_stop_while_awaiting_approval_raises_run_stopped_and_clears_the_pending_code():
+    control = RunGates()
+    control.reset()
+    control.approve_code = True
+    thread, box = in_thread(lambda: control.review_code(ActionStep(step_number=1), "a = 1"))
+    wait_until(lambda: control.status == "awaiting_approval")
+    control.request_stop()
+    thread.join(5)
+    assert isinstance(box["error"], RunStopped) and control.pending_code is None
+
+
+def test_listeners_see_every_status_change_and_a_failing_listener_is_ignored():
+    control = RunGates()
+    seen: list[str] = []
+    control.add_listener(lambda snap: seen.append(snap["status"]))
+    control.add_listener(lambda snap: 1 / 0)
+    control.reset()
+    control.pause()
+    thread, _ = in_thread(control.before_step)
+    wait_until(lambda: control.status == "paused")
+    control.allow_steps()
+    thread.join(5)
+    control.finish("success")
+    assert seen[0] == "running" and "paused" in seen and seen[-1] == "done"
+    assert control.budget is None  # a later plain run starts unpaused
+    assert control.halts == 2  # paused, done
+
+
+def test_finish_maps_run_states_to_statuses():
+    control = RunGates()
+    for state, status in [("success", "done"), ("max_steps_error", "done"), ("stopped", "stopped"), ("error", "error")]:
+        control.finish(state)
+        assert control.status == status

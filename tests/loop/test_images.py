@@ -1,0 +1,87 @@
+"""Images a step produces: returned by tools inside code, drawn with matplotlib, returned by the code."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from PIL import Image
+
+from nbagent import CodeAgent, ScriptedModel, tool
+
+pytest.importorskip("matplotlib")
+
+
+def code(body: str) -> str:
+    return f"Thought: draw.\n```python\n{body}\n```"
+
+
+@tool
+def make_badge(color: str) -> Image.Image:
+    """Make a small badge image.
+
+    Args:
+        color: a color name such as "red"
+    """
+    return Image.new("RGB", (8, 4), color)
+
+
+def run_one(body: str, **kwargs) -> CodeAgent:
+    agent = CodeAgent(
+        tools=[make_badge],
+        model=ScriptedModel([code(body), code("final_answer('ok')")]),
+        verbosity_level=-1,
+        show_widget=False,
+        **kwargs,
+    )
+    agent.run("draw")
+    return agent
+
+
+def test_images_returned_by_tools_inside_code_appear_in_the_step():
+    agent = run_one("badge = make_badge('red')\nother = make_badge('blue')\nprint(badge.size)")
+    images = agent.memory.action_steps()[0].observations_images
+    assert [image.getpixel((0, 0)) for image in images] == [(255, 0, 0), (0, 0, 255)]
+
+
+def test_matplotlib_figures_are_captured_and_closed():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    agent = run_one(
+        "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()\nfig = plt.figure()\nplt.bar([1], [2])",
+        additional_authorized_imports=["matplotlib"],
+    )
+    images = agent.memory.action_steps()[0].observations_images
+    assert len(images) == 2 and all(image.size[0] > 50 for image in images)
+    assert plt.get_fignums() == []  # nothing left to leak into the cell's output
+
+
+def test_returned_image_is_not_counted_twice():
+    agent = run_one("badge = make_badge('green')\nbadge")
+    assert len(agent.memory.action_steps()[0].observations_images) == 1
+
+
+@pytest.mark.slow
+def test_figures_do_not_leak_into_the_cell_output_in_a_real_kernel():
+    agent_cell = (
+        "from nbagent import CodeAgent, ScriptedModel\n"
+        "steps = ['```python\\nimport matplotlib.pyplot as plt\\nplt.plot([1, 2])\\nplt.show()\\nplt.plot([2, 1])\\n```',\n"
+        "         '```python\\nfinal_answer(1)\\n```']\n"
+        "agent = CodeAgent(tools=[], model=ScriptedModel(steps), additional_authorized_imports=['matplotlib'],\n"
+        "                  show_widget=False, verbosity_level=-1)\n"
+        "agent.run('plot')"
+    )
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("%matplotlib inline"),
+            nbformat.v4.new_code_cell(agent_cell),
+            nbformat.v4.new_code_cell("print(len(agent.memory.action_steps()[0].observations_images))"),
+        ]
+    )
+    NotebookClient(notebook, timeout=120, kernel_name="python3").execute()
+    agent_outputs = notebook.cells[1].outputs
+    assert not any("image/png" in output.get("data", {}) for output in agent_outputs)
+    assert notebook.cells[2].outputs[0]["text"].strip() == "2"
