@@ -1,24 +1,15 @@
 // The run's status badge and its controls: Run, Step, Pause, Stop, the "approve code before it runs"
 // toggle, the review box (editable code, Approve, Reject with a note) and "Re-run from here" on steps.
-// State comes from the widget's `controls` trait (a RunController snapshot, nbagent/runner.py):
+// State comes from the widget's `controls` trait (a RunDriver snapshot, nbagent/notebook/driver.py):
 //   {status, mode, approve_code, pending_code, pending_step, stopping, active, message, forks,
 //    rerunnable: [step numbers], can: {run, step, pause, stop, approve, reject, rerun}}
 // Commands go out as {type: "control", action, code?, note?, step?, on?} on the ControlChannel comm,
-// which the kernel hears even while a cell runs (see nbagent/control.py).
+// which the kernel hears even while a cell runs (see nbagent/notebook/channel.py).
 import "./controls.css";
 import { h } from "./dom.js";
+import { LIVE_STATUSES as LIVE, STATUS_LABELS } from "./status.js";
 
-export const STATUS_LABELS = {
-  idle: "idle",
-  running: "running",
-  paused: "paused",
-  awaiting_approval: "awaiting approval",
-  stopped: "stopped",
-  done: "done",
-  error: "error",
-};
-
-const LIVE = new Set(["running", "paused", "awaiting_approval"]);
+export { STATUS_LABELS };
 const BUTTONS = [
   ["run", "Run", "Run to the end (with edited code, if any)"],
   ["step", "Step", "Run exactly one step, then pause"],

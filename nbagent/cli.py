@@ -102,7 +102,7 @@ def _model(args: argparse.Namespace) -> Any:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from nbagent import CodeAgent, ToolCallingAgent
+    from nbagent.agents import CodeAgent, ToolCallingAgent
 
     if args.max_steps < 1:
         raise ValueError("--max-steps must be at least 1")
@@ -129,7 +129,8 @@ def _run(args: argparse.Namespace) -> int:
 def _quickstart() -> int:
     import time
 
-    from nbagent import CodeAgent, default_model
+    from nbagent.agents import CodeAgent
+    from nbagent.models import default_model
 
     started = time.time()
     model = default_model()

@@ -9,6 +9,8 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 [ -x .venv/bin/nbagent ] && [ -f nbagent/static/widget.js ] || bash scripts/setup.sh
 
-.venv/bin/ruff check nbagent tests benchmarks
+.venv/bin/ruff check nbagent tests benchmarks scripts
+.venv/bin/ruff format --check nbagent tests benchmarks scripts
+.venv/bin/lint-imports  # the architecture contract in pyproject.toml (layers, no cycles)
 npm test --silent
 .venv/bin/python -m pytest tests notebooks --nbval-lax -q -p no:cacheprovider "$@"

@@ -20,7 +20,7 @@ from nbagent._version import __version__
 from nbagent.tools import Tool
 
 if TYPE_CHECKING:
-    from .base import MultiStepAgent
+    from nbagent.loop import AgentLoop as MultiStepAgent  # base.py imports this module
 
 __all__ = ["agent_to_dict", "agent_from_dict", "save_agent", "load_agent", "push_agent_to_hub", "agent_from_hub"]
 

@@ -8,7 +8,7 @@ import re
 from nbagent.errors import AgentParsingError
 from nbagent.text import MODEL_ECHO, truncate
 
-__all__ = ["parse_code_blobs", "extract_thought"]
+__all__ = ["parse_code_blobs"]
 
 _FENCED = re.compile(r"```(?:py|python|python3)?[ \t]*\n(.*?)\n?```", re.DOTALL)
 _TAGGED = re.compile(r"<code>\s*(.*?)\s*</code>", re.DOTALL)
@@ -51,9 +51,3 @@ def _is_plain_python(text: str) -> bool:
         return False
     # a single bare name or constant is prose that happens to parse, not an action
     return any(not isinstance(node, ast.Expr) or isinstance(node.value, ast.Call) for node in tree.body)
-
-
-def extract_thought(text: str) -> str:
-    """The text before the first code block (the model's reasoning)."""
-    match = _FENCED.search(text) or _TAGGED.search(text) or _UNCLOSED.search(text)
-    return (text[: match.start()] if match else text).strip()

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from nbagent.models.base import ChatMessage, MessageRole
 from nbagent.prompts import populate_template
 from nbagent.text import RUN_SUMMARY, VALUE_REPR, truncate
-
-if TYPE_CHECKING:
-    from .engine import AgentLoop
 
 __all__ = ["PromptBuilder", "describe_variables", "CODE_BLOCK_OPENING_TAG", "CODE_BLOCK_CLOSING_TAG"]
 
@@ -39,7 +36,7 @@ def _text_message(role: MessageRole, text: str) -> ChatMessage:
 class PromptBuilder:
     """Renders the agent's prompt templates into model messages."""
 
-    def __init__(self, agent: AgentLoop) -> None:
+    def __init__(self, agent: Any) -> None:  # an AgentLoop (engine.py imports this module)
         self.agent = agent
 
     def _render(self, template: str, **variables: Any) -> str:

@@ -85,16 +85,13 @@ import signal
 import threading
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import ipywidgets
 
 from nbagent.loop.gates import INTERRUPT_REASON, ControlError
 
 from .kernel import current_kernel
-
-if TYPE_CHECKING:
-    from .driver import RunDriver
 
 __all__ = ["ControlChannel", "attach_controls", "control_subshell", "route_comm", "watch_kernel_interrupt"]
 
@@ -194,7 +191,7 @@ class ControlChannel(ipywidgets.Widget):
             self._on_command(content)
 
 
-def attach_controls(widget: Any, driver: RunDriver) -> Callable[[], None] | None:
+def attach_controls(widget: Any, driver: Any) -> Callable[[], None] | None:
     """Give `widget` (an AgentWidget with `controls`/`control_channel` traits) working buttons.
 
     Returns `detach()`, which takes them away again (the widget then shows its run only), or
@@ -237,12 +234,12 @@ def attach_controls(widget: Any, driver: RunDriver) -> Callable[[], None] | None
 
 # ---------------------------------------------------------------------------- kernel interrupt, idle kernel
 
-_background: weakref.WeakSet[RunDriver] = weakref.WeakSet()
+_background: weakref.WeakSet[Any] = weakref.WeakSet()  # RunDrivers (driver.py imports this module)
 _previous_handler: list[Any] = [signal.SIG_IGN]
 _installing = threading.Lock()
 
 
-def watch_kernel_interrupt(driver: RunDriver) -> bool:
+def watch_kernel_interrupt(driver: Any) -> bool:
     """Make ■ (SIGINT to the kernel) stop `driver`'s worker-thread run while the kernel is idle.
 
     ipykernel ignores SIGINT between requests; a handler installed from the main

@@ -26,7 +26,7 @@ from nbagent.record import ActionStep
 from nbagent.record.status import ENDED_STATUSES, LIVE_STATUSES, RunStatus
 
 if TYPE_CHECKING:
-    from nbagent.agents import MultiStepAgent
+    from nbagent.loop import AgentLoop
 
 __all__ = ["RunDriver", "RunController", "ControlError", "ACTIONS"]
 
@@ -36,7 +36,7 @@ ACTIONS = ("run", "step", "pause", "stop", "approve", "reject", "rerun", "approv
 class RunDriver:
     """Drives the runs of one agent and answers the widget's commands (thread-safe)."""
 
-    def __init__(self, agent: MultiStepAgent) -> None:
+    def __init__(self, agent: AgentLoop) -> None:  # a MultiStepAgent: the loop with a `session`
         self.agent = agent
         self.gates = agent.gates
         self.session = agent.session

@@ -12,7 +12,6 @@ from rich.rule import Rule
 from rich.syntax import Syntax
 from rich.text import Text
 
-from nbagent.loop.parsing import extract_thought
 from nbagent.loop.view import LogLevel
 from nbagent.models.base import ChatMessageStreamDelta
 from nbagent.record import (
@@ -29,6 +28,8 @@ from nbagent.record import (
     TaskStep,
     ToolCall,
 )
+
+from .thought import step_thought
 
 __all__ = ["LogLevel", "ConsoleView", "replay_memory"]
 
@@ -99,9 +100,7 @@ def render_action_step(step: ActionStep, level: LogLevel, show_model_output: boo
     out: list[Any] = []
     if level >= LogLevel.INFO:
         if show_model_output and step.model_output:
-            thought = extract_thought(
-                step.model_output if isinstance(step.model_output, str) else str(step.model_output)
-            )
+            thought = step_thought(step)
             if thought:
                 out.append(Markdown(thought))
         if step.code_action:

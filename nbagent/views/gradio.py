@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from nbagent.loop.parsing import extract_thought
 from nbagent.media import image_to_png, is_image
 from nbagent.record import CODE_TOOL_NAME, ActionStep, ChildEvent, FinalAnswerStep, PlanningStep
+
+from .thought import step_thought
 
 __all__ = ["gradio_messages"]
 
@@ -32,8 +33,9 @@ def _message(content: Any, title: str | None = None) -> dict[str, Any]:
 
 def _action_messages(step: ActionStep) -> list[dict[str, Any]]:
     out = [_message(f"**Step {step.step_number}**")]
-    if isinstance(step.model_output, str) and extract_thought(step.model_output):
-        out.append(_message(extract_thought(step.model_output)))
+    thought = step_thought(step)
+    if thought:
+        out.append(_message(thought))
     if step.code_action:
         out.append(_message(f"```python\n{step.code_action}\n```", f"🛠️ Used tool {CODE_TOOL_NAME}"))
     else:

@@ -10,12 +10,12 @@ from __future__ import annotations
 import base64
 import functools
 import json
-import re
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from nbagent.views.highlight import highlight_python
+from nbagent.views.thought import thought_text as thought_of
 
 __all__ = ["run_to_html", "run_page", "memory_to_html", "widget_css", "format_count", "format_duration", "thought_text"]
 
@@ -31,7 +31,6 @@ STATUS_LABELS = {
     "done": "done",
     "error": "error",
 }
-_CODE_BLOCK = re.compile(r"```[\w+-]*[ \t]*\n([\s\S]*?)\n?```|<code>\n?([\s\S]*?)\n?</code>")
 
 
 @functools.lru_cache(maxsize=1)
@@ -73,17 +72,8 @@ def _format_tokens(usage: dict[str, int] | None) -> str | None:
 
 
 def thought_text(step: dict[str, Any]) -> str:
-    """The model's text without the code blocks shown separately as the step's code (as js/step.js)."""
-    text = step.get("model_output") or ""
-    known = {c.strip() for c in (step.get("code"), step.get("model_code")) if c}
-    if not known:
-        return text
-
-    def drop(match: re.Match[str]) -> str:
-        body = match.group(1) if match.group(1) is not None else match.group(2) or ""
-        return "" if body.strip() in known else match.group(0)
-
-    return _CODE_BLOCK.sub(drop, text).strip()
+    """The thought of a step dict (see nbagent/views/thought.py)."""
+    return thought_of(step.get("model_output"), (step.get("code"), step.get("model_code")))
 
 
 @functools.lru_cache(maxsize=1)
