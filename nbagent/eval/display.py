@@ -267,7 +267,8 @@ def plot_svg(results: EvalResults, width: int = 420) -> str:
     group_h = len(scorers) * bar_h + gap
     height = top + len(agents) * group_h + 22
     plot_w = width - label_w - 40
-    maximum = max(1.0, *(float(summary[s].max()) for s in scorers if not math.isnan(summary[s].max())))
+    highs = [float(summary[c].max()) for s in scorers for c in (s, f"{s}_high")]
+    maximum = max([1.0, *(h for h in highs if not math.isnan(h))])
     x = lambda v: label_w + plot_w * max(0.0, min(v, maximum)) / maximum  # noqa: E731
     parts = [f'<svg class="nbe-plot" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img">']
     parts.append(f"<title>{_e(', '.join(scorers))} per agent, with 95% intervals</title>")

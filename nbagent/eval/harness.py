@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -131,37 +133,85 @@ def _evaluate(
         view.update(tracker, record)
 
     view.start(tracker)
-    cancelled = False
     futures: dict[Any, SampleJob] = {}
-    try:
-        for job in jobs:
-            futures[engine.submit(job)] = job
-        pending = set(futures)
-        while pending:
-            done, pending = engine.wait(pending, TICK_S)
-            for future in done:
-                finish(_outcome(engine, future, futures[future]))
-            view.update(tracker, None)
-    except KeyboardInterrupt:
-        cancelled = True
-        _cancel(engine, futures, records, finish)
-    finally:
-        tracker.finish("cancelled" if cancelled else "done")
-        view.close(tracker)
+    handled: set[Any] = set()
+
+    def take(future: Any) -> None:
+        handled.add(future)
+        finish(_outcome(engine, future, futures[future]))
+
+    interrupts = _Interrupts()
+    cancelled = False
+    with interrupts:
+        try:
+            try:
+                for job in jobs:
+                    futures[engine.submit(job)] = job
+                pending = set(futures)
+                while pending and not interrupts.count:
+                    done, pending = engine.wait(pending, TICK_S)
+                    for future in done:
+                        take(future)
+                    view.update(tracker, None)
+            except KeyboardInterrupt:  # not in the main thread: the signal was not ours to catch
+                interrupts.count += 1
+            if interrupts.count:
+                cancelled = True
+                _cancel(engine, futures, handled, take, records, finish, interrupts)
+        finally:
+            tracker.finish("cancelled" if cancelled else "done")
+            view.close(tracker)
     return _results(records, memories, scorers, sources, samples, log, cancelled, engine, tracker)
 
 
-def _cancel(engine: Engine, futures: dict[Any, SampleJob], records: dict[Key, Any], finish: Any) -> None:
-    """Drop what has not started, stop what runs, and record the running samples as cancelled."""
-    unfinished = [f for f in futures if not f.done()]
+class _Interrupts:
+    """Counts Ctrl-C / kernel interrupts instead of raising mid-bookkeeping; the loop checks between waits.
+
+    Only the main thread can install a signal handler; elsewhere KeyboardInterrupt is caught as usual.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._previous: Any = None
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        self.count += 1
+
+    def __enter__(self) -> _Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            try:
+                self._previous = signal.signal(signal.SIGINT, self._handle)
+            except (ValueError, OSError):
+                self._previous = None
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+
+def _cancel(
+    engine: Engine,
+    futures: dict[Any, SampleJob],
+    handled: set[Any],
+    take: Any,
+    records: dict[Key, Any],
+    finish: Any,
+    interrupts: _Interrupts,
+) -> None:
+    """Keep what finished, drop what has not started, stop what runs and record it as cancelled."""
+    for future in futures:
+        if future.done() and future not in handled:
+            take(future)
+    unfinished = [f for f in futures if f not in handled]
     engine.cancel(unfinished)
     running = {f for f in unfinished if not f.cancelled()}
     deadline = time.monotonic() + CANCEL_GRACE_S
     try:
-        while running and engine.collects_after_cancel and time.monotonic() < deadline:
+        while running and engine.collects_after_cancel and time.monotonic() < deadline and interrupts.count < 2:
             done, running = engine.wait(running, TICK_S)
             for future in done:
-                finish(_outcome(engine, future, futures[future]))
+                take(future)
             engine.cancel(running)  # an agent that registered after the first stop is stopped too
     except KeyboardInterrupt:
         pass  # a second interrupt: stop waiting

@@ -123,6 +123,8 @@ class EvalResults:
             BASE_COLUMNS + self.scorers + ["scorer_errors"] + [f"{n}_explanation" for n in explained] + meta_columns
         )
         frame = pd.DataFrame(rows, columns=columns)
+        for column in ("expected", "answer", "error", "scorer_errors"):  # as recorded: no None -> NaN, no int -> float
+            frame[column] = pd.Series([row[column] for row in rows], dtype=object, index=frame.index)
         for column in ("epoch", "steps", "input_tokens", "output_tokens"):
             frame[column] = frame[column].astype("int64")
         frame["duration_s"] = frame["duration_s"].astype("float64")
@@ -160,7 +162,9 @@ class EvalResults:
             row["output_tokens"] = _mean(r.get("output_tokens") for r in finished)
             row["duration_s"] = _mean(r.get("duration_s") for r in finished)
             rows.append(row)
-        return pd.DataFrame(rows).set_index("agent")
+        columns = ["agent", "samples", *[f"{n}{s}" for n in self.scorers for s in ("", "_low", "_high")]]
+        columns += ["errors", "scorer_errors", "cancelled", "steps", "input_tokens", "output_tokens", "duration_s"]
+        return pd.DataFrame(rows, columns=columns).set_index("agent")
 
     # ------------------------------------------------------------------------------------ runs
 

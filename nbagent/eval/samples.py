@@ -170,8 +170,8 @@ def _is_agent(value: Any) -> bool:
 def _default_name(value: Any) -> str:
     if _is_agent(value):
         return getattr(value, "name", None) or type(value).__name__
-    name = getattr(value, "__name__", None)
-    return "agent" if not name or name == "<lambda>" else str(name)
+    name = getattr(value, "__name__", None) or type(value).__name__
+    return "agent" if name in ("<lambda>", "partial", "function") else str(name)
 
 
 def check_picklable(what: str, value: Any, where: str, dumps: Callable[[Any], bytes] = pickle.dumps) -> None:
@@ -270,7 +270,7 @@ def run_sample(job: SampleJob, running: RunningAgents | None = None) -> SampleOu
     record["duration_s"] = time.perf_counter() - started
     fill_from_result(record, result, agent)
     if running is not None and running.cancelled.is_set() and result.state == "stopped":
-        record["state"] = CANCELLED
+        record.update(state=CANCELLED, error="cancelled while running (the evaluation was interrupted)")
     if record["state"] not in ERROR_STATES and record["state"] != CANCELLED:
         score_record(record, job.scorers, result.output, sample)
     return SampleOutcome(record, agent.memory if job.keep_memory else None)
