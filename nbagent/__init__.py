@@ -24,7 +24,6 @@ _version, magics (%%agent), cli (`nbagent run`), gradio_ui (GradioUI).
 from __future__ import annotations
 
 import importlib
-import sys
 from typing import Any
 
 from nbagent._version import __version__ as __version__
@@ -160,8 +159,9 @@ def load_ipython_extension(ipython: Any) -> None:
 
 def _register_notebook_display() -> None:
     """Show `AgentMemory` as the step widget in IPython, registered by type name (the record never imports it)."""
-    shell = sys.modules.get("IPython") and sys.modules["IPython"].get_ipython()
-    formatter = getattr(getattr(shell, "display_formatter", None), "mimebundle_formatter", None)
+    from nbagent.notebook.kernel import current_shell  # imports nothing of Jupyter
+
+    formatter = getattr(getattr(current_shell(), "display_formatter", None), "mimebundle_formatter", None)
     if formatter is None:
         return
 
