@@ -15,23 +15,22 @@ import json
 import math
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from nbagent.eval.samples import Key
 
-if TYPE_CHECKING:
-    from nbagent.eval.progress import Tracker
-    from nbagent.eval.results import EvalResults
-
 __all__ = [
-    "row_for",
-    "key_text",
-    "results_html",
-    "progress_html",
-    "plot_svg",
-    "results_view",
-    "results_mimebundle",
     "CSS",
+    "EvalPanel",
+    "bundle",
+    "header_widget",
+    "key_text",
+    "plot_svg",
+    "progress_html",
+    "results_html",
+    "row_for",
+    "summary_html",
+    "widgets_available",
 ]
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -223,19 +222,18 @@ def _wrap(inner: str, status: str) -> str:
     )
 
 
-def progress_html(tracker: Tracker, rows: list[dict[str, Any]]) -> str:
-    """The live progress as static HTML (a front-end without widgets, a notebook saved mid-run)."""
-    snapshot = tracker.snapshot()
-    return _wrap(progress_line_html(snapshot) + samples_table_html(rows, tracker.scorers), snapshot["status"])
+def progress_html(snapshot: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+    """The live progress (a tracker's snapshot) as static HTML: a front-end without widgets, a notebook saved mid-run."""
+    return _wrap(progress_line_html(snapshot) + samples_table_html(rows, snapshot["scorers"]), snapshot["status"])
 
 
-def summary_html(results: EvalResults) -> str:
-    summary = results.summary()
-    head = ["agent", "samples", *results.scorers, "errors", "steps", "tokens", "time / sample"]
+def summary_html(summary: Any, scorers: list[str]) -> str:
+    """The summary DataFrame (EvalResults.summary()) as a small table: means with their 95% intervals."""
+    head = ["agent", "samples", *scorers, "errors", "steps", "tokens", "time / sample"]
     rows = []
     for agent, row in summary.iterrows():
         cells = [f"<td><b>{_e(agent)}</b></td>", f"<td>{int(row['samples'])}</td>"]
-        for name in results.scorers:
+        for name in scorers:
             mean, low, high = row[name], row[f"{name}_low"], row[f"{name}_high"]
             interval = "" if math.isnan(low) else f" <span class='nbe-counts'>[{low:.2f}, {high:.2f}]</span>"
             cells.append(f"<td>{_fmt(mean)}{interval}</td>")
@@ -255,11 +253,9 @@ def _num(value: float, digits: int) -> str:
     return "–" if value is None or math.isnan(value) else f"{value:,.{digits}f}"
 
 
-def plot_svg(results: EvalResults, width: int = 420) -> str:
+def plot_svg(summary: Any, scorers: list[str], width: int = 420) -> str:
     """Bars of each scorer's mean per agent with their 95% intervals, as inline SVG (no plotting library)."""
-    summary = results.summary()
     agents = list(summary.index)
-    scorers = results.scorers
     if not agents or not scorers:
         return ""
     colors = ["#0969da", "#bf8700", "#8250df", "#1a7f37", "#cf222e", "#57606a"]
@@ -305,16 +301,16 @@ def plot_svg(results: EvalResults, width: int = 420) -> str:
     return "".join(parts)
 
 
-def results_html(results: EvalResults) -> str:
-    status = "cancelled" if results.cancelled else "done"
-    rows = [row_for(r) for r in results.records]
+def results_html(summary: Any, records: list[dict[str, Any]], scorers: list[str], cancelled: bool) -> str:
+    """Summary, plot and the table of samples as static HTML (marked as a finished nbagent run)."""
+    rows = [row_for(r) for r in records]
     note = (
         '<div class="nbe-note">Cancelled: the samples that had not finished are missing or marked cancelled.</div>'
-        if results.cancelled
+        if cancelled
         else ""
     )
-    inner = summary_html(results) + plot_svg(results) + note + samples_table_html(rows, results.scorers)
-    return _wrap(inner, status)
+    inner = summary_html(summary, scorers) + plot_svg(summary, scorers) + note + samples_table_html(rows, scorers)
+    return _wrap(inner, "cancelled" if cancelled else "done")
 
 
 # ---------------------------------------------------------------------------------------------- widgets
@@ -377,37 +373,20 @@ class EvalPanel:
             self.run_box.children = (ipywidgets.HTML(f"<pre>Cannot open this run: {_e(error)}</pre>"),)
 
     def bundle(self, static_html: str, text: str) -> dict[str, Any]:
-        data = self.box._repr_mimebundle_()
-        view = data[0] if isinstance(data, tuple) else data
-        return {WIDGET_VIEW: view[WIDGET_VIEW], "text/html": static_html, "text/plain": text}
+        return bundle(self.box, static_html, text)
 
 
-def results_view(results: EvalResults) -> Any:
-    """An ipywidgets box: summary and plot, then the table; a clicked row's run opens below it."""
+def header_widget(summary: Any, scorers: list[str]) -> Any:
+    """The summary table and the plot, as an ipywidgets.HTML."""
     import ipywidgets
 
-    from nbagent.eval.progress import Tracker
-
-    tracker = Tracker(len(results.records), results.agents, results.scorers, results.engine)
-    for record in results.records:
-        tracker.add(record)
-    tracker.finish("cancelled" if results.cancelled else "done")
-    if results.elapsed_s is not None:
-        tracker.finished_at = tracker.started + results.elapsed_s
-    panel = EvalPanel(results.scorers, tracker.snapshot(), lambda key: results.run_widget(key[1], key[0], key[2]))
-    panel.view.rows = [row_for(r) for r in results.records]
-    header = ipywidgets.HTML(f'<div class="nbe"><style>{CSS}</style>{summary_html(results)}{plot_svg(results)}</div>')
-    box = ipywidgets.VBox([header, panel.box])
-    box.panel = panel  # for tests and for code that wants to open a row: box.panel.view.selected = key
-    return box
+    return ipywidgets.HTML(
+        f'<div class="nbe"><style>{CSS}</style>{summary_html(summary, scorers)}{plot_svg(summary, scorers)}</div>'
+    )
 
 
-def results_mimebundle(results: EvalResults) -> dict[str, Any]:
-    static = results_html(results)
-    text = repr(results)
-    if not widgets_available():
-        return {"text/html": static, "text/plain": text}
-    box = results_view(results)
-    data = box._repr_mimebundle_()
+def bundle(widget: Any, static_html: str, text: str) -> dict[str, Any]:
+    """The display bundle of a widget: its view, plus static HTML and text for where widgets do not render."""
+    data = widget._repr_mimebundle_()
     view = data[0] if isinstance(data, tuple) else data
-    return {WIDGET_VIEW: view[WIDGET_VIEW], "text/html": static, "text/plain": text}
+    return {WIDGET_VIEW: view[WIDGET_VIEW], "text/html": static_html, "text/plain": text}

@@ -210,7 +210,7 @@ class NotebookProgress:
     def _bundle(self, tracker: Tracker) -> dict[str, Any]:
         from nbagent.eval import display as views
 
-        static = views.progress_html(tracker, self.rows)
+        static = views.progress_html(tracker.snapshot(), self.rows)
         text = f"evaluate: {tracker.done}/{tracker.total} samples ({tracker.status})"
         if self.panel is None:
             return {"text/html": static, "text/plain": text}

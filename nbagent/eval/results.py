@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from nbagent.eval.log import EvalLog, read_records
+from nbagent.eval.progress import Tracker
 from nbagent.eval.samples import Key, sample_key
 
 __all__ = ["EvalResults", "interval95"]
@@ -222,20 +223,34 @@ class EvalResults:
 
     def widget(self) -> Any:
         """The interactive view: summary, plot, the table of samples, the opened run below it."""
-        from nbagent.eval.display import results_view
+        import ipywidgets
 
-        return results_view(self)
+        from nbagent.eval.display import EvalPanel, header_widget, row_for
+
+        tracker = Tracker(len(self.records), self.agents, self.scorers, self.engine)
+        for record in self.records:
+            tracker.add(record)
+        tracker.finish("cancelled" if self.cancelled else "done")
+        if self.elapsed_s is not None:
+            tracker.finished_at = tracker.started + self.elapsed_s
+        panel = EvalPanel(self.scorers, tracker.snapshot(), lambda key: self.run_widget(key[1], key[0], key[2]))
+        panel.view.rows = [row_for(r) for r in self.records]
+        box = ipywidgets.VBox([header_widget(self.summary(), self.scorers), panel.box])
+        box.panel = panel  # for tests and code that opens a row: box.panel.view.selected = key_text(key)
+        return box
 
     def to_html(self) -> str:
         """A static HTML page part: summary, plot and the table of samples (no JavaScript needed)."""
         from nbagent.eval.display import results_html
 
-        return results_html(self)
+        return results_html(self.summary(), self.records, self.scorers, self.cancelled)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        from nbagent.eval.display import results_mimebundle
+        from nbagent.eval.display import bundle, widgets_available
 
-        return results_mimebundle(self)
+        if not widgets_available():
+            return {"text/html": self.to_html(), "text/plain": repr(self)}
+        return bundle(self.widget(), self.to_html(), repr(self))
 
     def __repr__(self) -> str:
         n = len(self.records)

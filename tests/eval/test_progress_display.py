@@ -160,7 +160,7 @@ def test_without_the_front_end_the_display_is_static(results, monkeypatch):
 
 def test_plot_and_summary_handle_empty_and_cancelled():
     empty = EvalResults([], ["exact_match"])
-    assert views.plot_svg(empty) == "" and len(empty.summary()) == 0
+    assert views.plot_svg(empty.summary(), empty.scorers) == "" and len(empty.summary()) == 0
     cancelled = EvalResults(
         [{**record(), "scores": {"exact_match": None}, "state": "cancelled"}], ["exact_match"], cancelled=True
     )
