@@ -4,9 +4,13 @@
     %%agent --imports pandas -o best
     Which region in {table_name} has the highest revenue?
 
-The cell body is the task (`{name}` is replaced by the value of the notebook
-variable `name`; write `{{` and `}}` for literal braces). The final answer is
-the cell's value. Defaults come from traits: `%config AgentMagics.default_model = "model.gguf"`.
+The cell body is the task. The model is told about the notebook variables the task
+points at, and only those: names in backticks (`` `sales` ``), `{name}` placeholders of
+data values, and `--vars a,b` (`--vars '*'`: every data variable). `{name}` of a string
+or number is replaced by its value (write `{{` and `}}` for literal braces); `{name}` of
+anything else becomes `` `name` `` and is described (a DataFrame by its schema, never
+its whole data). The final answer is the cell's value. Defaults come from traits:
+`%config AgentMagics.default_model = "model.gguf"`.
 """
 
 from __future__ import annotations
@@ -21,13 +25,13 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from traitlets import Bool, Int, List, Unicode
 
-from nbagent.loop.prompting import describe_variables
+from nbagent.loop.variables import NOTEBOOK_VARIABLES_HEADING, describe_variables
 
-__all__ = ["AgentMagics", "AgentRunFailed", "interpolate_task", "mentioned_variables"]
+__all__ = ["AgentMagics", "AgentRunFailed", "interpolate_task", "pointed_variables", "data_variables"]
 
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-NOTEBOOK_VARIABLES_HEADING = "These variables of the notebook are already defined; use them directly:"
+_BACKTICKED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`")
+_SCALARS = (str, int, float, complex, bool)
 
 
 class AgentRunFailed(Exception):
@@ -38,7 +42,7 @@ class AgentRunFailed(Exception):
 
 
 def interpolate_task(text: str, namespace: dict[str, Any]) -> str:
-    """Replace `{name}` with the notebook variable's value; `{{`/`}}` are literal braces."""
+    """Replace `{name}`: by the value of a string or number, by `` `name` `` for anything else; `{{`/`}}` are braces."""
 
     def replace(match: re.Match[str]) -> str:
         token = match.group(0)
@@ -47,22 +51,39 @@ def interpolate_task(text: str, namespace: dict[str, Any]) -> str:
         name = match.group(1)
         if name not in namespace:
             raise UsageError(
-                f"The task refers to {{{name}}} but no variable {name!r} is defined (write {{{{{name}}}}} for literal braces)"
+                f"The task refers to {{{name}}} but no variable {name!r} is defined "
+                f"(write {{{{{name}}}}} for literal braces)"
             )
-        return str(namespace[name])
+        value = namespace[name]
+        return str(value) if isinstance(value, _SCALARS) else f"`{name}`"
 
     return _PLACEHOLDER.sub(replace, text)
 
 
-def mentioned_variables(task: str, namespace: dict[str, Any]) -> dict[str, Any]:
-    """The notebook's data variables the task names (not modules, functions, classes or private names)."""
-    found = {}
-    for name in dict.fromkeys(_IDENTIFIER.findall(task)):
+def pointed_variables(task: str, namespace: dict[str, Any], names: list[str] | None = None) -> dict[str, Any]:
+    """The notebook variables the task points at: `` `name` `` in the (interpolated) task, plus `names`.
+
+    `names == ["*"]` means every data variable. A word that merely matches a variable's name
+    is not a pointer: a task about "revenue by region" is not told about a `region` variable.
+    """
+    if names == ["*"]:
+        return data_variables(namespace)
+    found: dict[str, Any] = {}
+    for name in [*_BACKTICKED.findall(task), *(names or [])]:
         value = namespace.get(name, _MISSING)
-        if value is _MISSING or name.startswith("_") or callable(value) or isinstance(value, types.ModuleType):
-            continue
-        found[name] = value
+        if value is not _MISSING and _is_data(name, value):
+            found.setdefault(name, value)
     return found
+
+
+def data_variables(namespace: dict[str, Any]) -> dict[str, Any]:
+    """The notebook's data variables: not modules, functions, classes, IPython's own or private names."""
+    hidden = {"In", "Out"} if "_ih" in namespace else set()  # IPython's input/output history
+    return {k: v for k, v in namespace.items() if k not in hidden and _is_data(k, v)}
+
+
+def _is_data(name: str, value: Any) -> bool:
+    return not (name.startswith("_") or callable(value) or isinstance(value, types.ModuleType))
 
 
 _MISSING = object()
@@ -94,6 +115,9 @@ class AgentMagics(Magics):
         help="a variable holding a model, or a model spec ('default', a .gguf path, openai:<id>, …)",
     )
     @argument("--tools", default=None, help="comma-separated names of variables holding tools")
+    @argument(
+        "--vars", default=None, help="comma-separated notebook variables to describe to the model ('*': all data)"
+    )
     @argument("--imports", default=None, help="comma-separated modules the agent's code may import, e.g. pandas,numpy")
     @argument("--max-steps", type=int, default=None, help="maximum number of steps")
     @argument("--agent", default=None, help="the name of an existing agent variable to use")
@@ -133,7 +157,11 @@ class AgentMagics(Magics):
         task = interpolate_task(cell.strip(), namespace)
         if not task:
             raise UsageError("%%agent needs a task: write it in the cell body (or after %agent)")
-        variables = mentioned_variables(task, namespace)
+        vars_named = _split_names(args.vars)
+        missing = [name for name in vars_named if name != "*" and name not in namespace]
+        if missing:
+            raise UsageError(f"--vars {','.join(missing)}: no such variable in the notebook")
+        variables = pointed_variables(task, namespace, vars_named)
         if variables:
             task += describe_variables(variables, NOTEBOOK_VARIABLES_HEADING)
         if args.max_steps is not None and args.max_steps < 1:

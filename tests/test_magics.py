@@ -7,7 +7,7 @@ from IPython.core.error import UsageError
 from IPython.testing.globalipapp import start_ipython
 
 from nbagent import CodeAgent, ScriptedModel
-from nbagent.magics import AgentMagics, AgentRunFailed, interpolate_task, mentioned_variables
+from nbagent.magics import AgentMagics, AgentRunFailed, data_variables, interpolate_task, pointed_variables
 
 
 def code(body: str) -> str:
@@ -31,17 +31,19 @@ def ip():
 
 def test_cell_magic_runs_in_the_notebook_namespace(ip):
     ip.run_cell("data = [3, 1, 2]")
-    ip.user_ns["m"] = ScriptedModel([code("result = sorted(data)\ndef double(x):\n    return 2 * x\nfinal_answer(result)")])
+    ip.user_ns["m"] = ScriptedModel(
+        [code("result = sorted(data)\ndef double(x):\n    return 2 * x\nfinal_answer(result)")]
+    )
     ip.user_ns["label"] = "data"
-    value = ip.run_cell_magic("agent", "-m m --quiet -o answer", "Sort {label} please")
+    value = ip.run_cell_magic("agent", "-m m --quiet -o answer", "Sort `{label}` please")
     assert value == [1, 2, 3]
     assert ip.user_ns["answer"] == [1, 2, 3]
     assert ip.user_ns["result"] == [1, 2, 3]  # what the agent defined stays
     ip.run_cell("doubled = double(21)")
     assert ip.user_ns["doubled"] == 42  # and its functions work from the user's cells
     task = ip.magics_manager.registry["AgentMagics"].last_agent.memory.steps[0].task
-    assert task.startswith("Sort data please\nThese variables of the notebook are already defined")
-    assert "- data: list = [3, 1, 2]" in task  # the variables the task names are described to the model
+    assert task.startswith("Sort `data` please\nThese variables already exist in the notebook")
+    assert "- `data`: list of 3 items = [3, 1, 2]" in task  # the variable the task points at is described
 
 
 def test_line_magic_and_tools_and_max_steps(ip):
@@ -117,15 +119,57 @@ def test_model_failure_is_one_clear_error(ip):
     assert info.value._render_traceback_()[0].count("\n") == 0
 
 
-def test_only_data_variables_named_in_the_task_are_described():
+def test_only_variables_the_task_points_at_are_described():
     import math
 
-    namespace = {"sales": [1], "math": math, "helper": len, "_private": 1, "unused": 2}
-    assert mentioned_variables("use sales with math and helper and _private", namespace) == {"sales": [1]}
+    namespace = {"sales": [1], "region": "North", "math": math, "helper": len, "_private": 1, "unused": 2}
+    # a word that happens to be a variable's name is not a pointer (the "revenue by region" leak)
+    assert pointed_variables("revenue by region in sales", namespace) == {}
+    assert pointed_variables("revenue in `sales` (`math`, `helper`, `_private`, `nope`)", namespace) == {"sales": [1]}
+    assert pointed_variables("revenue", namespace, ["unused"]) == {"unused": 2}
+    assert pointed_variables("revenue", namespace, ["*"]) == data_variables(namespace)
+    assert set(data_variables(namespace)) == {"sales", "region", "unused"}
 
 
 def test_interpolation_rules():
     assert interpolate_task("a {x} {{x}} {not valid}", {"x": 5}) == "a 5 {x} {not valid}"
+    assert (
+        interpolate_task("rows of {table} by {col}", {"table": [1, 2], "col": "region"}) == "rows of `table` by region"
+    )
+
+
+def test_a_dataframe_is_described_by_its_schema_never_dumped(ip):
+    import pandas as pd
+
+    ip.user_ns["sales"] = pd.DataFrame(
+        {"region": ["West", "East"] * 100, "units": range(200), "price": [9.5, 20.0] * 100},
+        index=pd.RangeIndex(200),
+    )
+    text_dtype = ip.user_ns["sales"]["region"].dtype  # "object" before pandas 3, "str" since
+    ip.user_ns["region"] = "North"
+    ip.user_ns["m"] = ScriptedModel([code("final_answer(sales.units.sum())")])
+    try:
+        assert ip.run_cell_magic("agent", "-m m --quiet", "Total units in {sales} by region?") == 19900
+        task = ip.magics_manager.registry["AgentMagics"].last_agent.memory.steps[0].task
+    finally:
+        ip.user_ns.pop("sales"), ip.user_ns.pop("region")
+    assert task.startswith("Total units in `sales` by region?\nThese variables already exist in the notebook")
+    assert "- `sales`: pandas DataFrame, 200 rows × 3 columns" in task
+    assert (
+        f"columns: region ({text_dtype}), units (int64), price (float64)" in task and "index: RangeIndex 0..199" in task
+    )
+    assert task.count("West") == 2  # three sample rows, not 100 copies of the data
+    assert "North" not in task  # the unrelated `region` variable is not described
+
+
+def test_vars_option_names_variables_and_refuses_unknown_ones(ip):
+    ip.user_ns["m"] = ScriptedModel([code("final_answer(len(data))")])
+    ip.user_ns["data"] = [3, 1, 2]
+    assert ip.run_cell_magic("agent", "-m m --quiet --vars data", "How many?") == 3
+    task = ip.magics_manager.registry["AgentMagics"].last_agent.memory.steps[0].task
+    assert "- `data`: list of 3 items" in task
+    with pytest.raises(UsageError, match="--vars nope: no such variable"):
+        ip.run_cell_magic("agent", "-m m --quiet --vars nope", "How many?")
 
 
 def test_config_traits_set_defaults(ip):

@@ -7,7 +7,8 @@ Modules:
     session     RunSession: runs and "re-run from step k" strung into one event stream; forks
     gates       RunGates: stop, pause, step budget and code approval, passed by the loop, opened from any thread
     parsing     reading code and the thought out of model text
-    prompting   PromptBuilder: prompt templates rendered into messages; variables described for the model
+    prompting   PromptBuilder: prompt templates rendered into messages
+    variables   variables described to the model (a DataFrame by its schema), never dumped whole
     toolbox     the agent's tools by name; how a managed agent is called
     callbacks   step callbacks and final-answer checks: one way to call the user's functions
     view        the View protocol and LogLevel

@@ -52,8 +52,9 @@ from nbagent.text import MODEL_ECHO, truncate
 
 from .callbacks import CallbackRegistry, call_with_agent
 from .gates import RunGates
-from .prompting import PromptBuilder, describe_variables
+from .prompting import PromptBuilder
 from .toolbox import managed_agent_inputs, setup_tools
+from .variables import describe_variables
 from .view import View
 
 __all__ = ["AgentLoop"]

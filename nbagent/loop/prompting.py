@@ -6,27 +6,12 @@ from typing import Any
 
 from nbagent.models.base import ChatMessage, MessageRole
 from nbagent.prompts import populate_template
-from nbagent.text import RUN_SUMMARY, VALUE_REPR, truncate
+from nbagent.text import RUN_SUMMARY, truncate
 
-__all__ = ["PromptBuilder", "describe_variables", "CODE_BLOCK_OPENING_TAG", "CODE_BLOCK_CLOSING_TAG"]
+__all__ = ["PromptBuilder", "CODE_BLOCK_OPENING_TAG", "CODE_BLOCK_CLOSING_TAG"]
 
 CODE_BLOCK_OPENING_TAG = "```python\n"
 CODE_BLOCK_CLOSING_TAG = "\n```"
-
-
-ADDITIONAL_ARGS_HEADING = (
-    "You have been provided with these additional arguments, that you can access directly using the keys as variables:"
-)
-
-
-def describe_variables(variables: dict[str, Any], heading: str = ADDITIONAL_ARGS_HEADING) -> str:
-    """A task suffix naming each variable with its type and a short repr, for the model."""
-    lines = [f"- {name}: {type(value).__name__} = {_short_repr(value)}" for name, value in variables.items()]
-    return f"\n{heading}\n" + "\n".join(lines)
-
-
-def _short_repr(value: Any) -> str:
-    return truncate(repr(value), VALUE_REPR)
 
 
 def _text_message(role: MessageRole, text: str) -> ChatMessage:
