@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -19,8 +19,9 @@ from typing import Any
 class CappedBuffer:
     """Keeps the first and last ``max_chars // 2`` characters written; the middle is counted, not stored."""
 
-    def __init__(self, max_chars: int) -> None:
+    def __init__(self, max_chars: int, on_write: Callable[[str], None] | None = None) -> None:
         self.max_chars = max(0, int(max_chars))
+        self.on_write = on_write
         self._head: list[str] = []
         self._head_len = 0
         self._tail: deque[str] = deque()
@@ -31,6 +32,11 @@ class CappedBuffer:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         written = len(text)
+        if self.on_write is not None and text:
+            try:
+                self.on_write(text)
+            except Exception:
+                pass
         self.total += written
         half = self.max_chars // 2
         head_room = self.max_chars - half - self._head_len

@@ -19,7 +19,7 @@ import linecache
 import threading
 import types
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import policy
@@ -43,9 +43,13 @@ _executor_ids = itertools.count(1)
 
 @dataclass
 class CodeOutput:
+    """What a call produced: the trailing expression's value (or the final answer), the printed text, and the
+    matplotlib figures the code drew (PIL images; the isolated executor fills it, the local one leaves it empty)."""
+
     output: Any
     logs: str
     is_final_answer: bool
+    images: list = field(default_factory=list)
 
 
 def _default_final_answer(answer: Any) -> Any:
@@ -67,6 +71,7 @@ class LocalPythonExecutor:
         max_recursion: nested Python calls allowed below the call (None: Python's limit).
         max_allocation_bytes: largest single ``*``/``**``/``<<`` result (None: unchecked).
         max_memory_bytes: extra address space a call may take (Linux; None: unlimited).
+        on_output: called with printed text as the code produces it (also settable as an attribute).
     """
 
     def __init__(
@@ -80,6 +85,7 @@ class LocalPythonExecutor:
         max_recursion: int | None = policy.DEFAULT_MAX_RECURSION,
         max_allocation_bytes: int | None = policy.DEFAULT_MAX_ALLOCATION_BYTES,
         max_memory_bytes: int | None = policy.DEFAULT_MAX_MEMORY_BYTES,
+        on_output: Callable[[str], None] | None = None,
     ) -> None:
         if isinstance(additional_authorized_imports, str):
             additional_authorized_imports = [additional_authorized_imports]
@@ -105,6 +111,7 @@ class LocalPythonExecutor:
         self._call: CallState | None = None
         self._step = 0
         self._filenames: set[str] = set()
+        self.on_output: Callable[[str], None] | None = on_output
         self.send_tools({})
 
     # -- smolagents surface -------------------------------------------------------------------------------------------
@@ -147,7 +154,21 @@ class LocalPythonExecutor:
         self._filenames.add(filename)
         linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
         function, returns_value = self._compile(code, filename)
-        buffer = CappedBuffer(self.max_print_outputs_length)
+        return self._execute(function, returns_value, filename)
+
+    def run_callable(self, function: Callable, args: tuple = (), kwargs: Mapping[str, Any] | None = None) -> CodeOutput:
+        """Call ``function(*args, **kwargs)`` (a function an earlier call defined) under the same limits as code."""
+        if not self._running.acquire(blocking=False):
+            raise RuntimeError("this executor is already running code (calls cannot overlap or nest)")
+        try:
+            self._step += 1
+            kwargs = dict(kwargs or {})
+            return self._execute(lambda: function(*args, **kwargs), True, f"<call {self._step}>")
+        finally:
+            self._running.release()
+
+    def _execute(self, function: Callable[[], Any], returns_value: bool, filename: str) -> CodeOutput:
+        buffer = CappedBuffer(self.max_print_outputs_length, self.on_output)
         budget_key = self._prefix + "R"
         call = CallState(
             timeout=self.timeout_seconds,

@@ -132,6 +132,7 @@ class Guards(AllocationGuard):
         self.aliases = _aliases(self.name)
         self.alias_sources: dict[str, types.ModuleType] = {}
         self.ipython_hidden: frozenset[str] = frozenset()
+        self.unavailable: dict[str, str] = {}  # names the isolated executor could not bring into its worker
         self._own_loops: set[int] = set()
         self.builtins = self._guarded_builtins()
 
@@ -188,6 +189,8 @@ class Guards(AllocationGuard):
             return self.builtins[key]
         if key in policy.FORBIDDEN_BUILTINS:
             raise NameNotAllowed(f"{key}() is not available to agent code: it {policy.FORBIDDEN_BUILTINS[key]}")
+        if key in self.unavailable:
+            raise NameError(f"name {key!r} is not available to the agent's code: {self.unavailable[key]}")
         if key.startswith("__") or not hasattr(builtins, key):
             raise NameError(f"name {key!r} is not defined")
         return _REAL_GETATTR(builtins, key)

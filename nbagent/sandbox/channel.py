@@ -1,0 +1,145 @@
+"""Framed messages over a stream socket: a JSON header plus raw buffers, read resumably and with a deadline.
+
+Frame: ``<u32 header length><u32 buffer count><u64 length> * count``, the UTF-8 JSON header, then the buffers.
+The reader keeps a partial frame across calls, so a read interrupted by a signal (the worker's timers) or cut short
+by a deadline resumes where it stopped. Limits on every length protect the host from a hostile worker.
+"""
+
+from __future__ import annotations
+
+import json
+import select
+import socket
+import struct
+import time
+
+_PREFIX = struct.Struct("<II")
+MAX_HEADER_BYTES = 256 * 2**20
+MAX_BUFFERS = 1_000_000
+
+
+class ChannelClosed(EOFError):
+    """The other end closed the connection (or sent something that is not a frame)."""
+
+
+class ChannelTimeout(TimeoutError):
+    """No complete frame before the deadline."""
+
+
+def frame(header: dict, buffers: list | tuple = ()) -> list:
+    """The parts of one frame, ready for :meth:`Channel.send_parts`."""
+    body = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
+    views = [memoryview(b).cast("B") if not isinstance(b, memoryview) else b for b in buffers]
+    prefix = _PREFIX.pack(len(body), len(views)) + struct.pack(f"<{len(views)}Q", *(v.nbytes for v in views))
+    return [prefix, body, *views]
+
+
+class Channel:
+    """One end of the socket pair. ``max_bytes`` bounds a frame's total size (None: unbounded)."""
+
+    def __init__(self, sock: socket.socket, max_bytes: int | None = None) -> None:
+        self.sock = sock
+        self.max_bytes = max_bytes
+        self._partial: _PartialFrame | None = None
+        sock.setblocking(True)
+
+    def fileno(self) -> int:
+        return self.sock.fileno()
+
+    def send(self, header: dict, buffers: list | tuple = ()) -> None:
+        self.send_parts(frame(header, buffers))
+
+    def send_parts(self, parts: list) -> None:
+        small = b"".join(bytes(p) for p in parts if len(p) < 65536)
+        if len(small) == sum(len(p) for p in parts):
+            self.sock.sendall(small)
+            return
+        for part in parts:
+            self.sock.sendall(part)
+
+    def readable(self, timeout: float | None) -> bool:
+        if self._partial is not None and self._partial.complete():
+            return True
+        ready, _, _ = select.select([self.sock], [], [], timeout)
+        return bool(ready)
+
+    def recv(self, deadline: float | None = None) -> tuple[dict, list]:
+        """The next frame; ChannelTimeout after ``deadline`` (monotonic), ChannelClosed at end of stream."""
+        if self._partial is None:
+            self._partial = _PartialFrame(self.max_bytes)
+        partial = self._partial
+        while not partial.complete():
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not self.readable(remaining):
+                    raise ChannelTimeout("no complete message before the deadline")
+            view = partial.next_view()
+            received = self.sock.recv_into(view)
+            if received == 0:
+                self._partial = None
+                raise ChannelClosed("the other end closed the channel")
+            partial.advance(received)
+        self._partial = None
+        return partial.result()
+
+
+class _PartialFrame:
+    def __init__(self, max_bytes: int | None) -> None:
+        self.max_bytes = max_bytes
+        self.stage = 0  # 0 prefix, 1 lengths, 2 header, 3.. buffers
+        self.target = bytearray(_PREFIX.size)
+        self.filled = 0
+        self.lengths: list[int] = []
+        self.header: dict | None = None
+        self.buffers: list[bytearray] = []
+
+    def complete(self) -> bool:
+        return self.header is not None and len(self.buffers) == len(self.lengths) and self.filled == len(self.target)
+
+    def next_view(self) -> memoryview:
+        return memoryview(self.target)[self.filled :]
+
+    def advance(self, count: int) -> None:
+        self.filled += count
+        while self.filled == len(self.target) and not self.complete():
+            self._next_stage()
+
+    def _next_stage(self) -> None:
+        data = self.target
+        if self.stage == 0:
+            self.header_length, self.count = _PREFIX.unpack(data)
+            if self.header_length > MAX_HEADER_BYTES or self.count > MAX_BUFFERS:
+                raise ChannelClosed("malformed frame")
+            self._expect(1, 8 * self.count)
+        elif self.stage == 1:
+            self.lengths = list(struct.unpack(f"<{self.count}Q", data)) if self.count else []
+            total = self.header_length + sum(self.lengths)
+            if self.max_bytes is not None and total > self.max_bytes:
+                raise ChannelClosed(f"frame of {total:,} bytes exceeds the limit of {self.max_bytes:,}")
+            self._expect(2, self.header_length)
+        elif self.stage == 2:
+            try:
+                header = json.loads(bytes(data))
+            except (ValueError, RecursionError):
+                raise ChannelClosed("malformed frame header") from None
+            if type(header) is not dict:
+                raise ChannelClosed("malformed frame header")
+            self.header = header
+            self._start_buffer()
+        else:
+            self.buffers.append(data)
+            self._start_buffer()
+
+    def _start_buffer(self) -> None:
+        index = len(self.buffers)
+        if index < len(self.lengths):
+            self._expect(3 + index, self.lengths[index])
+        else:
+            self.target, self.filled, self.stage = self.target, len(self.target), -1
+
+    def _expect(self, stage: int, size: int) -> None:
+        self.stage, self.target, self.filled = stage, bytearray(size), 0
+
+    def result(self) -> tuple[dict, list]:
+        assert self.header is not None
+        return self.header, self.buffers

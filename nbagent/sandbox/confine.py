@@ -1,0 +1,318 @@
+"""OS confinement of the worker process: what it may read, write, reach and inherit (Linux; elsewhere a notice).
+
+The host computes a :class:`Plan` before ``fork`` (:func:`plan`); the worker applies it to itself at once
+(:func:`apply`), before any agent code runs, in this order:
+
+1. **Environment**: ``os.environ`` is emptied but for a few harmless variables (locale, thread counts) and ``HOME``,
+   ``TMPDIR`` pointing at the scratch directory; the kernel's original environment block in memory is zeroed (it is
+   what ``/proc/<pid>/environ`` shows); ipykernel's message-signing key is blanked.
+2. **Limits**: ``RLIMIT_AS`` (the kernel's address space at fork + ``memory_limit_bytes``), ``RLIMIT_FSIZE``,
+   ``RLIMIT_CORE`` = 0 and not dumpable (no core file holding a copy of the kernel's memory).
+3. **Privileges**: ``no_new_privs``; as root, every capability is dropped.
+4. **Landlock**: read-only access to the Python installation, the system libraries, the working directory and
+   ``allow_read``; read-write access to the scratch directory and ``allow_write``; nothing else, no ``execve``. The home
+   directory's dotfiles, other dot-entries of the working directory and the kernel's connection file are carved out
+   of any granted hierarchy. TCP ``connect`` only to ports 80/443 when the network is granted, never ``bind``.
+5. **seccomp**: see seccomp.py (no process spawn, no other process, no sockets unless the network is granted).
+
+:func:`apply` returns a report (what is enforced, what is not and why); the executor shows it once.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import platform
+import resource
+import sys
+import sysconfig
+from dataclasses import dataclass, field
+
+from . import landlock, seccomp
+
+#: Environment variables the worker keeps (none of them is a secret).
+KEPT_ENVIRONMENT = ("LANG", "LANGUAGE", "TZ", "TERM", "PYTHONIOENCODING", "PYTHONUTF8", "PATH")
+KEPT_ENVIRONMENT_PREFIXES = ("LC_",)
+KEPT_ENVIRONMENT_SUFFIXES = ("_NUM_THREADS",)
+
+#: System files and directories the worker may read (beyond the Python installation).
+SYSTEM_READ = (
+    "/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
+    "/etc/timezone", "/etc/fonts", "/etc/mime.types", "/etc/matplotlibrc", "/sys/devices/system/cpu",
+    "/proc/cpuinfo", "/proc/meminfo", "/dev/urandom", "/dev/random", "/dev/zero",
+)  # fmt: skip
+NETWORK_READ = ("/etc/hosts", "/etc/resolv.conf", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/host.conf",
+                "/etc/ssl", "/etc/ca-certificates", "/etc/pki", "/run/systemd/resolve/stub-resolv.conf")  # fmt: skip
+DEVICE_WRITE = ("/dev/null",)
+NETWORK_PORTS = (80, 443)
+MAX_EXPANDED_ENTRIES = 4000
+
+
+@dataclass
+class Plan:
+    scratch: str
+    read: list[str] = field(default_factory=list)
+    write: list[str] = field(default_factory=list)
+    allow_network: bool = False
+    memory_limit_bytes: int | None = None
+    file_limit_bytes: int | None = None
+    confine: bool = True
+    environment: dict[str, str] = field(default_factory=dict)
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(os.path.expanduser(str(path)))
+
+
+def _python_roots() -> list[str]:
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            roots.add(path)
+    roots.update(p for p in sys.path if p and os.path.isdir(p) and p != os.getcwd())
+    if sys.executable:
+        roots.add(os.path.dirname(os.path.realpath(sys.executable)))
+    return sorted(_real(r) for r in roots)
+
+
+def _connection_file() -> str | None:
+    kernel_app = sys.modules.get("ipykernel.kernelapp")
+    try:
+        app = kernel_app.IPKernelApp.instance() if kernel_app and kernel_app.IPKernelApp.initialized() else None
+        path = getattr(app, "abs_connection_file", None) or getattr(app, "connection_file", None)
+    except Exception:
+        return None
+    return _real(path) if path else None
+
+
+def _excluded() -> list[str]:
+    """Paths never readable, even inside a granted hierarchy: home dotfiles, the kernel's connection file."""
+    home = _real("~")
+    out = []
+    try:
+        out = [os.path.join(home, name) for name in os.listdir(home) if name.startswith(".")]
+    except OSError:
+        pass
+    connection = _connection_file()
+    if connection:
+        out.append(connection)
+        out.append(os.path.dirname(connection))
+    return out
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _expand(root: str, excluded: list[str], skip_dots: bool, budget: list[int], *, python: bool = False) -> list[str]:
+    """``root`` itself, or its entries minus the excluded ones when an excluded path lies inside it (a Python
+    installation root is granted even inside an excluded directory, e.g. ``~/.pyenv``)."""
+    if not python and any(_inside(root, ex) for ex in excluded):
+        return []
+    if not any(_inside(ex, root) and ex != root for ex in excluded) and not skip_dots:
+        return [root]
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return []
+    out: list[str] = []
+    for name in names:
+        if budget[0] <= 0:
+            break
+        budget[0] -= 1
+        if skip_dots and name.startswith("."):
+            continue
+        out.extend(_expand(os.path.join(root, name), excluded, False, budget))
+    return out
+
+
+def plan(
+    scratch: str,
+    *,
+    allow_read: tuple[str, ...] = (),
+    allow_write: tuple[str, ...] = (),
+    allow_network: bool = False,
+    memory_limit_bytes: int | None = None,
+    file_limit_bytes: int | None = None,
+    confine: bool = True,
+) -> Plan:
+    """What the worker will be allowed (computed in the host, before ``fork``)."""
+    excluded = _excluded()
+    budget = [MAX_EXPANDED_ENTRIES]
+    read = [path for root in _python_roots() for path in _expand(root, excluded, False, budget, python=True)]
+    system = list(SYSTEM_READ) + (list(NETWORK_READ) if allow_network else [])
+    read += [p for p in system if os.path.exists(p)]
+    read += _expand(_real(os.getcwd()), excluded, True, budget)
+    for path in allow_read:
+        read += _expand(_real(path), excluded, False, budget)
+    write = [_real(scratch)]
+    for path in allow_write:
+        write += _expand(_real(path), excluded, False, budget)
+    return Plan(
+        scratch=scratch,
+        read=read,
+        write=write,
+        allow_network=allow_network,
+        memory_limit_bytes=memory_limit_bytes,
+        file_limit_bytes=file_limit_bytes,
+        confine=confine,
+        environment=_worker_environment(scratch),
+    )
+
+
+def _worker_environment(scratch: str) -> dict[str, str]:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key in KEPT_ENVIRONMENT
+        or key.startswith(KEPT_ENVIRONMENT_PREFIXES)
+        or key.endswith(KEPT_ENVIRONMENT_SUFFIXES)
+    }
+    mpl = os.path.join(scratch, ".matplotlib")
+    env.update(HOME=scratch, TMPDIR=scratch, MPLCONFIGDIR=mpl, MPLBACKEND="Agg", NBAGENT_SCRATCH=scratch)
+    return env
+
+
+# --- in the worker -------------------------------------------------------------------------------------------------
+
+
+def apply(p: Plan) -> dict[str, object]:
+    """Confine the calling (single-threaded, freshly forked) process; returns the report."""
+    report: dict[str, object] = {"platform": sys.platform}
+    _scrub_environment(p)
+    report["environment"] = "scrubbed"
+    report["memory_limit"] = _set_limits(p)
+    if not p.confine:
+        report["confined"] = False
+        report["notice"] = "confinement disabled (confine=False): only the process boundary applies"
+        return report
+    if sys.platform != "linux":
+        report["confined"] = False
+        report["notice"] = (
+            f"no OS confinement on {sys.platform}: the worker can read and write your files, use the network and "
+            "start processes; only the process boundary (timeouts, memory, crashes) applies"
+        )
+        return report
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
+    report["capabilities"] = _drop_capabilities(libc)
+    missing = []
+    try:
+        report["landlock_abi"] = _landlock(p)
+    except landlock.LandlockError as exc:
+        missing.append(f"filesystem and network rules (Landlock unavailable: {exc})")
+    if seccomp.supported():
+        seccomp.install(seccomp.build(os.getpid(), allow_network=p.allow_network))
+        report["seccomp"] = True
+    else:
+        missing.append(f"system-call filter (seccomp: no table for {platform.machine()})")
+    report["network"] = "ports 80/443" if p.allow_network else "none"
+    report["confined"] = not missing
+    if missing:
+        report["notice"] = "not enforced: " + "; ".join(missing)
+    return report
+
+
+def _scrub_environment(p: Plan) -> None:
+    _zero_initial_environment()
+    os.environ.clear()
+    posix = sys.modules.get("posix")
+    if posix is not None and isinstance(getattr(posix, "environ", None), dict):
+        posix.environ.clear()
+    os.environ.update(p.environment)
+    os.makedirs(p.environment.get("MPLCONFIGDIR", p.scratch), exist_ok=True)
+    import tempfile
+
+    tempfile.tempdir = p.scratch
+    _blank_kernel_key()
+
+
+def _zero_initial_environment() -> None:
+    """Overwrite the environment strings the process started with (a copy of the kernel's, after fork)."""
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        start, end = int(fields[48]), int(fields[49])  # env_start, env_end (fields 50, 51 of proc(5))
+    except (OSError, ValueError, IndexError):
+        return
+    if 0 < start < end and end - start < 1 << 24:
+        ctypes.memset(start, 0, end - start)
+
+
+def _blank_kernel_key() -> None:
+    shell_module = sys.modules.get("IPython.core.getipython")
+    try:
+        shell = shell_module.get_ipython() if shell_module else None
+        session = getattr(getattr(shell, "kernel", None), "session", None)
+        if session is not None:
+            session.__dict__["key"] = b""
+            session.__dict__["auth"] = None
+    except Exception:
+        pass
+
+
+def _address_space() -> int:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _set_limits(p: Plan) -> int | None:
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if sys.platform == "linux":
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+    if p.file_limit_bytes:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (p.file_limit_bytes, p.file_limit_bytes))
+    if not p.memory_limit_bytes or not hasattr(resource, "RLIMIT_AS"):
+        return None
+    try:
+        limit = _address_space() + int(p.memory_limit_bytes)
+    except (OSError, ValueError):
+        return None
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return limit
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _drop_capabilities(libc: ctypes.CDLL) -> str:
+    if os.geteuid() != 0:
+        return "none held"
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as fh:
+            last = int(fh.read())
+    except (OSError, ValueError):
+        last = 40
+    for cap in range(last + 1):
+        libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP
+    libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
+    number = {"x86_64": 126, "aarch64": 91}.get(platform.machine())
+    if number is None:
+        return "kept (unknown architecture)"
+    header = _CapHeader(0x20080522, 0)
+    data = (_CapData * 2)()
+    libc.syscall.restype = ctypes.c_long
+    if libc.syscall(number, ctypes.byref(header), data) != 0:
+        return f"kept (capset failed: errno {ctypes.get_errno()})"
+    return "dropped"
+
+
+def _landlock(p: Plan) -> int:
+    rules = landlock.Ruleset(restrict_network=True)
+    for path in p.read:
+        rules.allow_path(path, landlock.READ)
+    for path in DEVICE_WRITE:
+        rules.allow_path(path, landlock.READ_FILE | landlock.WRITE_FILE | landlock.TRUNCATE)
+    for path in p.write:
+        rules.allow_path(path, landlock.WRITE)
+    if p.allow_network:
+        rules.allow_ports(NETWORK_PORTS)
+    rules.restrict_self()
+    return rules.abi

@@ -1,0 +1,757 @@
+"""IsolatedPythonExecutor: the agent's code runs in a confined worker process forked from the kernel.
+
+The same surface as :class:`~nbagent.sandbox.executor.LocalPythonExecutor` (``executor(code) -> CodeOutput``,
+``send_tools``, ``send_variables``, ``state``, ``request_stop``, the same errors and messages), over a process
+boundary:
+
+* **Worker**: forked at the first call (a copy-on-write view of the kernel, unpicklable objects included), confined
+  (confine.py) and kept for the next calls, so state persists. When notebook cells ran since the last call and the
+  worker holds nothing the notebook would lose, it is forked afresh (the cheapest way to see in-place changes).
+* **Namespace**: before a call, notebook variables rebound since the worker last saw them are sent (pickled: host to
+  worker is the trusted direction). After it, the names the code bound or deleted, and the notebook objects it
+  changed in place (for names the code mentions), come back as plain data decoded without pickle (wire.py); anything
+  else becomes a labelled handle or a function proxy (proxies.py). The host never runs the agent's code.
+* **Tools** run here, in the host: the worker calls stubs; ``final_answer``'s value is kept here.
+* **Limits** from outside: the worker's own timer ends the code at ``timeout_seconds`` (clean error with the line);
+  a worker that does not answer is killed ``KILL_GRACE_SECONDS`` later, as one that ignores a stop request after
+  ``STOP_GRACE_SECONDS``. Memory, crashes, ``os._exit``: step errors; a fresh worker takes over.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import itertools
+import marshal
+import os
+import pickle
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import threading
+import time
+import types
+import warnings
+import weakref
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from . import confine, errors, policy, wire, worker
+from .capture import CappedBuffer, capture_output
+from .channel import Channel, ChannelClosed, ChannelTimeout
+from .executor import CodeOutput, _default_final_answer
+from .proxies import DeadHandleError, RemoteClass, RemoteFunction, RemoteObject
+
+KILL_GRACE_SECONDS = 0.15
+STOP_GRACE_SECONDS = 0.3
+START_TIMEOUT_SECONDS = 60.0
+DEFAULT_MEMORY_LIMIT_BYTES = 2 * 2**30
+DEFAULT_FILE_LIMIT_BYTES = 2**30
+#: Authorizing one of these grants the network (TCP to ports 80 and 443).
+NETWORK_MODULES = frozenset(
+    {"socket", "ssl", "http", "urllib", "urllib3", "requests", "httpx", "aiohttp", "ftplib", "smtplib", "imaplib",
+     "poplib", "xmlrpc", "websocket", "websockets", "ddgs", "duckduckgo_search", "*"}
+)  # fmt: skip
+_PLAIN_TYPES = (type(None), bool, int, float, str, bytes, complex, list, tuple, dict, set, frozenset)
+_MISSING = object()
+_notified: set[str] = set()
+
+
+class _Process:
+    """A running worker: its pid and the host's end of the channel."""
+
+    def __init__(self, pid: int, channel: Channel, generation: int) -> None:
+        self.pid = pid
+        self.channel = channel
+        self.generation = generation
+        self.status: int | None = None
+
+    def poll(self) -> int | None:
+        if self.status is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                return -1
+            if pid:
+                self.status = status
+        return self.status
+
+    def kill(self) -> int | None:
+        """SIGKILL (unless already reaped: the pid may belong to another process by then) and reap."""
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            try:
+                _, self.status = os.waitpid(self.pid, 0)
+            except ChildProcessError:
+                self.status = -1
+        with contextlib.suppress(OSError):
+            self.channel.sock.close()
+        return self.status
+
+
+def _shutdown(holder: list, scratch: str) -> None:
+    process = holder[0]
+    if process is not None:
+        with contextlib.suppress(OSError):
+            process.channel.send({"t": "shutdown"})
+        process.kill()
+        holder[0] = None
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+class IsolatedPythonExecutor:
+    """Runs agent code in a confined worker process; ``state`` is the (possibly shared) namespace.
+
+    Args:
+        additional_authorized_imports, max_print_outputs_length, additional_functions, timeout_seconds, namespace,
+        max_operations, max_recursion, max_allocation_bytes: as for ``LocalPythonExecutor`` (the last three apply
+            inside the worker, where its guards are a usability layer: clear refusals, protected tools).
+        memory_limit_bytes: address space the worker may add to the kernel's (default 2 GiB); above it the code gets
+            ``MemoryError``.
+        allow_read / allow_write: extra paths the worker may read / write (it always reads the Python installation
+            and the working directory, and writes its scratch directory ``scratch_dir``).
+        allow_network: None (default): granted iff a network module (``NETWORK_MODULES``) is authorized.
+        on_output: called with printed text as the code produces it (also settable as an attribute).
+        guards: False runs the code in the worker without the rewrite and guards: the process boundary and the OS
+            confinement alone (for tests of the boundary, and trusted code).
+        confine: False skips the OS confinement (the process boundary and limits stay).
+        file_limit_bytes: largest file the worker may write.
+        max_transfer_bytes: most plain data one call sends back (larger values stay in the worker as handles).
+    """
+
+    def __init__(
+        self,
+        additional_authorized_imports: Any = (),
+        max_print_outputs_length: int | None = None,
+        additional_functions: Mapping[str, Callable] | None = None,
+        timeout_seconds: float | None = policy.DEFAULT_TIMEOUT_SECONDS,
+        namespace: dict | None = None,
+        memory_limit_bytes: int | None = DEFAULT_MEMORY_LIMIT_BYTES,
+        allow_read: Any = (),
+        allow_write: Any = (),
+        allow_network: bool | None = None,
+        max_operations: int | None = policy.DEFAULT_MAX_OPERATIONS,
+        max_recursion: int | None = policy.DEFAULT_MAX_RECURSION,
+        max_allocation_bytes: int | None = policy.DEFAULT_MAX_ALLOCATION_BYTES,
+        on_output: Callable[[str], None] | None = None,
+        guards: bool = True,
+        confine: bool = True,
+        file_limit_bytes: int | None = DEFAULT_FILE_LIMIT_BYTES,
+        max_transfer_bytes: int = 2**30,
+    ) -> None:
+        if not hasattr(os, "fork"):
+            raise RuntimeError("IsolatedPythonExecutor needs os.fork (Linux or macOS); use LocalPythonExecutor")
+        if isinstance(additional_authorized_imports, str):
+            additional_authorized_imports = [additional_authorized_imports]
+        self.additional_authorized_imports = list(additional_authorized_imports or ())
+        self.authorized_imports = sorted(set(policy.BASE_BUILTIN_MODULES) | set(self.additional_authorized_imports))
+        self.max_print_outputs_length = (
+            policy.DEFAULT_MAX_PRINT_OUTPUTS_LENGTH if max_print_outputs_length is None else max_print_outputs_length
+        )
+        self.additional_functions = dict(additional_functions or {})
+        self.timeout_seconds = timeout_seconds
+        self.memory_limit_bytes = memory_limit_bytes
+        self.allow_read = tuple(str(p) for p in ([allow_read] if isinstance(allow_read, str) else allow_read))
+        self.allow_write = tuple(str(p) for p in ([allow_write] if isinstance(allow_write, str) else allow_write))
+        if allow_network is None:
+            allow_network = any(name.split(".")[0] in NETWORK_MODULES for name in self.additional_authorized_imports)
+        self.allow_network = bool(allow_network)
+        self.on_output = on_output
+        self.guards = guards
+        self.confine = confine
+        self.file_limit_bytes = file_limit_bytes
+        self.max_transfer_bytes = max_transfer_bytes
+        self._inner_kwargs = {
+            "additional_authorized_imports": self.additional_authorized_imports,
+            "max_print_outputs_length": self.max_print_outputs_length,
+            "timeout_seconds": timeout_seconds,
+            "max_operations": max_operations,
+            "max_recursion": max_recursion,
+            "max_allocation_bytes": max_allocation_bytes,
+            "max_memory_bytes": None,
+        }
+        self.state: dict = namespace if namespace is not None else {}
+        self.state.setdefault("__name__", "__main__")
+        self.state.setdefault("__builtins__", builtins)
+        self.scratch_dir = tempfile.mkdtemp(prefix="nbagent-scratch-")
+        self.host_pid = os.getpid()
+        self.confinement: dict[str, Any] = {}
+        self._holder: list[_Process | None] = [None]
+        self._finalizer = weakref.finalize(self, _shutdown, self._holder, self.scratch_dir)
+        self._generation = 0
+        self._running = threading.Lock()
+        self._tools: dict[str, Callable] = {}
+        self._tools_sent = False
+        self._mirror: dict[str, Any] = {}
+        self._origins: dict[int, Any] = {}
+        self._keys = itertools.count(1)
+        self._remotes: weakref.WeakValueDictionary[int, RemoteObject] = weakref.WeakValueDictionary()
+        self._released: list[int] = []
+        self._execution_count: int | None = None
+        self._stop_requested: float | None = None
+        self._lost_note = ""
+        self._synced: dict[str, Any] = {}
+
+    # -- smolagents surface -------------------------------------------------------------------------------------------
+
+    def send_tools(self, tools: Mapping[str, Callable]) -> None:
+        """Make ``tools`` callable by name; they run in this process. Calling ``final_answer`` ends the call."""
+        self._tools = dict(tools)
+        self._tools_sent = False
+
+    def send_variables(self, variables: Mapping[str, Any]) -> None:
+        self.state.update(variables)
+
+    def request_stop(self) -> None:
+        """Thread-safe: end the running call (ExecutionStopped) within ``STOP_GRACE_SECONDS`` + 0.1 s."""
+        process = self._holder[0]
+        if process is None or not self._running.locked():
+            return
+        self._stop_requested = time.monotonic()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(process.pid, worker.STOP_SIGNAL)
+
+    def __call__(self, code_action: str) -> CodeOutput:
+        if not isinstance(code_action, str):
+            raise TypeError(f"code must be a str, not {type(code_action).__name__}")
+        return self._locked(lambda: self._run({"t": "exec", "code": code_action}, []))
+
+    def restart(self) -> None:
+        """Replace the worker by a fresh fork of the kernel (objects that live only in the old one are lost)."""
+        self._locked(lambda: self._replace_worker())
+
+    def close(self) -> None:
+        """Stop the worker and remove the scratch directory (also done when the executor is garbage collected)."""
+        self._finalizer()
+
+    @property
+    def worker_pid(self) -> int | None:
+        process = self._holder[0]
+        return process.pid if process is not None else None
+
+    # -- proxies ------------------------------------------------------------------------------------------------------
+
+    def owns(self, target: RemoteObject) -> bool:
+        return target._owner is self and target._generation == self._generation and self._holder[0] is not None
+
+    def call_remote(self, target: RemoteObject, args: tuple, kwargs: dict) -> Any:
+        """Run a function (or class) the agent's code defined, in the worker, under the same limits."""
+        if not self.owns(target):
+            raise DeadHandleError(f"{target!r} belonged to a worker process that was replaced")
+        data = self._pickle((args, kwargs))
+        header = {"t": "call", "oid": target._oid, "args": 0}
+        saved = self.on_output
+        self.on_output = saved or _write_stdout
+        try:
+            result = self._locked(lambda: self._run(header, [data], new_worker=False))
+        finally:
+            self.on_output = saved
+        return result.output
+
+    # -- a call -------------------------------------------------------------------------------------------------------
+
+    def _locked(self, action: Callable[[], Any]) -> Any:
+        if not self._running.acquire(blocking=False):
+            raise RuntimeError("this executor is already running code (calls cannot overlap or nest)")
+        try:
+            self._stop_requested = None
+            return action()
+        finally:
+            self._stop_requested = None
+            self._running.release()
+
+    def _run(self, header: dict, buffers: list, *, new_worker: bool = True) -> CodeOutput:
+        if new_worker:
+            self._ensure_worker()
+        elif self._holder[0] is None:
+            raise DeadHandleError("the worker process that held this function was replaced")
+        sync, sync_buffers = self._sync(len(buffers))
+        if sync.get("unavailable") and new_worker and not self._live_remotes():
+            self._replace_worker()
+            sync, sync_buffers = {}, []
+        header = dict(header, sync=sync, release=self._take_released())
+        if not self._tools_sent:
+            header["tools"] = self._tool_specs()
+        process = self._holder[0]
+        assert process is not None
+        try:
+            process.channel.send(header, buffers + sync_buffers)
+        except OSError:
+            return self._failed(process, "crash", CappedBuffer(self.max_print_outputs_length))
+        self._tools_sent = True
+        self._mirror.update(self._synced)
+        for name in sync.get("delete", []):
+            self._mirror.pop(name, None)
+        return self._wait(process)
+
+    def _wait(self, process: _Process) -> CodeOutput:
+        streamed = CappedBuffer(self.max_print_outputs_length)
+        started = time.monotonic()
+        deadline = started + self.timeout_seconds + KILL_GRACE_SECONDS if self.timeout_seconds else None
+        final: list[Any] = []
+        try:
+            while True:
+                limit = self._limit(deadline)
+                if limit is not None and time.monotonic() >= limit:
+                    return self._failed(process, "stop" if self._stop_requested else "timeout", streamed)
+                wait = 0.05 if limit is None else max(0.0, min(0.05, limit - time.monotonic()))
+                if not process.channel.readable(wait):
+                    if process.poll() is not None:
+                        return self._failed(process, "crash", streamed)
+                    continue
+                try:
+                    header, buffers = process.channel.recv(
+                        deadline=limit if limit is not None else time.monotonic() + 60
+                    )
+                except ChannelTimeout:
+                    continue
+                kind = header.get("t")
+                if kind == "out":
+                    self._stream(header.get("text"), streamed)
+                elif kind == "tool":
+                    self._serve_tool(process, header, buffers, final)
+                elif kind == "ran":
+                    deadline = time.monotonic() + max(10.0, self.timeout_seconds or 0.0)
+                elif kind == "done":
+                    return self._outcome(process, header, buffers, final, started)
+        except ChannelClosed:
+            return self._failed(process, "crash", streamed)
+        except wire.WireError as exc:
+            return self._failed(process, "protocol", streamed, detail=str(exc))
+        except KeyboardInterrupt:
+            self._interrupt(process)
+            interrupt = KeyboardInterrupt()
+            interrupt.logs = streamed.getvalue()  # type: ignore[attr-defined]
+            raise interrupt from None
+
+    def _limit(self, deadline: float | None) -> float | None:
+        stop = self._stop_requested + STOP_GRACE_SECONDS if self._stop_requested else None
+        limits = [x for x in (deadline, stop) if x is not None]
+        return min(limits) if limits else None
+
+    def _stream(self, text: Any, streamed: CappedBuffer) -> None:
+        if not isinstance(text, str):
+            return
+        streamed.write(text)
+        if self.on_output is not None:
+            try:
+                self.on_output(text)
+            except Exception:
+                pass
+
+    def _interrupt(self, process: _Process) -> None:
+        """A kernel interrupt while waiting: stop the code, or kill the worker if it does not end promptly."""
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(process.pid, worker.STOP_SIGNAL)
+        limit = time.monotonic() + STOP_GRACE_SECONDS
+        with contextlib.suppress(Exception, KeyboardInterrupt):
+            while time.monotonic() < limit:
+                if process.channel.readable(0.05):
+                    header, _ = process.channel.recv(deadline=limit)
+                    if header.get("t") == "done":
+                        return
+                    if header.get("t") == "tool":
+                        break  # a tool call now would run in the host after the interrupt: replace the worker
+        self._discard(process, "the kernel was interrupted while the worker's code ran")
+
+    # -- results ------------------------------------------------------------------------------------------------------
+
+    def _outcome(self, process: _Process, header: dict, buffers: list, final: list, started: float) -> CodeOutput:
+        decode = self._decoder(buffers)
+        names = header.get("names")
+        if not isinstance(names, dict):
+            raise wire.WireError("bad write-back")
+        values: dict[str, Any] = {}
+        for name, node in names.items():
+            if isinstance(node, dict) and node.get("$") == "same":
+                continue
+            values[name] = decode(node)
+        for name, node in names.items():
+            if isinstance(node, dict) and node.get("$") == "same":
+                if node.get("name") not in values:
+                    raise wire.WireError("bad alias")
+                values[name] = values[node["name"]]
+        for name, value in values.items():
+            if not isinstance(name, str) or not name.isidentifier() or policy.is_dunder(name):
+                raise wire.WireError("bad name")
+            if value is _MISSING:
+                continue
+            self.state[name] = value
+            self._mirror[name] = value
+        for name in header.get("deleted", []):
+            if isinstance(name, str) and name.isidentifier() and not policy.is_dunder(name):
+                self.state.pop(name, None)
+                self._mirror.pop(name, None)
+        images = [decode(node) for node in header.get("images", [])]
+        logs = header.get("logs", "") if isinstance(header.get("logs", ""), str) else ""
+        error = header.get("error")
+        if error is not None:
+            raise self._error(error, started)
+        if "host_final" in header:
+            output = final[-1] if final else None
+        else:
+            output = decode(header.get("output"))
+        return CodeOutput(output=output, logs=logs, is_final_answer=bool(header.get("final")), images=images)
+
+    def _decoder(self, buffers: list) -> Callable[[Any], Any]:
+        def host(node: dict) -> Any:
+            key = node.get("k")
+            if key not in self._origins:
+                raise wire.WireError("unknown host object")
+            return self._origins[key]
+
+        return lambda node: wire.decode(node, buffers, self._make_remote, host)
+
+    def _make_remote(self, node: dict) -> Any:
+        kind, oid, type_name, summary = (node.get(k) for k in ("kind", "oid", "type", "summary"))
+        if kind not in ("function", "class", "object", "module") or type(oid) is not int:
+            raise wire.WireError("bad reference")
+        type_name = type_name[:200] if isinstance(type_name, str) else "object"
+        summary = summary[:300] if isinstance(summary, str) else ""
+        if kind == "module":
+            module = sys.modules.get(summary)
+            return module if module is not None else _MISSING
+        cls = {"function": RemoteFunction, "class": RemoteClass}.get(kind, RemoteObject)
+        remote = cls(self, self._generation, oid, kind, type_name, summary)
+        self._remotes[oid] = remote
+        weakref.finalize(remote, self._released.append, oid)
+        return remote
+
+    def _error(self, error: Any, started: float) -> BaseException:
+        if not isinstance(error, dict):
+            return errors.ExecutionError("ExecutionError: the worker sent a malformed error")
+        name = error.get("class")
+        message = str(error.get("message", ""))[:100_000]
+        logs = str(error.get("logs", ""))
+        if name == "KeyboardInterrupt":
+            interrupt = KeyboardInterrupt()
+            interrupt.logs = logs  # type: ignore[attr-defined]
+            return interrupt
+        cls = getattr(errors, name, None) if name in _ERROR_CLASSES else errors.ExecutionError
+        cause = str(error.get("cause_type", "") or "")
+        if cause == "MemoryError" and self.memory_limit_bytes:
+            message += f" (the worker's memory is limited to memory_limit_bytes={self.memory_limit_bytes:,})"
+        lineno = error.get("lineno") if type(error.get("lineno")) is int else None
+        return cls(message, logs=logs, cause_type=cause, lineno=lineno)
+
+    def _failed(self, process: _Process, why: str, streamed: CappedBuffer, detail: str = "") -> CodeOutput:
+        """The worker did not answer in time, crashed or broke the protocol: kill it, say what was lost."""
+        status = self._discard(process, why)
+        logs = streamed.getvalue()
+        lost = self._lost_note
+        if why == "timeout":
+            text = (
+                f"ExecutionTimeout: the code ran longer than timeout_seconds={self.timeout_seconds} and was stopped "
+                f"(its worker process did not respond and was killed). {lost}"
+            )
+            raise errors.ExecutionTimeout(text.strip(), logs=logs, cause_type="ExecutionTimeout")
+        if why == "stop":
+            text = f"ExecutionStopped: the code was stopped on request (its worker process was killed). {lost}"
+            raise errors.ExecutionStopped(text.strip(), logs=logs, cause_type="ExecutionStopped")
+        if why == "protocol":
+            text = f"ExecutionError: the worker process sent malformed data ({detail}) and was replaced. {lost}"
+            raise errors.ExecutionError(text.strip(), logs=logs, cause_type="WorkerProtocolError")
+        text = f"WorkerCrash: {_describe_status(status)}. {lost}"
+        raise errors.ExecutionError(text.strip(), logs=logs, cause_type="WorkerCrash")
+
+    # -- the worker ---------------------------------------------------------------------------------------------------
+
+    def _ensure_worker(self) -> None:
+        process = self._holder[0]
+        if process is not None and process.poll() is None:
+            count = _execution_count(self.state)
+            if count is None or count == self._execution_count or self._live_remotes():
+                return
+        self._replace_worker()
+
+    def _replace_worker(self) -> None:
+        process = self._holder[0]
+        if process is not None:
+            self._discard(process, "replaced")
+        self._start_worker()
+
+    def _discard(self, process: _Process, why: str) -> int | None:
+        lost = sorted(
+            name for name, value in self.state.items() if isinstance(value, RemoteObject) and self.owns(value)
+        )
+        status = process.kill()
+        if self._holder[0] is process:
+            self._holder[0] = None
+            self._generation += 1
+        self._lost_note = _lost_note(lost, why)
+        self._mirror.clear()
+        self._origins.clear()
+        self._tools_sent = False
+        return status
+
+    def _start_worker(self) -> None:
+        plan = confine.plan(
+            self.scratch_dir,
+            allow_read=self.allow_read,
+            allow_write=self.allow_write,
+            allow_network=self.allow_network,
+            memory_limit_bytes=self.memory_limit_bytes,
+            file_limit_bytes=self.file_limit_bytes,
+            confine=self.confine,
+        )
+        self._generation += 1
+        shared = {name: value for name, value in self.state.items() if self._shared(name)}
+        origins = {}
+        for value in shared.values():
+            if type(value) not in _PLAIN_TYPES:
+                key = next(self._keys)
+                self._origins[key] = value
+                origins[id(value)] = (key, value)
+        config = worker.WorkerConfig(
+            plan=plan,
+            executor_kwargs=dict(self._inner_kwargs),
+            guards=self.guards,
+            max_print_outputs_length=self.max_print_outputs_length,
+            max_transfer_bytes=self.max_transfer_bytes,
+            origins=origins,
+            generation=self._generation,
+            host_pid=self.host_pid,
+        )
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        for sock in (parent, child):
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 * 2**20)
+        pid = _fork()
+        if pid == 0:  # the worker: never returns
+            worker.main(child, config, self.state)
+        child.close()
+        channel = Channel(parent, max_bytes=2 * self.max_transfer_bytes + 2**28)
+        process = _Process(pid, channel, self._generation)
+        self._holder[0] = process
+        self._mirror = dict(shared)
+        self._tools_sent = False
+        self._execution_count = _execution_count(self.state)
+        self._await_ready(process)
+
+    def _await_ready(self, process: _Process) -> None:
+        try:
+            header, _ = process.channel.recv(deadline=time.monotonic() + START_TIMEOUT_SECONDS)
+        except (ChannelClosed, ChannelTimeout, OSError):
+            status = self._discard(process, "start")
+            raise errors.ExecutionError(
+                f"ExecutionError: the worker process did not start ({_describe_status(status)})"
+            ) from None
+        if header.get("t") != "ready" or "error" in header:
+            self._discard(process, "start")
+            raise errors.ExecutionError(
+                f"ExecutionError: the worker process could not confine itself: {header.get('error')}"
+            )
+        report = header.get("report") if isinstance(header.get("report"), dict) else {}
+        self.confinement = report
+        notice = report.get("notice")
+        if isinstance(notice, str) and notice not in _notified:
+            _notified.add(notice)
+            warnings.warn(f"nbagent isolated executor: {notice}", RuntimeWarning, stacklevel=4)
+
+    def _live_remotes(self) -> list[RemoteObject]:
+        return [r for r in list(self._remotes.values()) if r._generation == self._generation]
+
+    def _take_released(self) -> list[int]:
+        released, self._released[:] = list(self._released), []
+        return released
+
+    # -- the namespace ------------------------------------------------------------------------------------------------
+
+    def _shared(self, name: Any) -> bool:
+        if not isinstance(name, str) or not name.isidentifier() or policy.is_dunder(name):
+            return False
+        return not policy.is_ipython_internal(name) and name not in ("In", "Out", "get_ipython", "exit", "quit")
+
+    def _sync(self, first_buffer: int) -> tuple[dict, list]:
+        """The notebook's changes since the worker last saw the namespace (rebinds and deletions)."""
+        sets: dict[str, tuple[int, int | None]] = {}
+        unavailable: dict[str, str] = {}
+        buffers: list[bytes] = []
+        current = {name: value for name, value in self.state.items() if self._shared(name)}
+        for name, value in current.items():
+            if self._mirror.get(name, _MISSING) is value:
+                continue
+            try:
+                data = self._pickle(value)
+            except Exception as exc:
+                unavailable[name] = (
+                    f"the notebook bound it to a {type(value).__name__} after the worker started, and that cannot be "
+                    f"copied into the worker ({type(exc).__name__}); executor.restart() starts a worker that sees it "
+                    "(objects that live only in the current worker are then lost)"
+                )
+                continue
+            key = None
+            if type(value) not in _PLAIN_TYPES:
+                key = next(self._keys)
+                self._origins[key] = value
+            sets[name] = (first_buffer + len(buffers), key)
+            buffers.append(data)
+        deleted = [name for name in self._mirror if name not in current]
+        self._synced = {name: current[name] for name in sets}
+        sync: dict[str, Any] = {}
+        if sets:
+            sync["set"] = sets
+        if deleted:
+            sync["delete"] = deleted
+        if unavailable:
+            sync["unavailable"] = unavailable
+        return sync, buffers
+
+    def _pickle(self, value: Any) -> bytes:
+        buffer = _BytesSink()
+        _HostPickler(buffer, self.state).dump(value)
+        return buffer.getvalue()
+
+    # -- tools --------------------------------------------------------------------------------------------------------
+
+    def _tool_table(self) -> dict[str, Callable]:
+        return {"final_answer": _default_final_answer, **self.additional_functions, **self._tools}
+
+    def _tool_specs(self) -> list[dict]:
+        specs = []
+        for name, tool in self._tool_table().items():
+            spec = {"name": name, "final": name == "final_answer"}
+            for attribute in ("description", "inputs", "output_type"):
+                value = getattr(tool, attribute, None)
+                if isinstance(value, (str, dict)):
+                    spec[attribute] = _jsonable(value)
+            specs.append(spec)
+        return specs
+
+    def _serve_tool(self, process: _Process, header: dict, buffers: list, final: list) -> None:
+        decode = self._decoder(buffers)
+        name = header.get("name")
+        args = header.get("args")
+        kwargs = header.get("kwargs")
+        if not isinstance(args, list) or not isinstance(kwargs, dict):
+            raise wire.WireError("bad tool call")
+        tool = self._tool_table().get(name) if isinstance(name, str) else None
+        reply: dict[str, Any] = {"t": "tool_result", "cid": header.get("cid"), "ok": True}
+        out: list[bytes] = []
+        printed = CappedBuffer(self.max_print_outputs_length)
+        try:
+            if tool is None:
+                raise NameError(f"no tool named {name!r}")
+            call_args = [decode(a) for a in args]
+            call_kwargs = {str(k): decode(v) for k, v in kwargs.items()}
+            with capture_output(printed):
+                result = tool(*call_args, **call_kwargs)
+            if name == "final_answer":
+                final.append(result)
+            else:
+                out.append(self._pickle_result(result))
+                reply["value"] = 0
+        except wire.WireError:
+            raise
+        except Exception as exc:
+            reply = {
+                "t": "tool_result",
+                "cid": header.get("cid"),
+                "ok": False,
+                "type": type(exc).__name__,
+                "message": str(exc),
+            }
+        reply["printed"] = printed.getvalue()
+        process.channel.send(reply, out)
+
+    def _pickle_result(self, result: Any) -> bytes:
+        try:
+            return self._pickle(result)
+        except Exception:
+            return self._pickle(str(result))
+
+
+_ERROR_CLASSES = frozenset(
+    {"ExecutionError", "PolicyError", "ExecutionStopped", "ExecutionTimeout", "OperationLimitExceeded"}
+)
+
+
+class _BytesSink:
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+
+    def write(self, data: bytes) -> int:
+        self.parts.append(bytes(data))
+        return len(data)
+
+    def getvalue(self) -> bytes:
+        return b"".join(self.parts)
+
+
+class _HostPickler(pickle.Pickler):
+    """Host -> worker (the trusted direction): notebook functions travel as code, modules by name."""
+
+    def __init__(self, file: Any, namespace: dict) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.namespace = namespace
+
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, types.FunctionType) and obj.__globals__ is self.namespace:
+            closure = tuple(cell.cell_contents for cell in obj.__closure__) if obj.__closure__ else None
+            code = marshal.dumps(obj.__code__)
+            return (
+                worker.rebuild_function,
+                (code, obj.__name__, obj.__defaults__, obj.__kwdefaults__, closure, obj.__doc__),
+            )
+        if isinstance(obj, types.ModuleType):
+            return (__import__("importlib").import_module, (obj.__name__,))
+        if isinstance(obj, type) and obj.__module__ == self.namespace.get("__name__"):
+            raise pickle.PicklingError(f"class {obj.__qualname__} was defined in the notebook")
+        return NotImplemented
+
+
+def _fork() -> int:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # "fork() in a multi-threaded process": handled (worker.py)
+        return os.fork()
+
+
+def _execution_count(namespace: dict) -> int | None:
+    module = sys.modules.get("IPython.core.getipython")
+    shell = module.get_ipython() if module is not None else None
+    if shell is None or getattr(shell, "user_ns", None) is not namespace:
+        return None
+    return getattr(shell, "execution_count", None)
+
+
+def _describe_status(status: int | None) -> str:
+    if status is None or status < 0:
+        return "the worker process ended"
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        what = signal.strsignal(number) or name
+        if number == signal.SIGKILL:
+            return f"the worker process was killed ({name}: {what}; out of memory, or killed from outside)"
+        return f"the code crashed the worker process ({name}: {what})"
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else status
+    return f"the worker process exited with status {code} (os._exit or a fatal error)"
+
+
+def _lost_note(lost: list[str], why: str) -> str:
+    if why in ("replaced", "start"):
+        return ""
+    names = ", ".join(lost[:20]) + (", ..." if len(lost) > 20 else "")
+    kept = "Plain data from earlier steps is kept in the notebook; what this step changed is lost."
+    objects = (
+        f" Lost: {names} (objects and functions that lived only in the worker; their notebook handles are dead)."
+        if lost
+        else ""
+    )
+    return f"A fresh worker starts at the next call. {kept}{objects}"
+
+
+def _jsonable(value: Any) -> Any:
+    import json
+
+    return json.loads(json.dumps(value, default=str))
+
+
+def _write_stdout(text: str) -> None:
+    sys.stdout.write(text)

@@ -1,0 +1,609 @@
+"""The worker process: forked from the kernel, confined, it runs the agent's code and answers the host.
+
+Life: :func:`main` runs in the child right after ``fork``. It cuts every tie to the kernel first (stdio, inherited
+file descriptors, signal handlers, process group, IPython's display, matplotlib's backend), applies the confinement
+plan, then serves messages until the host closes the channel; it always leaves with ``os._exit``.
+
+Messages from the host: ``exec`` (code, plus the notebook variables that changed and the tool table), ``call`` (a
+function the code defined, called from the notebook), ``release`` (handles the notebook dropped), ``tool_result``.
+To the host: ``ready``, ``out`` (printed text, as it is produced), ``tool`` (a tool call), ``ran`` (the code has
+finished; encoding follows) and ``done`` (outcome, write-back, images). All sends go through one sender thread, so a
+timer signal in the main thread can never cut a frame in half.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import gc
+import inspect
+import io
+import itertools
+import os
+import pickle
+import signal
+import sys
+import threading
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from queue import Empty, SimpleQueue
+from typing import Any, NoReturn
+
+from . import capture, confine, figures, limits, policy, proxies, wire
+from .channel import Channel, frame
+from .errors import ExecutionError, FinalAnswerException
+from .executor import CodeOutput, LocalPythonExecutor
+
+STOP_SIGNAL = signal.SIGUSR1
+_MISSING = object()
+NAMESPACE: list[dict] = [{}]  # the worker's namespace, for functions the host sends
+
+
+@dataclass
+class WorkerConfig:
+    plan: confine.Plan
+    executor_kwargs: dict = field(default_factory=dict)
+    guards: bool = True
+    max_print_outputs_length: int = 50_000
+    max_transfer_bytes: int = 2**30
+    origins: dict[int, tuple[int, Any]] = field(default_factory=dict)  # id(obj) -> (host key, obj)
+    generation: int = 1
+    host_pid: int = 0
+
+
+def main(sock: Any, config: WorkerConfig, namespace: dict) -> NoReturn:
+    """The child's whole life after ``fork``."""
+    status = 0
+    try:
+        _detach(sock.fileno())
+        try:
+            report = confine.apply(config.plan)
+        except BaseException as exc:  # tell the host, which reports it and refuses to run the code
+            Channel(sock).send({"t": "ready", "error": f"{type(exc).__name__}: {exc}"})
+            raise
+        Worker(sock, config, namespace, report).serve()
+    except BaseException:
+        status = 70
+    finally:
+        os._exit(status)
+
+
+# --- cutting the ties to the kernel --------------------------------------------------------------------------------
+
+
+class _Discard(io.TextIOBase):
+    """Standard streams outside calls: writes go nowhere (the kernel's streams belong to the kernel)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        raise io.UnsupportedOperation("the worker's streams have no file descriptor")
+
+
+def _detach(keep_fd: int) -> None:
+    sys.stdout = sys.stderr = sys.__stdout__ = sys.__stderr__ = _Discard()  # before anything can print
+    sys.stdin = sys.__stdin__ = io.StringIO()
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    for name in os.listdir("/proc/self/fd") if os.path.isdir("/proc/self/fd") else []:
+        fd = int(name)
+        if fd > 2 and fd not in (keep_fd, devnull):
+            try:
+                os.dup2(devnull, fd)  # keeps the number taken: a kernel object closing "its" fd later is harmless
+            except OSError:
+                pass
+    os.setpgid(0, 0)  # the kernel's interrupts (sent to its process group) are the host's to handle
+    if sys.platform == "linux":
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: die with the kernel
+    for sig in (signal.SIGINT, signal.SIGXFSZ, signal.SIGPIPE):
+        signal.signal(sig, signal.SIG_IGN)
+    for sig in (signal.SIGTERM, signal.SIGCHLD, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGALRM, lambda *a: None)
+    gc.freeze()  # the kernel's objects: never collected (or copied) by the worker's GC
+    _reset_module_state()
+    _quiet_ipython()
+    figures.use_agg()
+
+
+def _reset_module_state() -> None:
+    """Locks another kernel thread may have held at fork, and the kernel's running event loop."""
+    capture._lock = threading.Lock()
+    capture._targets.clear()
+    capture._installed.clear()
+    limits._process_lock = threading.Lock()
+    limits._main_calls.clear()
+    limits._process_state.update(active=0, recursion=None, rlimit=None)
+    events = sys.modules.get("asyncio.events")
+    if events is not None:
+        events._set_running_loop(None)
+
+
+def _quiet_ipython() -> None:
+    getipython = sys.modules.get("IPython.core.getipython")
+    shell = getipython.get_ipython() if getipython else None
+    if shell is None:
+        return
+    try:
+        shell.display_pub.publish = lambda *args, **kwargs: None
+        shell.displayhook = lambda *args, **kwargs: None
+    except Exception:
+        pass
+    sys.displayhook = lambda value: None
+
+
+# --- sending -------------------------------------------------------------------------------------------------------
+
+
+class Outbox:
+    """The sender thread: frames in order, printed text coalesced, streamed text capped."""
+
+    def __init__(self, channel: Channel, max_chars: int) -> None:
+        self.channel = channel
+        self.queue: SimpleQueue = SimpleQueue()
+        self.max_chars = max_chars
+        self.streamed = 0
+        thread = threading.Thread(target=self._run, name="nbagent-worker-outbox", daemon=True)
+        thread.start()
+
+    def output(self, text: str) -> None:
+        self.queue.put(("out", text))
+
+    def send(self, header: dict, buffers: list | tuple = ()) -> None:
+        self.queue.put(("frame", frame(header, buffers)))
+
+    def reset_stream(self) -> None:
+        self.queue.put(("reset", None))
+
+    def _run(self) -> None:
+        while True:
+            items = [self.queue.get()]
+            while True:
+                try:
+                    items.append(self.queue.get_nowait())
+                except Empty:
+                    break
+            text: list[str] = []
+            for kind, payload in items:
+                if kind == "out":
+                    text.append(payload)
+                    continue
+                self._flush(text)
+                text = []
+                if kind == "reset":
+                    self.streamed = 0
+                else:
+                    self.channel.send_parts(payload)
+            self._flush(text)
+
+    def _flush(self, parts: list[str]) -> None:
+        if not parts or self.streamed > self.max_chars:
+            return
+        text = "".join(parts)
+        room = self.max_chars - self.streamed
+        if len(text) > room:
+            text = text[:room] + "\n[... further output is not streamed; the step's logs keep its end ...]\n"
+        self.streamed += len(text) + 1
+        self.channel.send({"t": "out", "text": text})
+
+
+# --- tools ---------------------------------------------------------------------------------------------------------
+
+
+class HostValue:
+    """The final answer, which the host already holds (it ran ``final_answer``)."""
+
+    def __init__(self, cid: int) -> None:
+        self.cid = cid
+
+    def __repr__(self) -> str:
+        return "<the final answer, kept by the host>"
+
+
+class ToolStub:
+    """A tool as the worker sees it: its description, and a call that runs the real tool in the host."""
+
+    def __init__(self, worker: Worker, spec: dict) -> None:
+        self._worker = worker
+        self.name = spec["name"]
+        self.description = spec.get("description", "")
+        self.inputs = spec.get("inputs", {})
+        self.output_type = spec.get("output_type", "any")
+        self.final = bool(spec.get("final"))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._worker.call_tool(self, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<tool {self.name}>"
+
+
+_BUILTIN_ERRORS = {
+    cls.__name__: cls
+    for cls in vars(builtins).values()
+    if isinstance(cls, type) and issubclass(cls, Exception) and cls.__module__ == "builtins"
+}
+
+
+def _tool_error(name: str, error_type: str, message: str) -> Exception:
+    cls = _BUILTIN_ERRORS.get(error_type)
+    return cls(message) if cls is not None else RuntimeError(f"tool {name!r} failed: {error_type}: {message}")
+
+
+# --- the worker ----------------------------------------------------------------------------------------------------
+
+
+class Worker:
+    def __init__(self, sock: Any, config: WorkerConfig, namespace: dict, report: dict) -> None:
+        self.config = config
+        self.channel = Channel(sock)
+        self.ns = namespace
+        NAMESPACE[0] = namespace
+        self.origins = dict(config.origins)
+        self.objects = proxies.WORKER_OBJECTS
+        proxies.WORKER_GENERATION[0] = config.generation
+        self.oids = itertools.count(1)
+        self.cids = itertools.count(1)
+        self.fingerprints: dict[str, tuple[int, int | None]] = {}
+        self.unavailable: dict[str, str] = {}
+        self.tool_stubs: dict[str, ToolStub] = {}
+        self.executor = LocalPythonExecutor(namespace=namespace, **config.executor_kwargs)
+        self.outbox = Outbox(self.channel, config.max_print_outputs_length)  # threads only after confinement
+        self.executor.on_output = self.outbox.output
+        signal.signal(STOP_SIGNAL, self._on_stop)
+        self.stopping = False
+        self.outbox.send({"t": "ready", "pid": os.getpid(), "report": report})
+
+    def _on_stop(self, signum: int, frame: Any) -> None:
+        self.stopping = True
+        self.executor.request_stop()
+
+    def serve(self) -> None:
+        while True:
+            header, buffers = self.channel.recv()
+            kind = header.get("t")
+            if kind == "exec":
+                self.run_code(header, buffers)
+            elif kind == "call":
+                self.run_call(header, buffers)
+            elif kind == "release":
+                for oid in header.get("oids", []):
+                    self.objects.pop(oid, None)
+            elif kind == "shutdown":
+                return
+
+    # -- one call -----------------------------------------------------------------------------------------------------
+
+    def run_code(self, header: dict, buffers: list) -> None:
+        self._sync(header, buffers)
+        code = header["code"]
+        referenced = _referenced_names(code)
+        self._fingerprint_before(referenced)
+        before_ns = dict(self.ns)
+        before_figures = figures.open_figures()
+        self.stopping = False
+        outcome = self._attempt(lambda: self._execute(code))
+        self.outbox.send({"t": "ran"})
+        images = figures.take_new(before_figures)
+        self._finish(outcome, before_ns, referenced, images)
+
+    def run_call(self, header: dict, buffers: list) -> None:
+        self._sync(header, buffers)
+        target = self.objects.get(header["oid"])
+        args, kwargs = pickle.loads(buffers[header["args"]])
+        before_ns = dict(self.ns)
+        before_figures = figures.open_figures()
+        self.stopping = False
+        if target is None:
+            outcome: Any = ExecutionError("the function is no longer available in the worker", cause_type="LookupError")
+        else:
+            outcome = self._attempt(lambda: self._call(target, args, kwargs))
+        self.outbox.send({"t": "ran"})
+        self._finish(outcome, before_ns, set(), figures.take_new(before_figures))
+
+    def _attempt(self, run: Callable[[], CodeOutput]) -> CodeOutput | BaseException:
+        try:
+            return run()
+        except (ExecutionError, KeyboardInterrupt) as exc:
+            return exc
+        except BaseException as exc:  # a bug of ours, or something that escaped: still a step error
+            return ExecutionError(f"{type(exc).__name__}: {exc}", cause_type=type(exc).__name__)
+
+    def _execute(self, code: str) -> CodeOutput:
+        if self.config.guards:
+            return self.executor(code)
+        return _run_unguarded(self, code)
+
+    def _call(self, target: Any, args: tuple, kwargs: dict) -> CodeOutput:
+        return self.executor.run_callable(target, args, kwargs)
+
+    # -- the namespace ------------------------------------------------------------------------------------------------
+
+    def _sync(self, header: dict, buffers: list) -> None:
+        sync = header.get("sync") or {}
+        for name in sync.get("delete", []):
+            self.ns.pop(name, None)
+            self.unavailable.pop(name, None)
+        for name, (index, key) in sync.get("set", {}).items():
+            try:
+                value = pickle.loads(buffers[index])
+            except Exception as exc:
+                self.ns.pop(name, None)
+                self.unavailable[name] = f"it could not be copied into the worker ({type(exc).__name__}: {exc})"
+                continue
+            self.ns[name] = value
+            self.unavailable.pop(name, None)
+            if key is not None:
+                self.origins[id(value)] = (key, value)
+        for name, reason in sync.get("unavailable", {}).items():
+            self.ns.pop(name, None)
+            self.unavailable[name] = reason
+        self.executor._guards.unavailable = self.unavailable
+        for oid in header.get("release", []):
+            self.objects.pop(oid, None)
+        if "tools" in header:
+            self.tool_stubs = {spec["name"]: ToolStub(self, spec) for spec in header["tools"]}
+            self.executor.send_tools(self.tool_stubs)
+
+    def _fingerprint_before(self, referenced: set[str]) -> None:
+        for name in referenced:
+            value = self.ns.get(name, _MISSING)
+            if value is _MISSING or not _mutable(value):
+                continue
+            cached = self.fingerprints.get(name)
+            if cached is None or cached[0] != id(value):
+                self.fingerprints[name] = (id(value), wire.fingerprint(value, self.config.max_transfer_bytes))
+
+    def _changes(self, before: dict, referenced: set[str]) -> tuple[dict[str, Any], list[str]]:
+        changed: dict[str, Any] = {}
+        for name, value in list(self.ns.items()):
+            if not self._shared(name):
+                continue
+            if before.get(name, _MISSING) is not value:
+                changed[name] = value
+            elif name in referenced and _mutable(value):
+                old = self.fingerprints.get(name)
+                new = wire.fingerprint(value, self.config.max_transfer_bytes)
+                if old is None or old[1] != new or new is None:
+                    changed[name] = value
+        deleted = [name for name in before if name not in self.ns and self._shared(name)]
+        return changed, deleted
+
+    def _shared(self, name: Any) -> bool:
+        if not isinstance(name, str) or not name.isidentifier() or policy.is_dunder(name):
+            return False
+        if name in self.tool_stubs or policy.is_ipython_internal(name):
+            return False
+        return name not in self.executor._guards.ipython_hidden
+
+    # -- answering ----------------------------------------------------------------------------------------------------
+
+    def _finish(self, outcome: Any, before_ns: dict, referenced: set[str], images: list) -> None:
+        changed, deleted = self._changes(before_ns, referenced)
+        encoder = wire.Encoder(self._reference, self.config.max_transfer_bytes)
+        seen: dict[int, str] = {}
+        names: dict[str, Any] = {}
+        for name, value in changed.items():
+            if id(value) in seen:
+                names[name] = {"$": "same", "name": seen[id(value)]}
+                continue
+            seen[id(value)] = name
+            names[name] = self._encode(encoder, value)
+            if _mutable(value):
+                self.fingerprints[name] = (id(value), None)
+        header: dict[str, Any] = {"t": "done", "names": names, "deleted": deleted}
+        header["images"] = [self._encode(encoder, image) for image in images]
+        if isinstance(outcome, CodeOutput):
+            header["logs"] = outcome.logs
+            header["final"] = outcome.is_final_answer
+            if isinstance(outcome.output, HostValue):
+                header["host_final"] = outcome.output.cid
+            else:
+                header["output"] = self._encode(encoder, outcome.output)
+        elif isinstance(outcome, KeyboardInterrupt):
+            header["error"] = {
+                "class": "KeyboardInterrupt",
+                "message": "interrupted",
+                "logs": getattr(outcome, "logs", ""),
+            }
+        else:
+            header["error"] = {
+                "class": type(outcome).__name__,
+                "message": str(outcome),
+                "logs": getattr(outcome, "logs", ""),
+                "cause_type": getattr(outcome, "cause_type", ""),
+                "lineno": getattr(outcome, "lineno", None),
+            }
+        self._refresh_fingerprints(changed)
+        self.outbox.reset_stream()
+        self.outbox.send(header, encoder.buffers)
+
+    def _refresh_fingerprints(self, changed: dict[str, Any]) -> None:
+        for name, value in changed.items():
+            if _mutable(value):
+                self.fingerprints[name] = (id(value), wire.fingerprint(value, self.config.max_transfer_bytes))
+
+    def _encode(self, encoder: wire.Encoder, value: Any) -> Any:
+        try:
+            return encoder.value(value)
+        except Exception as exc:  # a library object that broke while being read: a handle
+            return self._reference(value, note=f"could not be copied: {type(exc).__name__}")
+
+    def _reference(self, obj: Any, note: str = "") -> dict:
+        origin = self.origins.get(id(obj))
+        if origin is not None and origin[1] is obj:
+            return {"$": "host", "k": origin[0]}
+        if isinstance(obj, types.ModuleType):
+            return {"$": "remote", "kind": "module", "oid": 0, "type": "module", "summary": str(obj.__name__)[:200]}
+        oid = next(self.oids)
+        self.objects[oid] = obj
+        kind = "class" if isinstance(obj, type) else "function" if _is_function(obj) else "object"
+        return {
+            "$": "remote",
+            "kind": kind,
+            "oid": oid,
+            "type": _type_name(obj)[:200],
+            "summary": _summary(obj, kind, note),
+        }
+
+    # -- tools --------------------------------------------------------------------------------------------------------
+
+    def call_tool(self, stub: ToolStub, args: tuple, kwargs: dict) -> Any:
+        cid = next(self.cids)
+        encoder = wire.Encoder(self._reference, self.config.max_transfer_bytes)
+        header = {
+            "t": "tool",
+            "cid": cid,
+            "name": stub.name,
+            "args": [encoder.value(a) for a in args],
+            "kwargs": {str(k): encoder.value(v) for k, v in kwargs.items()},
+        }
+        self.outbox.send(header, encoder.buffers)
+        while True:
+            reply, buffers = self.channel.recv()
+            if reply.get("t") != "tool_result" or reply.get("cid") != cid:
+                continue  # a stale answer to a call an interrupt abandoned
+            if isinstance(reply.get("printed"), str) and reply["printed"]:
+                sys.stdout.write(reply["printed"])  # the tool's prints, in the step's logs
+            if not reply.get("ok"):
+                raise _tool_error(stub.name, reply.get("type", "Exception"), reply.get("message", ""))
+            if stub.final:
+                return HostValue(cid)
+            return pickle.loads(buffers[reply["value"]])
+
+
+# --- helpers -------------------------------------------------------------------------------------------------------
+
+
+def _referenced_names(code: str) -> set[str]:
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+
+
+def _mutable(value: Any) -> bool:
+    kind = type(value)
+    if kind in (list, dict, set, bytearray):
+        return True
+    module = getattr(kind, "__module__", "") or ""
+    return module.startswith(("numpy", "pandas", "PIL"))
+
+
+def _is_function(obj: Any) -> bool:
+    return isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)) or (
+        callable(obj) and type(obj).__name__ == "partial"
+    )
+
+
+def _type_name(obj: Any) -> str:
+    kind = type(obj)
+    module = getattr(kind, "__module__", "")
+    return f"{module}.{kind.__qualname__}" if module not in ("builtins", "__main__", None, "") else kind.__qualname__
+
+
+def _summary(obj: Any, kind: str, note: str) -> str:
+    if kind in ("function", "class"):
+        name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", "?")
+        try:
+            signature = str(inspect.signature(obj))
+        except (TypeError, ValueError):
+            signature = "(...)"
+        return f"{name}{signature}"[:300]
+    return note
+
+
+# --- without the guards (confinement tests, trusted code) ----------------------------------------------------------
+
+
+def _run_unguarded(worker: Worker, code: str) -> CodeOutput:
+    """Plain ``exec`` of the code (the last expression is the output) with the worker's timers and capture; the
+    boundary is then the process and the OS confinement alone."""
+    ns = worker.ns
+    for name, stub in worker.tool_stubs.items():
+        ns[name] = _final_raiser(stub) if stub.final else stub
+    try:
+        tree = ast.parse(code, "<agent code>")
+    except SyntaxError as exc:
+        raise ExecutionError(f"SyntaxError: {exc.msg}", cause_type="SyntaxError", lineno=exc.lineno) from None
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    body = compile(tree, "<agent code>", "exec")
+    tail = compile(ast.Expression(last.value), "<agent code>", "eval") if last is not None else None
+    buffer = capture.CappedBuffer(worker.config.max_print_outputs_length, worker.outbox.output)
+    timeout = worker.config.executor_kwargs.get("timeout_seconds")
+    call = limits.CallState(timeout=timeout, max_operations=None, namespace={}, budget_key="R")
+    worker.executor._call = call
+    value: Any = None
+    try:
+        with capture.capture_output(buffer), limits.interrupts(call):
+            call.arm()
+            try:
+                exec(body, ns)
+                value = eval(tail, ns) if tail is not None else None
+            except FinalAnswerException as answer:
+                return CodeOutput(answer.value, buffer.getvalue(), True)
+            except BaseException as exc:
+                if call.pending in ("timeout", "stop"):
+                    kind = "ExecutionTimeout" if call.pending == "timeout" else "ExecutionStopped"
+                    raise _limit_error(kind, timeout, buffer.getvalue()) from None
+                lineno = _agent_line(exc)
+                raise ExecutionError(
+                    f"Error on line {lineno} of the code:\n{type(exc).__name__}: {exc}"
+                    if lineno
+                    else f"{type(exc).__name__}: {exc}",
+                    logs=buffer.getvalue(),
+                    cause_type=type(exc).__name__,
+                    lineno=lineno,
+                ) from None
+            finally:
+                call.disarm()
+    finally:
+        worker.executor._call = None
+    return CodeOutput(value, buffer.getvalue(), False)
+
+
+def rebuild_function(code: bytes, name: str, defaults: Any, kwdefaults: Any, closure: Any, doc: Any) -> Any:
+    """In the worker: a function the notebook defined, sent by the host (marshal of its code, trusted data)."""
+    import marshal
+
+    cells = tuple(types.CellType(value) for value in closure) if closure is not None else None
+    function = types.FunctionType(marshal.loads(code), NAMESPACE[0], name, defaults, cells)
+    function.__kwdefaults__ = kwdefaults
+    function.__doc__ = doc
+    return function
+
+
+def _final_raiser(stub: ToolStub) -> Callable:
+    def final_answer(*args: Any, **kwargs: Any) -> Any:
+        raise FinalAnswerException(stub(*args, **kwargs))
+
+    return final_answer
+
+
+def _limit_error(kind: str, timeout: Any, logs: str) -> ExecutionError:
+    from . import errors
+
+    text = (
+        f"the code ran longer than timeout_seconds={timeout} and was stopped"
+        if kind == "ExecutionTimeout"
+        else "the code was stopped on request"
+    )
+    return getattr(errors, kind)(f"{kind}: {text}", logs=logs, cause_type=kind)
+
+
+def _agent_line(exc: BaseException) -> int | None:
+    tb, line = exc.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "<agent code>":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
