@@ -54,7 +54,7 @@ def stream_to_gradio(
 ) -> Iterator[Any]:
     """Run `agent` on `task` and yield `gradio.ChatMessage`s as the steps finish."""
     gr = _gradio()
-    events = agent.run(task, stream=True, images=task_images, reset=reset_agent_memory, additional_args=additional_args)
+    events = agent.event_stream(task, images=task_images, reset=reset_agent_memory, additional_args=additional_args)
     for event in events:
         for message in gradio_messages(event):
             yield gr.ChatMessage(**message)

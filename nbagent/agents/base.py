@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from nbagent.loop import AgentLoop, RunSession, View
-from nbagent.record import ActionStep, AgentMemory
+from nbagent.record import SMOLAGENTS_EVENTS, ActionStep, AgentMemory
 
 from . import persistence
 from .legacy import agent_logs, pop_legacy_options
@@ -59,22 +59,40 @@ class MultiStepAgent(AgentLoop):
         max_steps: int | None = None,
         return_full_result: bool | None = None,
     ) -> Any:
-        """Run the agent on `task`; with `stream=True`, return the generator of events."""
-        _check_task(task)
-        _check_max_steps(max_steps)
-        events = self._run_stream(task, reset, images, additional_args, max_steps or self.max_steps)
+        """Run the agent on `task`; with `stream=True`, return the generator of its events.
+
+        The stream holds smolagents' kinds only (model deltas, `ToolCall`, `ToolOutput`,
+        `ActionOutput`, `ActionStep`, `PlanningStep`, and `FinalAnswerStep` last);
+        `event_stream()` yields nbagent's own events too.
+        """
+        events = self.event_stream(task, reset, images, additional_args, max_steps)
         if stream:
-            return events
+            return _smolagents_events(events)
         for _ in events:
             pass
         result = self.last_result
         full = self.return_full_result if return_full_result is None else return_full_result
         return result if full else result.output
 
-    def _run_stream(self, task: str, reset: bool, images: Any, additional_args: Any, max_steps: int) -> Iterator[Any]:
+    def event_stream(
+        self,
+        task: str,
+        reset: bool = True,
+        images: list[Any] | None = None,
+        additional_args: dict[str, Any] | None = None,
+        max_steps: int | None = None,
+    ) -> Iterator[Any]:
+        """Run the agent on `task` and yield every event: smolagents' kinds and nbagent's own.
+
+        nbagent's own: `RunStart` first and `RunEnd` last (with the `RunResult`), `StepStart`
+        before each step, `ChildEvent` for a managed agent's events, `Rerun` when a person
+        re-runs from a step. This is the stream the views see (see nbagent/record/events.py).
+        """
+        _check_task(task)
+        _check_max_steps(max_steps)
         if self.session.active:
             raise RuntimeError(self.session.busy_message())
-        return self._streamed(task, reset, images, additional_args, max_steps)
+        return self._streamed(task, reset, images, additional_args, max_steps or self.max_steps)
 
     def _streamed(self, task: str, reset: bool, images: Any, additional_args: Any, max_steps: int) -> Iterator[Any]:
         # views are made when the stream starts, so a stream never iterated shows nothing
@@ -191,6 +209,16 @@ class MultiStepAgent(AgentLoop):
 
 
 persistence.AGENT_CLASSES["MultiStepAgent"] = MultiStepAgent
+
+
+def _smolagents_events(events: Iterator[Any]) -> Iterator[Any]:
+    """The events smolagents' stream has; closing this stream closes the run's."""
+    try:
+        for event in events:
+            if isinstance(event, SMOLAGENTS_EVENTS):
+                yield event
+    finally:
+        events.close()  # type: ignore[attr-defined]
 
 
 def _check_task(task: Any) -> None:

@@ -107,7 +107,7 @@ class RunDriver:
         if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
             raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
         self.message = ""
-        events = self.agent.run(task, stream=True, **run_kwargs)
+        events = self.agent.event_stream(task, **run_kwargs)
         self.gates.pause()
         try:
             next(events)  # RunStart: memory and views are set up in this thread

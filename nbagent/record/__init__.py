@@ -9,7 +9,17 @@ Modules:
     status   the one status vocabulary: RunOutcome, RunStatus and the map between them
 """
 
-from .events import ActionOutput, AgentEvent, ChildEvent, Rerun, RunEnd, RunStart, StepStart, ToolOutput
+from .events import (
+    SMOLAGENTS_EVENTS,
+    ActionOutput,
+    AgentEvent,
+    ChildEvent,
+    Rerun,
+    RunEnd,
+    RunStart,
+    StepStart,
+    ToolOutput,
+)
 from .memory import AgentMemory
 from .result import RunResult
 from .status import RunOutcome, RunStatus, status_of
@@ -27,6 +37,7 @@ from .steps import (
 
 __all__ = [
     "CODE_TOOL_NAME",
+    "SMOLAGENTS_EVENTS",
     "ActionOutput",
     "ActionStep",
     "AgentEvent",

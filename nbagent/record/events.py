@@ -12,8 +12,10 @@
 and `Rerun` when a person re-runs from step k (the same stream continues from there).
 
 `ChatMessageStreamDelta` (model text as it is generated), `ToolCall`,
-`ActionStep`, `PlanningStep` and `FinalAnswerStep` are the smolagents types,
-so code written against smolagents' stream keeps working. A run that is not
+`ToolOutput`, `ActionOutput`, `ActionStep`, `PlanningStep` and `FinalAnswerStep`
+are smolagents' kinds (`SMOLAGENTS_EVENTS`): `agent.run(stream=True)` yields only
+those, `FinalAnswerStep` last, so code written against smolagents' stream keeps
+working. `agent.event_stream(...)` yields them all, nbagent's own included. A run that is not
 streamed is the same stream drained. Every view (console, widget, HTML page,
 evaluation log) consumes these events and nothing else of the loop.
 """
@@ -41,6 +43,7 @@ __all__ = [
     "Rerun",
     "ChildEvent",
     "AgentEvent",
+    "SMOLAGENTS_EVENTS",
 ]
 
 
@@ -118,4 +121,15 @@ AgentEvent = (
     | RunEnd
     | Rerun
     | ChildEvent
+)
+
+# What smolagents 1.26's `run(stream=True)` yields; nbagent's other events reach views and `event_stream()`.
+SMOLAGENTS_EVENTS = (
+    ChatMessageStreamDelta,
+    ToolCall,
+    ToolOutput,
+    ActionOutput,
+    ActionStep,
+    PlanningStep,
+    FinalAnswerStep,
 )

@@ -136,7 +136,7 @@ def test_managed_agent_is_called_from_code_with_a_report_and_nested_events():
         [code("report = geo(task='capital of France?')\nprint(report)"), code("final_answer('done')")],
         managed_agents=[helper],
     )
-    events = list(manager.run("ask geo", stream=True))
+    events = list(manager.event_stream("ask geo"))
     observations = manager.memory.action_steps()[0].observations
     assert "Paris" in observations and "geo" in observations
     assert "<summary_of_work>" in observations

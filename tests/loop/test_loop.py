@@ -129,7 +129,7 @@ def test_run_max_steps_argument_overrides_and_is_validated():
 
 def test_stream_yields_typed_events_in_order():
     agent = make_agent([code("print('hi')"), code("final_answer('done')")])
-    events = list(agent.run("stream it", stream=True))
+    events = list(agent.event_stream("stream it"))
     kinds = [type(e).__name__ for e in events]
     assert isinstance(events[0], RunStart) and isinstance(events[-1], RunEnd)
     assert isinstance(events[-2], FinalAnswerStep) and events[-2].output == "done"
@@ -144,6 +144,34 @@ def test_stream_yields_typed_events_in_order():
     assert [e.is_final_answer for e in events if isinstance(e, ActionOutput)] == [False, True]
     assert all(isinstance(e.step_number, int) for e in events if isinstance(e, StepStart))
     assert isinstance([e for e in events if isinstance(e, ToolCall)][0].arguments, str)
+
+
+def test_run_stream_yields_smolagents_kinds_with_the_final_answer_last():
+    agent = make_agent([code("print('hi')"), code("final_answer('done')")])
+    events = list(agent.run("stream it", stream=True))
+    smolagents_kinds = {
+        "ChatMessageStreamDelta",
+        "ToolCall",
+        "ToolOutput",
+        "ActionOutput",
+        "ActionStep",
+        "FinalAnswerStep",
+    }
+    assert {type(e).__name__ for e in events} == smolagents_kinds
+    assert isinstance(events[-1], FinalAnswerStep) and events[-1].output == "done"  # "the last event is the answer"
+    per_step = ["ToolCall", "ToolOutput", "ActionOutput", "ActionStep"]
+    kinds = [type(e).__name__ for e in events if not isinstance(e, ChatMessageStreamDelta)]
+    assert kinds == per_step * 2 + ["FinalAnswerStep"]
+
+
+def test_leaving_a_run_stream_early_ends_the_run():
+    agent = make_agent([code("print('hi')"), code("final_answer('done')")])
+    stream = agent.run("stream it", stream=True)
+    next(stream)
+    assert agent.session.active
+    stream.close()
+    assert not agent.session.active
+    assert agent.run("again") == "done"  # the next run starts cleanly
 
 
 def test_reset_false_continues_the_conversation_and_numbering():

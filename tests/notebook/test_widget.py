@@ -73,7 +73,7 @@ def test_live_run_streams_deltas_and_syncs_steps() -> None:
     agent = scripted_run_agent()
     widget = AgentWidget(agent_name="looker")
     wire = Wire(widget)
-    for event in agent.run("Look around", stream=True):
+    for event in agent.event_stream("Look around"):
         widget.consume(event)
     deltas = wire.custom("delta")
     assert "".join(m["text"] for m, _ in deltas) == "Thought: look"
@@ -156,7 +156,7 @@ def test_bundle_and_display_refresh(memory: AgentMemory, monkeypatch: pytest.Mon
     assert set(bundle) == {WIDGET_VIEW_MIMETYPE, "text/html", "text/plain"}
     assert bundle[WIDGET_VIEW_MIMETYPE]["model_id"] == widget.model_id
     assert kw["raw"] is True and kw["display_id"].startswith("nbagent-")
-    for event in agent.run("Look", stream=True):
+    for event in agent.event_stream("Look"):
         widget.consume(event)
     [(final, update_kw)] = updated  # refreshed once, when the run ended
     assert update_kw["display_id"] == kw["display_id"]

@@ -118,7 +118,7 @@ class TestRunStateBuilder:
     def test_real_run_matches_the_memory(self) -> None:
         agent = scripted_agent()
         builder = RunStateBuilder(agent_name="agent", model_id="scripted")
-        for event in agent.run("Square 3", stream=True):
+        for event in agent.event_stream("Square 3"):
             builder.apply(event)
         from_memory, _ = memory_to_state(agent.memory, agent_name="agent", model_id="scripted")
         built = builder.run
@@ -213,9 +213,9 @@ class TestRunStateBuilder:
         agent.model.responses += [
             {"content": "again", "tool_calls": [{"function": {"name": "final_answer", "arguments": {"answer": "81"}}}]}
         ]
-        for event in agent.run("Square 3", stream=True):
+        for event in agent.event_stream("Square 3"):
             builder.apply(event)
-        for event in agent.run("Now square 9", stream=True, reset=False):
+        for event in agent.event_stream("Now square 9", reset=False):
             builder.apply(event)
         kinds = [s["kind"] for s in builder.run["steps"]]
         assert kinds == ["task", "action", "action", "action", "final", "task", "action", "final"]
