@@ -6,6 +6,7 @@ Modules:
     base         MultiStepAgent: run/step/start, which views watch a run, display, save/load
     code         CodeAgent: actions are Python code run in the sandbox
     toolcalling  ToolCallingAgent: actions are tool calls
+    aio          async runs: arun/astream drive the loop on a worker thread for the caller's event loop
     persistence  agent.json / prompts.yaml / tools/*.py folders, to_dict/from_dict, the Hub
     legacy       old smolagents options and `agent.logs`, kept for old code
 """

@@ -10,13 +10,14 @@ nothing of Jupyter is imported; the console (rich) only when it is asked for.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from nbagent.loop import AgentLoop, RunSession, View
 from nbagent.record import SMOLAGENTS_EVENTS, ActionStep, AgentMemory
 
 from . import persistence
+from .aio import pump_events
 from .legacy import agent_logs, pop_legacy_options
 
 __all__ = ["MultiStepAgent"]
@@ -98,6 +99,38 @@ class MultiStepAgent(AgentLoop):
         # views are made when the stream starts, so a stream never iterated shows nothing
         views = self._views_for_run()
         yield from self.session.events(task, reset, images, additional_args, max_steps, views=views)
+
+    async def arun(
+        self,
+        task: str,
+        reset: bool = True,
+        images: list[Any] | None = None,
+        additional_args: dict[str, Any] | None = None,
+        max_steps: int | None = None,
+        return_full_result: bool | None = None,
+    ) -> Any:
+        """`run()` for async code: `await agent.arun(task)`; the event loop stays free while the agent works."""
+        async for _ in self.astream(task, reset, images, additional_args, max_steps, all_events=True):
+            pass
+        result = self.last_result
+        full = self.return_full_result if return_full_result is None else return_full_result
+        return result if full else result.output
+
+    async def astream(
+        self,
+        task: str,
+        reset: bool = True,
+        images: list[Any] | None = None,
+        additional_args: dict[str, Any] | None = None,
+        max_steps: int | None = None,
+        all_events: bool = False,
+    ) -> AsyncIterator[Any]:
+        """`async for event in agent.astream(task)`: the events of `run(stream=True)` (all of
+        `event_stream()` with `all_events=True`); the same memory, views and controls as a sync run."""
+        events = self.event_stream(task, reset, images, additional_args, max_steps)
+        async for event in pump_events(events, self.gates.request_stop):
+            if all_events or isinstance(event, SMOLAGENTS_EVENTS):
+                yield event
 
     def step(self, memory_step: ActionStep) -> Any:
         """Run one action step into `memory_step` (smolagents' recipe); the steps show as in a run."""
