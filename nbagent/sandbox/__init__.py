@@ -13,6 +13,7 @@ from .errors import (
     PolicyError,
 )
 from .executor import CodeOutput, LocalPythonExecutor
+from .isolated import IsolatedPythonExecutor
 from .policy import BASE_BUILTIN_MODULES
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "ExecutionStopped",
     "ExecutionTimeout",
     "FinalAnswerException",
+    "IsolatedPythonExecutor",
     "LocalPythonExecutor",
     "OperationLimitExceeded",
     "PolicyError",

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from . import landlock, seccomp
 
 #: Environment variables the worker keeps (none of them is a secret).
-KEPT_ENVIRONMENT = ("LANG", "LANGUAGE", "TZ", "TERM", "PYTHONIOENCODING", "PYTHONUTF8", "PATH")
+KEPT_ENVIRONMENT = ("LANG", "LANGUAGE", "TZ", "TERM", "PYTHONIOENCODING", "PYTHONUTF8")
 KEPT_ENVIRONMENT_PREFIXES = ("LC_",)
 KEPT_ENVIRONMENT_SUFFIXES = ("_NUM_THREADS",)
 
@@ -170,7 +170,9 @@ def _worker_environment(scratch: str) -> dict[str, str]:
         or key.endswith(KEPT_ENVIRONMENT_SUFFIXES)
     }
     mpl = os.path.join(scratch, ".matplotlib")
-    env.update(HOME=scratch, TMPDIR=scratch, MPLCONFIGDIR=mpl, MPLBACKEND="Agg", NBAGENT_SCRATCH=scratch)
+    env.update(
+        PATH="/usr/bin:/bin", HOME=scratch, TMPDIR=scratch, MPLCONFIGDIR=mpl, MPLBACKEND="Agg", NBAGENT_SCRATCH=scratch
+    )
     return env
 
 

@@ -177,7 +177,8 @@ def _array_node(e: Encoder, array: Any) -> dict:
     np = sys.modules["numpy"]
     if array.dtype.hasobject or array.dtype.kind not in "biufcmMSU" or array.dtype.fields is not None:
         raise NotPlain("dtype")
-    array = np.ascontiguousarray(array)
+    if not array.flags.c_contiguous:
+        array = array.copy(order="C")
     raw = array.reshape(-1).view(np.uint8) if array.size else b""
     return {"$": "ndarray", "dtype": array.dtype.str, "shape": list(array.shape), "buf": e.buffer(raw)}
 
@@ -244,15 +245,16 @@ def _index_node(e: Encoder, index: Any, depth: int) -> dict:
             "codes": [_array_node(e, codes) for codes in index.codes],
             "names": [_label(e, name, depth) for name in index.names],
         }
-    return {"$": "index", "data": _column_node(e, index.array, depth + 1), "name": _label(e, index.name, depth)}
+    return {"$": "index", "data": _column_node(e, index, depth + 1), "name": _label(e, index.name, depth)}
 
 
-def _column_node(e: Encoder, values: Any, depth: int) -> dict:
-    """A pandas column (ExtensionArray or numpy array)."""
+def _column_node(e: Encoder, column: Any, depth: int) -> dict:
+    """A pandas column (a Series or an Index): numpy-backed, or one of the extension arrays listed above."""
     np, pd = sys.modules["numpy"], sys.modules["pandas"]
-    dtype = values.dtype
+    dtype = column.dtype
+    values = column.array
     if isinstance(dtype, np.dtype):
-        array = np.asarray(values)
+        array = column.to_numpy()
         if not dtype.hasobject:
             return _array_node(e, array)
         return {"$": "objects", "items": [e._plain(item, depth + 1) for item in array.tolist()]}
@@ -268,10 +270,11 @@ def _column_node(e: Encoder, values: Any, depth: int) -> dict:
         return {"$": "categorical", "codes": _array_node(e, values.codes), "ordered": bool(dtype.ordered),
                 "categories": _index_node(e, dtype.categories, depth + 1)}  # fmt: skip
     if isinstance(dtype, pd.StringDtype):
-        items = [None if item is pd.NA or item is None else str(item) for item in values.to_numpy(dtype=object)]
-        return {"$": "strings", "items": items}
+        items = [item if type(item) is str else None for item in values.to_numpy(dtype=object)]
+        na_nan = getattr(dtype, "na_value", None) is not pd.NA
+        return {"$": "strings", "items": items, "storage": str(getattr(dtype, "storage", "python")), "na_nan": na_nan}
     if isinstance(dtype, pd.DatetimeTZDtype):
-        utc = np.asarray(values.tz_convert("UTC").tz_localize(None), dtype="M8[ns]")
+        utc = np.asarray(values.tz_convert("UTC").tz_localize(None))
         return {"$": "datetimetz", "data": _array_node(e, utc), "tz": _timezone(dtype.tz)}
     if isinstance(values, (pd.arrays.DatetimeArray, pd.arrays.TimedeltaArray)):
         return _array_node(e, np.asarray(values))
@@ -279,14 +282,14 @@ def _column_node(e: Encoder, values: Any, depth: int) -> dict:
 
 
 def _encode_dataframe(e: Encoder, df: Any, depth: int) -> dict:
-    columns = [_column_node(e, df.iloc[:, i].array, depth + 1) for i in range(df.shape[1])]
+    columns = [_column_node(e, df.iloc[:, i], depth + 1) for i in range(df.shape[1])]
     return {"$": "dataframe", "columns": _index_node(e, df.columns, depth + 1),
             "index": _index_node(e, df.index, depth + 1), "data": columns}  # fmt: skip
 
 
 def _encode_series(e: Encoder, series: Any, depth: int) -> dict:
     return {"$": "series", "name": _label(e, series.name, depth), "index": _index_node(e, series.index, depth + 1),
-            "data": _column_node(e, series.array, depth + 1)}  # fmt: skip
+            "data": _column_node(e, series, depth + 1)}  # fmt: skip
 
 
 def encode(value: Any, reference: Callable[[Any], dict] | None = None, max_bytes: int | None = None):
@@ -597,7 +600,7 @@ def _decode_column(d: Decoder, node: Any, depth: int) -> Any:
             items = _list(node, "items")
             if any(item is not None and type(item) is not str for item in items):
                 raise WireError("bad string column")
-            return pd.array(items, dtype="string")
+            return pd.array(items, dtype=_string_dtype(node))
         if tag == "datetimetz":
             data = _decode_ndarray(d, node.get("data"), depth)
             tz = _decode_timezone(node.get("tz"))
@@ -609,6 +612,19 @@ def _decode_column(d: Decoder, node: Any, depth: int) -> Any:
             raise
         raise WireError(str(exc)) from None
     raise WireError("bad column")
+
+
+def _string_dtype(node: dict) -> Any:
+    pd = _pandas()
+    storage = node.get("storage") if node.get("storage") in ("python", "pyarrow") else "python"
+    if storage == "pyarrow" and "pyarrow" not in sys.modules:
+        storage = "python"
+    if node.get("na_nan") is True:
+        try:
+            return pd.StringDtype(storage=storage, na_value=_numpy().nan)
+        except TypeError:  # pandas < 2.3
+            pass
+    return pd.StringDtype(storage=storage)
 
 
 def _decode_dataframe(d: Decoder, node: dict, depth: int) -> Any:

@@ -1,4 +1,4 @@
-"""The policy suite: attack snippets a mistaken or prompt-injected model could write.
+"""The policy suite: attack snippets a mistaken or prompt-injected model could write, against both executors.
 
 Every attack must be refused (the call raises ExecutionError, or for the exception tricks the call ends the way the
 sandbox decides) AND leave the kernel fine: no file created, no secret leaked, the tool intact, the namespace intact,
@@ -15,7 +15,9 @@ from typing import Any
 
 import pytest
 
-from nbagent.sandbox import ExecutionError, LocalPythonExecutor, PolicyError
+from nbagent.sandbox import ExecutionError, IsolatedPythonExecutor, LocalPythonExecutor, PolicyError
+
+EXECUTORS = {"local": LocalPythonExecutor, "isolated": IsolatedPythonExecutor}
 
 SECRET = "nbagent-sandbox-secret-4c2f9"
 
@@ -284,13 +286,14 @@ def test_the_suite_covers_every_category() -> None:
     }  # fmt: skip
 
 
+@pytest.mark.parametrize("kind", list(EXECUTORS))
 @pytest.mark.parametrize("name", list(ATTACKS))
-def test_attack_is_refused_and_kernel_stays_fine(name: str, canary: Any) -> None:
+def test_attack_is_refused_and_kernel_stays_fine(name: str, kind: str, canary: Any) -> None:
     attack = ATTACKS[name]
     tool = FakeTool()
     namespace: dict[str, Any] = {"__name__": "__main__", "precious": [1, 2, 3]}
     options = {"timeout_seconds": 5, **attack.options}
-    executor = LocalPythonExecutor(additional_authorized_imports=list(attack.imports), namespace=namespace, **options)
+    executor = EXECUTORS[kind](additional_authorized_imports=list(attack.imports), namespace=namespace, **options)
     executor.send_tools({"search": tool})
     pi, rand = math.pi, random.random
     code = attack.code.replace("CANARY", str(canary))
@@ -318,3 +321,5 @@ def test_attack_is_refused_and_kernel_stays_fine(name: str, canary: Any) -> None
     assert namespace["precious"] == [1, 2, 3]
     assert executor("precious + [4]").output == [1, 2, 3, 4]  # the next call works
     assert executor("search('x')").output == "results for x"
+    if kind == "isolated":
+        executor.close()
