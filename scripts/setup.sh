@@ -17,6 +17,8 @@ PY=${PYTHON:-python3}
 npm install --no-audit --no-fund --loglevel=error
 npm run build --silent
 
+# the distribution is jupyter-nbagent (see pyproject.toml); an older checkout installed it as "nbagent"
+.venv/bin/pip uninstall -q -y nbagent 2>/dev/null || true
 .venv/bin/pip install -q -e ".[test,transformers,bench]"
 
 # llama.cpp (built from source once, without AMX, cached in ~/.cache/nbagent/wheels) and the offline

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from nbagent._version import __version__
+from nbagent._version import DISTRIBUTION_NAME, __version__
 from nbagent.tools import Tool
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ def save_agent(agent: MultiStepAgent, output_dir: str | Path) -> Path:
     for name, managed in agent.managed_agents.items():
         save_agent(managed, folder / "managed_agents" / name)
     requirements = sorted({req for tool in data["tools"] for req in tool.get("requirements", [])})
-    (folder / "requirements.txt").write_text("\n".join(["nbagent", *requirements]) + "\n", encoding="utf-8")
+    (folder / "requirements.txt").write_text("\n".join([DISTRIBUTION_NAME, *requirements]) + "\n", encoding="utf-8")
     (folder / "prompts.yaml").write_text(yaml.safe_dump(agent.prompt_templates, sort_keys=False, allow_unicode=True))
     saved = {k: v for k, v in data.items() if k not in ("prompt_templates", "managed_agents")}
     saved["tools"] = sorted(name for name in agent.tools if name != "final_answer")
