@@ -1,0 +1,893 @@
+#!/usr/bin/env python
+"""Run smolagents' own test suite against nbagent, through an import alias, and report per file.
+
+    .venv/bin/python scripts/smolagents_suite.py                 # nbagent, the default nine files
+    .venv/bin/python scripts/smolagents_suite.py --target smolagents   # the reference (real smolagents)
+    .venv/bin/python scripts/smolagents_suite.py --files test_tools.py test_models.py --show-failures
+
+What it does:
+1. `pip download --no-deps --no-binary :all: smolagents==1.26.0` (cached in --workdir) and unpacks the
+   sdist's `tests/`. The sdist ships no `conftest.py`, `tests/fixtures/` or `tests/utils/markers.py`;
+   small equivalents are written here (the fixture tools and the `get_agent_dict` agent files are
+   re-created from what the tests assert, not copied).
+2. Runs each test file in its own pytest process with a plugin that maps `smolagents` and
+   `smolagents.<module>` to `nbagent` and `nbagent.<module>`. The alias is granular: a name nbagent
+   lacks resolves to a placeholder, so the module imports and only the tests that *use* the name fail
+   (any use inside a test raises `MissingInNbagent`; a test that touched one and passed anyway is
+   turned into a failure). The real smolagents is never imported (checked at the end of every run).
+3. Prints per file: collected / passed / failed / not applicable / skipped, then the failure classes.
+
+"Not applicable" are tests asserting that smolagents' AST interpreter refuses code CPython allows
+(nbagent runs real Python in a sandboxed worker; its guards differ by design): see `NOT_APPLICABLE`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import textwrap
+from collections import Counter, defaultdict
+from pathlib import Path
+
+VERSION = "1.26.0"
+# The files that test the public API nbagent mirrors (832 tests collected from the 1.26.0 sdist).
+# Left out: integrations nbagent does not claim (MCP client, remote executors, Gradio UI, vision
+# browser, telemetry, docs, web search), smolagents' own CLI and SafeSerializer, the pip-install test,
+# and test_yield_support.py (the sdist ships it, but it tests names 1.26.0 does not have).
+DEFAULT_FILES = [
+    "test_agents.py",
+    "test_default_tools.py",
+    "test_final_answer.py",
+    "test_function_type_hints_utils.py",
+    "test_local_python_executor.py",
+    "test_memory.py",
+    "test_models.py",
+    "test_monitoring.py",
+    "test_tool_validation.py",
+    "test_tools.py",
+    "test_types.py",
+    "test_utils.py",
+]
+
+# Tests that assert smolagents' AST interpreter refuses what CPython allows (nodeid substrings).
+# Filled from the measured failures; each entry is one refusal nbagent does not make on purpose.
+NOT_APPLICABLE: dict[str, str] = {}
+
+# Failure classes: (regex on "ExceptionType: message" or the report text, label). First match wins.
+FAILURE_CLASSES: list[tuple[str, str]] = [
+    (
+        r"takes from \d+ to \d+ positional arguments but|unexpected keyword argument 'stop_sequences'|"
+        r"generate\(\) got an unexpected keyword|got multiple values for argument",
+        "loop: custom Model.generate called positionally / with unexpected keywords",
+    ),
+    (r"generate_stream", "loop: streams from models without generate_stream"),
+    (r"unexpected keyword argument '(\w+)'", "constructor option missing: {0}"),
+    (r"assert .*FinalAnswerStep|RunEnd|RunStart|StepStart", "loop: stream event kinds"),
+]
+
+
+# --------------------------------------------------------------------------------------------------
+# files written into the work directory
+
+
+PLUGIN = r'''
+"""pytest plugin: the smolagents -> nbagent import alias, and result recording (written by smolagents_suite.py)."""
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import os
+import sys
+import types
+
+import pytest
+
+TARGET = os.environ.get("SMOLAGENTS_SUITE_TARGET", "nbagent")
+RESULTS = os.environ["SMOLAGENTS_SUITE_RESULTS"]
+SUBMODULES = set(json.loads(os.environ.get("SMOLAGENTS_SUITE_SUBMODULES", "[]")))
+_STATE = {"in_test": False, "touched": []}
+
+
+class MissingInNbagent(Exception):
+    """A smolagents name that nbagent does not have was used."""
+
+
+def _touch(path):
+    if _STATE["in_test"]:
+        if path not in _STATE["touched"]:
+            _STATE["touched"].append(path)
+        raise MissingInNbagent(f"{path} does not exist in nbagent")
+
+
+def _make_base(path):
+    """The class a `class X(<missing>)` statement gets: defining it works, instantiating it fails."""
+
+    def __new__(cls, *args, **kwargs):
+        _touch(path)
+        return object.__new__(cls)
+
+    return type(f"Missing_{path.rsplit('.', 1)[-1]}", (), {"__new__": __new__, "_missing_path": path})
+
+
+class _MissingMeta(type):
+    def __instancecheck__(cls, obj):
+        _touch(cls._missing_path)
+        return False
+
+    def __subclasscheck__(cls, sub):
+        _touch(cls._missing_path)
+        return False
+
+
+def _missing_exception(path):
+    return _MissingMeta(path.rsplit(".", 1)[-1], (Exception,), {"_missing_path": path})
+
+
+class Placeholder:
+    """Stands for a missing name: lazy while test modules import, raises on any use inside a test."""
+
+    __slots__ = ("_path",)
+
+    def __init__(self, path):
+        object.__setattr__(self, "_path", path)
+
+    def __repr__(self):
+        return f"<missing in nbagent: {self._path}>"
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        _touch(self._path)
+        return missing(f"{self._path}.{name}")
+
+    def __setattr__(self, name, value):
+        _touch(self._path)
+
+    def __call__(self, *args, **kwargs):
+        _touch(self._path)
+        return Placeholder(f"{self._path}()")
+
+    def __mro_entries__(self, bases):
+        return (_make_base(self._path),)
+
+    def __instancecheck__(self, obj):
+        _touch(self._path)
+        return False
+
+    def __bool__(self):
+        _touch(self._path)
+        return True
+
+    def __iter__(self):
+        _touch(self._path)
+        return iter(())
+
+    def __len__(self):
+        _touch(self._path)
+        return 0
+
+    def __contains__(self, item):
+        _touch(self._path)
+        return False
+
+    def __getitem__(self, key):
+        _touch(self._path)
+        return Placeholder(f"{self._path}[{key!r}]")
+
+    def __eq__(self, other):
+        _touch(self._path)
+        return self is other
+
+    def __hash__(self):
+        return id(self)
+
+    def __str__(self):
+        _touch(self._path)
+        return repr(self)
+
+    def __enter__(self):
+        _touch(self._path)
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def _op(self, *other):
+        _touch(self._path)
+        return self
+
+    __add__ = __radd__ = __sub__ = __mul__ = __or__ = __ror__ = __and__ = __truediv__ = _op
+    __lt__ = __le__ = __gt__ = __ge__ = _op
+
+
+def missing(path):
+    leaf = path.rsplit(".", 1)[-1]
+    if leaf.endswith(("Error", "Exception")) and leaf[:1].isupper():
+        return _missing_exception(path)
+    return Placeholder(path)
+
+
+class AliasModule(types.ModuleType):
+    """`smolagents.<x>` standing for `nbagent.<x>` (None when nbagent has no such module)."""
+
+    def __getattr__(self, name):
+        target = self.__dict__.get("_alias_target")
+        if name.startswith("__") and name.endswith("__"):
+            if target is not None and name not in ("__path__", "__file__", "__spec__", "__loader__"):
+                return getattr(target, name)
+            raise AttributeError(name)
+        sub = f"{self.__name__}.{name}"
+        if sub in SUBMODULES:
+            return importlib.import_module(sub)
+        if target is not None:
+            try:
+                return getattr(target, name)
+            except AttributeError:
+                pass
+            except Exception as err:  # a lazy attribute whose import failed: the test will see it
+                raise AttributeError(f"{sub}: {type(err).__name__}: {err}") from err
+        value = missing(sub)
+        self.__dict__[name] = value
+        return value
+
+    def __setattr__(self, name, value):
+        # mock.patch("smolagents.models.X") must patch what nbagent's own code reads.
+        target = self.__dict__.get("_alias_target")
+        if target is not None and not isinstance(value, AliasModule) and not name.startswith("_alias"):
+            if hasattr(target, name):
+                setattr(target, name, value)
+                return
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name):
+        target = self.__dict__.get("_alias_target")
+        if target is not None and name not in self.__dict__ and hasattr(target, name):
+            delattr(target, name)
+            return
+        super().__delattr__(name)
+
+    def __dir__(self):
+        target = self.__dict__.get("_alias_target")
+        return sorted(set(dir(target) if target is not None else []) | set(self.__dict__))
+
+
+class AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == "smolagents" or fullname.startswith("smolagents."):
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        return AliasModule(spec.name)
+
+    def exec_module(self, module):
+        real = "nbagent" + module.__name__[len("smolagents") :]
+        try:
+            target = importlib.import_module(real)
+        except ModuleNotFoundError as err:
+            if err.name is None or not real.startswith(err.name):
+                raise  # nbagent.<x> exists but failed to import something: a real error
+            target = None
+        module.__dict__["_alias_target"] = target
+        module.__dict__["__path__"] = []
+
+
+# Optional dependencies a test module imports at top level only for tests that need them anyway.
+for _name in ("mcp",):
+    if _name not in sys.modules and importlib.util.find_spec(_name) is None:
+        sys.modules[_name] = types.ModuleType(_name)
+
+if TARGET == "nbagent":
+    if any(name == "smolagents" or name.startswith("smolagents.") for name in sys.modules):
+        raise RuntimeError("the real smolagents was imported before the alias was installed")
+    sys.meta_path.insert(0, AliasFinder())
+
+
+def _real_smolagents_loaded():
+    found = []
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None) or ""
+        if f"{os.sep}smolagents{os.sep}" in path and "site-packages" in path:
+            found.append(name)
+    return found
+
+
+def _write(record):
+    with open(RESULTS, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record) + "\n")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    _STATE["in_test"] = True
+    _STATE["touched"] = []
+    try:
+        yield
+    finally:
+        _STATE["in_test"] = False
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    touched = list(_STATE["touched"])
+    if report.when == "call" and report.passed and touched:
+        report.outcome = "failed"
+        report.longrepr = f"MissingInNbagent: used (and swallowed) {', '.join(touched)}"
+    exc_type = message = None
+    if call.excinfo is not None and not report.skipped:
+        exc_type = call.excinfo.typename
+        message = str(call.excinfo.value)
+    report._suite_record = {
+        "nodeid": report.nodeid,
+        "when": report.when,
+        "outcome": report.outcome,
+        "exc_type": exc_type,
+        "message": (message or "")[:2000],
+        "text": report.longreprtext[-3000:] if report.failed else "",
+        "touched": touched,
+    }
+
+
+def pytest_runtest_logreport(report):
+    record = getattr(report, "_suite_record", None)
+    if record is not None:
+        _write(record)
+
+
+def pytest_collectreport(report):
+    if report.failed:
+        _write({"nodeid": report.nodeid, "when": "collect", "outcome": "error", "exc_type": None,
+                "message": "", "text": report.longreprtext[-3000:], "touched": []})
+
+
+def pytest_sessionfinish(session, exitstatus):
+    real = _real_smolagents_loaded()
+    alias = sys.modules.get("smolagents")
+    _write({"session": True, "target": TARGET, "real_smolagents_modules": real,
+            "alias": isinstance(alias, AliasModule)})
+'''
+
+CONFTEST = '''
+"""smolagents' tests/conftest.py intent: agents log nothing (verbosity OFF) during tests."""
+
+from unittest.mock import patch
+
+import pytest
+
+import smolagents.agents
+import smolagents.monitoring
+
+from tests.fixtures.agents import *  # noqa: F401,F403
+from tests.fixtures.tools import *  # noqa: F401,F403
+
+_LogLevel = getattr(smolagents.monitoring, "LogLevel")
+_Agent = getattr(smolagents.agents, "MultiStepAgent")
+_QUIET = isinstance(_LogLevel, type) and isinstance(_Agent, type)
+_original_init = _Agent.__init__ if _QUIET else None
+
+
+@pytest.fixture(autouse=True)
+def quiet_agents():
+    if not _QUIET:
+        yield
+        return
+    with patch.object(_Agent, "__init__", autospec=True) as init:
+
+        def quiet_init(self, *args, verbosity_level=_LogLevel.OFF, **kwargs):
+            _original_init(self, *args, verbosity_level=verbosity_level, **kwargs)
+
+        init.side_effect = quiet_init
+        yield
+'''
+
+MARKERS = """
+import os
+from importlib.util import find_spec
+
+import pytest
+
+require_run_all = pytest.mark.skipif(not os.getenv("RUN_ALL"), reason="requires RUN_ALL")
+require_soundfile = pytest.mark.skipif(find_spec("soundfile") is None, reason="requires soundfile")
+require_torch = pytest.mark.skipif(find_spec("torch") is None, reason="requires torch")
+require_numpy = pytest.mark.skipif(find_spec("numpy") is None, reason="requires numpy")
+"""
+
+FIXTURE_TOOLS = '''
+"""The tools smolagents' tests take as fixtures (tests/fixtures/tools.py is not in the sdist)."""
+
+import pytest
+
+from smolagents.tools import Tool, tool
+
+
+@pytest.fixture
+def boolean_default_tool_class():
+    class BooleanDefaultTool(Tool):
+        name = "boolean_default_tool"
+        description = "Echoes text with a flag."
+        inputs = {
+            "text": {"type": "string", "description": "Some text"},
+            "flag": {"type": "boolean", "description": "A flag", "nullable": True},
+        }
+        output_type = "string"
+
+        def forward(self, text: str, flag: bool = False) -> str:
+            return f"{text} {flag}"
+
+    return BooleanDefaultTool()
+
+
+@pytest.fixture
+def boolean_default_tool_function():
+    @tool
+    def boolean_default_tool(text: str, flag: bool = False) -> str:
+        """Echoes text with a flag.
+
+        Args:
+            text: Some text
+            flag: A flag
+        """
+        return f"{text} {flag}"
+
+    return boolean_default_tool
+
+
+@pytest.fixture
+def optional_input_tool_class():
+    class OptionalInputTool(Tool):
+        name = "optional_input_tool"
+        description = "Joins a text and an optional text."
+        inputs = {
+            "required_text": {"type": "string", "description": "A text"},
+            "optional_text": {"type": "string", "description": "Another text", "nullable": True},
+        }
+        output_type = "string"
+
+        def forward(self, required_text: str, optional_text: str | None = None) -> str:
+            return required_text + (optional_text or "")
+
+    return OptionalInputTool()
+
+
+@pytest.fixture
+def optional_input_tool_function():
+    @tool
+    def optional_input_tool(required_text: str, optional_text: str | None = None) -> str:
+        """Joins a text and an optional text.
+
+        Args:
+            required_text: A text
+            optional_text: Another text
+        """
+        return required_text + (optional_text or "")
+
+    return optional_input_tool
+
+
+@pytest.fixture
+def example_tool():
+    @tool
+    def valid_tool_function(input: str) -> str:
+        """A valid tool function.
+
+        Args:
+            input: Input string.
+        """
+        return input.upper()
+
+    return valid_tool_function
+
+
+@pytest.fixture
+def test_tool():
+    class ProcessingTool(Tool):
+        name = "test_tool"
+        description = "A test tool"
+        inputs = {"input": {"type": "string", "description": "Input value"}}
+        output_type = "string"
+
+        def forward(self, input):
+            if input == "error":
+                raise ValueError("Tool execution error")
+            return f"Processed: {input}"
+
+    return ProcessingTool()
+
+
+def _prompt_tool(tool_name, tool_description, tool_inputs, tool_output_type):
+    arguments = ", ".join(tool_inputs)
+    namespace = {}
+    exec(f"def forward(self, {arguments}):\\n    return None", namespace)
+    attributes = {"name": tool_name, "description": tool_description, "inputs": tool_inputs,
+                  "output_type": tool_output_type, "forward": namespace["forward"]}
+    return type("PromptTool", (Tool,), attributes)()
+
+
+@pytest.fixture
+def no_input_tool():
+    return _prompt_tool("no_input_tool", "Tool with no inputs", {}, "string")
+
+
+@pytest.fixture
+def single_input_tool():
+    inputs = {"text": {"type": "string", "description": "Input text"}}
+    return _prompt_tool("single_input_tool", "Tool with one input", inputs, "string")
+
+
+@pytest.fixture
+def multi_input_tool():
+    inputs = {"text": {"type": "string", "description": "Text input"},
+              "count": {"type": "integer", "description": "Number count"}}
+    return _prompt_tool("multi_input_tool", "Tool with multiple inputs", inputs, "object")
+
+
+@pytest.fixture
+def multiline_description_tool():
+    inputs = {"input": {"type": "string", "description": "Some input"}}
+    description = "This is a tool with\\nmultiple lines\\nin the description"
+    return _prompt_tool("multiline_description_tool", description, inputs, "string")
+
+
+@pytest.fixture
+def shared_datadir(tmp_path):
+    """pytest-datadir's fixture; the sdist lacks tests/data, so its one image is drawn here."""
+    import PIL.Image
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    image = PIL.Image.new("RGB", (640, 480))
+    for x in range(640):
+        for y in range(0, 480, 8):
+            image.putpixel((x, y), (x % 256, y % 256, (x + y) % 256))
+    image.save(folder / "000000039769.png")
+    return folder
+'''
+
+FIXTURE_AGENTS = '''
+"""`get_agent_dict(version)`: an agent.json as smolagents v1.9, v1.10 and v1.20 wrote it (re-created
+from what test_from_folder asserts)."""
+
+import pytest
+
+_PROMPTS = {
+    "system_prompt": "dummy system prompt",
+    "planning": {"initial_plan": "", "update_plan_pre_messages": "", "update_plan_post_messages": ""},
+    "managed_agent": {"task": "", "report": ""},
+    "final_answer": {"pre_messages": "", "post_messages": ""},
+}
+_COMMON = {
+    "tools": [],
+    "model": {"class": "InferenceClientModel", "data": {"model_id": "Qwen/Qwen2.5-Coder-32B-Instruct"}},
+    "managed_agents": {},
+    "prompt_templates": _PROMPTS,
+    "max_steps": 10,
+    "verbosity_level": 2,
+    "grammar": None,
+    "planning_interval": 2,
+    "name": "test_agent",
+    "description": "dummy description",
+    "requirements": ["smolagents"],
+}
+AGENT_DICTS = {
+    "v1.9": {**_COMMON, "authorized_imports": ["pandas"]},
+    "v1.10": {**_COMMON, "authorized_imports": ["pandas"], "executor_type": "local", "executor_kwargs": {},
+              "max_print_outputs_length": None},
+    "v1.20": {**{k: v for k, v in _COMMON.items() if k != "grammar"}, "authorized_imports": ["pandas"],
+              "executor_type": "local", "executor_kwargs": {}, "max_print_outputs_length": None},
+}
+
+
+@pytest.fixture
+def get_agent_dict():
+    def get(version):
+        import copy
+
+        return copy.deepcopy(AGENT_DICTS[version])
+
+    return get
+'''
+
+PYTEST_INI = """
+[pytest]
+addopts = -p no:cacheprovider
+filterwarnings =
+    ignore::DeprecationWarning
+"""
+
+
+# --------------------------------------------------------------------------------------------------
+# preparing
+
+
+def prepare(workdir: Path, python: str) -> Path:
+    """Download and unpack the sdist's tests into workdir/tests; write the support files."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    sdist = workdir / f"smolagents-{VERSION}.tar.gz"
+    if not sdist.exists():
+        subprocess.run(
+            [
+                python,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                f"smolagents=={VERSION}",
+                "-d",
+                str(workdir),
+                "-q",
+            ],
+            check=True,
+        )
+    src = workdir / "src"
+    if not src.exists():
+        with tarfile.open(sdist) as tar, tempfile.TemporaryDirectory() as tmp:
+            members = [m for m in tar.getmembers() if "/tests/" in m.name or "/src/smolagents/" in m.name]
+            tar.extractall(tmp, members=members, filter="data")
+            root = Path(tmp) / f"smolagents-{VERSION}"
+            if not (root / "tests").is_dir():
+                raise SystemExit(f"the smolagents {VERSION} sdist has no tests/ directory")
+            tests = workdir / "tests"
+            if tests.exists():
+                shutil.rmtree(tests)
+            shutil.copytree(root / "tests", tests)
+            shutil.copytree(root / "src", src)
+    tests = workdir / "tests"
+    files = {
+        "_smolagents_suite_plugin.py": PLUGIN,
+        "pytest.ini": PYTEST_INI,
+        "tests/__init__.py": "",
+        "tests/conftest.py": CONFTEST,
+        "tests/utils/__init__.py": "",
+        "tests/utils/markers.py": MARKERS,
+        "tests/fixtures/__init__.py": "",
+        "tests/fixtures/tools.py": FIXTURE_TOOLS,
+        "tests/fixtures/agents.py": FIXTURE_AGENTS,
+    }
+    for rel, text in files.items():
+        path = workdir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return tests
+
+
+def smolagents_submodules(workdir: Path) -> list[str]:
+    package = workdir / "src" / "smolagents"
+    names = [p.stem for p in package.glob("*.py") if p.stem != "__init__"]
+    names += [p.name for p in package.iterdir() if p.is_dir() and not p.name.startswith("_")]
+    return sorted(f"smolagents.{n}" for n in names)
+
+
+# --------------------------------------------------------------------------------------------------
+# running
+
+
+def run_file(workdir: Path, python: str, target: str, name: str, timeout: int, extra: list[str]) -> list[dict]:
+    results = workdir / "results" / f"{target}-{name}.jsonl"
+    results.parent.mkdir(exist_ok=True)
+    results.unlink(missing_ok=True)
+    env = {
+        **os.environ,
+        "SMOLAGENTS_SUITE_TARGET": target,
+        "SMOLAGENTS_SUITE_RESULTS": str(results),
+        "SMOLAGENTS_SUITE_SUBMODULES": json.dumps(smolagents_submodules(workdir)),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(workdir), os.environ.get("PYTHONPATH")])),
+        "HF_HUB_OFFLINE": "1",
+        "NBAGENT_NO_WIDGET": "1",
+    }
+    env.pop("RUN_ALL", None)
+    cmd = [
+        python,
+        "-m",
+        "pytest",
+        f"tests/{name}",
+        "-p",
+        "_smolagents_suite_plugin",
+        "-q",
+        "--no-header",
+        "-p",
+        "no:randomly",
+        f"--timeout={timeout}",
+        "-o",
+        "console_output_style=classic",
+        *extra,
+    ]
+    subprocess.run(cmd, cwd=workdir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if not results.exists():
+        return [
+            {
+                "nodeid": f"tests/{name}",
+                "when": "collect",
+                "outcome": "error",
+                "exc_type": None,
+                "message": "pytest wrote no results (crashed?)",
+                "text": "",
+                "touched": [],
+            }
+        ]
+    return [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
+
+
+def final_outcomes(records: list[dict]) -> dict[str, dict]:
+    """One outcome per test: the first failure among setup/call/teardown, else call's outcome."""
+    tests: dict[str, dict] = {}
+    for rec in records:
+        if rec.get("session"):
+            continue
+        current = tests.get(rec["nodeid"])
+        if current is None or current["outcome"] == "passed" and rec["outcome"] != "passed":
+            tests[rec["nodeid"]] = rec
+    return tests
+
+
+def classify(rec: dict) -> str:
+    text = f"{rec.get('exc_type')}: {rec.get('message')}\n{rec.get('text')}"
+    if rec.get("uncollected"):
+        return "not collected: parametrized over a name nbagent lacks"
+    if rec["when"] == "collect":
+        last = [line for line in (rec.get("text") or "").splitlines() if line.startswith("E ")][-1:]
+        return f"collection error: {last[0][2:].strip()[:120] if last else '?'}"
+    if rec.get("touched"):
+        path = re.sub(r"(\(\)|\[.*\]).*$", "", rec["touched"][0])
+        return f"missing in nbagent: {path}"
+    found = re.search(r"missing in nbagent: ([\w.]+)", text)
+    if found:
+        return f"missing in nbagent: {found.group(1)}"
+    for pattern, label in FAILURE_CLASSES:
+        match = re.search(pattern, text)
+        if match:
+            return label.format(*match.groups())
+    message = (rec.get("message") or "").strip().splitlines()
+    first = message[0] if message else (rec.get("text") or "").strip().splitlines()[-1:] or [""]
+    first = first if isinstance(first, str) else first[0]
+    return f"{rec.get('exc_type') or 'failure'}: {first[:90]}"
+
+
+def not_applicable(nodeid: str) -> str | None:
+    for key, reason in NOT_APPLICABLE.items():
+        if key in nodeid:
+            return reason
+    return None
+
+
+def reference_nodeids(workdir: Path, files: list[str]) -> dict[str, list[str]]:
+    """Test ids collected by the last reference run (--target smolagents), when there was one."""
+    found = {}
+    for name in files:
+        path = workdir / "results" / f"smolagents-{name}.jsonl"
+        if path.exists():
+            records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+            found[name] = [r["nodeid"] for r in records if not r.get("session") and r["when"] != "collect"]
+    return found
+
+
+def summarize(
+    target: str, per_file: dict[str, list[dict]], show_failures: bool, top: int, reference: dict[str, list[str]]
+) -> dict:
+    rows = []
+    classes: Counter = Counter()
+    examples: dict[str, list[str]] = defaultdict(list)
+    alias_problems = []
+    for name, records in per_file.items():
+        for rec in records:
+            if rec.get("session") and (rec.get("real_smolagents_modules") and target == "nbagent"):
+                alias_problems.append((name, rec["real_smolagents_modules"][:3]))
+        counts = Counter()
+        outcomes = final_outcomes(records)
+        # Tests the reference collected but this run could not (a file that failed to import, or a
+        # parametrization over a missing name): each one counts as a failure.
+        expected = len(set(reference.get(name, ())))
+        broken = [r for r in outcomes.values() if r["when"] == "collect"]
+        shortfall = expected - (len(outcomes) - len(broken))
+        if shortfall > 0 and (broken or expected):
+            for rec in broken:
+                del outcomes[rec["nodeid"]]
+            template = (
+                broken[0]
+                if broken
+                else {
+                    "when": "collect",
+                    "outcome": "failed",
+                    "exc_type": None,
+                    "message": "",
+                    "text": "",
+                    "touched": [],
+                    "uncollected": True,
+                }
+            )
+            for i in range(shortfall):
+                outcomes[f"{name}::<not collected {i}>"] = {**template, "nodeid": f"{name}::<not collected {i}>"}
+        for nodeid, rec in outcomes.items():
+            if rec["outcome"] == "passed":
+                counts["passed"] += 1
+            elif rec["outcome"] == "skipped":
+                counts["skipped"] += 1
+            elif target == "nbagent" and not_applicable(nodeid):
+                counts["n/a"] += 1
+            else:
+                counts["failed"] += 1
+                label = classify(rec)
+                classes[label] += 1
+                examples[label].append(nodeid)
+        counts["collected"] = sum(counts.values())
+        rows.append((name, counts))
+    total = Counter()
+    print(f"\nsmolagents {VERSION} test suite against {target}\n")
+    print(f"{'file':36} {'tests':>6} {'passed':>7} {'failed':>7} {'n/a':>5} {'skipped':>8}")
+    for name, counts in rows:
+        total.update(counts)
+        print(
+            f"{name:36} {counts['collected']:>6} {counts['passed']:>7} {counts['failed']:>7} "
+            f"{counts['n/a']:>5} {counts['skipped']:>8}"
+        )
+    print(
+        f"{'total':36} {total['collected']:>6} {total['passed']:>7} {total['failed']:>7} "
+        f"{total['n/a']:>5} {total['skipped']:>8}"
+    )
+    if classes:
+        print(f"\nfailure classes ({len(classes)}; top {top}):")
+        for label, count in classes.most_common(top):
+            print(f"  {count:4}  {label}")
+            if show_failures:
+                for nodeid in examples[label][:5]:
+                    print(f"          {nodeid}")
+    if alias_problems:
+        print(f"\nWARNING: the real smolagents was imported: {alias_problems}")
+    elif target == "nbagent":
+        print("\nalias check: the real smolagents was never imported")
+    return {
+        "rows": {n: dict(c) for n, c in rows},
+        "total": dict(total),
+        "classes": dict(classes),
+        "examples": {k: v for k, v in examples.items()},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--target", choices=["nbagent", "smolagents"], default="nbagent")
+    parser.add_argument("--files", nargs="*", help="test files (default: the nine measured); 'all' for every file")
+    parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / f"smolagents-suite-{VERSION}")
+    parser.add_argument("--python", default=sys.executable, help="interpreter with pytest and nbagent installed")
+    parser.add_argument("--timeout", type=int, default=120, help="seconds per test")
+    parser.add_argument("--show-failures", action="store_true", help="list up to 5 tests per failure class")
+    parser.add_argument("--top", type=int, default=40, help="failure classes shown")
+    parser.add_argument("--json", type=Path, help="write the summary as JSON")
+    parser.add_argument("--report-only", action="store_true", help="summarize the stored results, run nothing")
+    parser.add_argument("pytest_args", nargs="*", help="more pytest arguments (after --)")
+    args = parser.parse_args(argv)
+
+    tests = prepare(args.workdir, args.python)
+    if args.files == ["all"]:
+        files = sorted(p.name for p in tests.glob("test_*.py"))
+    else:
+        files = args.files or DEFAULT_FILES
+    per_file = {}
+    for name in files:
+        stored = args.workdir / "results" / f"{args.target}-{name}.jsonl"
+        if args.report_only and stored.exists():
+            per_file[name] = [json.loads(line) for line in stored.read_text(encoding="utf-8").splitlines()]
+            continue
+        print(f"running {name} ...", file=sys.stderr, flush=True)
+        per_file[name] = run_file(args.workdir, args.python, args.target, name, args.timeout, args.pytest_args)
+    reference = reference_nodeids(args.workdir, files) if args.target == "nbagent" else {}
+    summary = summarize(args.target, per_file, args.show_failures, args.top, reference)
+    if args.json:
+        args.json.write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
