@@ -43,7 +43,9 @@ def smolagents_run() -> float:
 
         def generate(self, messages, stop_sequences=None, response_format=None, tools_to_call_from=None, **kwargs):
             text = next(self.answers).replace("```python\n", "<code>\n").replace("\n```", "\n</code>")
-            return ChatMessage(role=MessageRole.ASSISTANT, content=text, token_usage=TokenUsage(input_tokens=1, output_tokens=1))
+            return ChatMessage(
+                role=MessageRole.ASSISTANT, content=text, token_usage=TokenUsage(input_tokens=1, output_tokens=1)
+            )
 
     agent = CodeAgent(tools=[], model=InstantModel(), max_steps=STEPS, verbosity_level=-1, stream_outputs=False)
     started = time.perf_counter()
@@ -63,8 +65,10 @@ def main() -> None:
     print(f"{'nbagent':<12} {ours:>10.0f}")
     print(f"{'smolagents':<12} {theirs:>10.0f}")
     verdict = "meets" if ours <= 500 else "misses"
-    print(f"loop overhead: nbagent {ours:.0f} µs/step, smolagents 1.26 {theirs:.0f} µs/step, "
-          f"ratio {theirs / ours:.1f}x faster; {verdict} the 0.5 ms target ({STEPS}-step runs, median of {RUNS})")
+    print(
+        f"loop overhead: nbagent {ours:.0f} µs/step, smolagents 1.26 {theirs:.0f} µs/step, "
+        f"ratio {theirs / ours:.1f}x faster; {verdict} the 0.5 ms target ({STEPS}-step runs, median of {RUNS})"
+    )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Write notebooks/quickstart.ipynb and notebooks/memory.ipynb (kept as code so they stay reviewable).
 
-    .venv/bin/python scripts/make_notebooks.py
+.venv/bin/python scripts/make_notebooks.py
 """
 
 from __future__ import annotations
@@ -35,10 +35,7 @@ QUICKSTART = [
         "Call final_answer with the region name only."
     ),
     new_markdown_cell("The answer is a normal variable now, ready for the next cell:"),
-    new_code_cell(
-        "print(f\"Best region: {best}\")\n"
-        "assert str(best).strip().strip('\\'\"').lower() == \"west\", best"
-    ),
+    new_code_cell('print(f"Best region: {best}")\nassert str(best).strip().strip(\'\\\'"\').lower() == "west", best'),
 ]
 
 MEMORY = [
@@ -51,11 +48,11 @@ MEMORY = [
         "from nbagent import ActionStep, CodeAgent, ScriptedModel, TaskStep\n\n"
         "def fib_answers():\n"
         "    return ScriptedModel([\n"
-        "        \"Thought: I will compute the Fibonacci numbers.\\n```python\\na, b = 0, 1\\nfor _ in range(19):\\n    a, b = b, a + b\\nprint(b)\\n```\",\n"
-        "        \"Thought: The 20th Fibonacci number is 6765.\\n```python\\nfinal_answer(6765)\\n```\",\n"
+        '        "Thought: I will compute the Fibonacci numbers.\\n```python\\na, b = 0, 1\\nfor _ in range(19):\\n    a, b = b, a + b\\nprint(b)\\n```",\n'
+        '        "Thought: The 20th Fibonacci number is 6765.\\n```python\\nfinal_answer(6765)\\n```",\n'
         "    ])\n\n"
         "agent = CodeAgent(tools=[], model=fib_answers(), verbosity_level=0)\n"
-        "result = agent.run(\"What's the 20th Fibonacci number?\")\n"
+        'result = agent.run("What\'s the 20th Fibonacci number?")\n'
         "result"
     ),
     new_markdown_cell("## Replay the run"),
@@ -63,17 +60,17 @@ MEMORY = [
     new_markdown_cell("## Inspect the memory"),
     new_code_cell(
         "system_prompt_step = agent.memory.system_prompt\n"
-        "print(\"The system prompt given to the agent was:\")\n"
-        "print(system_prompt_step.system_prompt[:300], \"…\")\n\n"
+        'print("The system prompt given to the agent was:")\n'
+        'print(system_prompt_step.system_prompt[:300], "…")\n\n'
         "task_step = agent.memory.steps[0]\n"
-        "print(\"\\n\\nThe first task step was:\")\n"
+        'print("\\n\\nThe first task step was:")\n'
         "print(task_step.task)\n\n"
         "for step in agent.memory.steps:\n"
         "    if isinstance(step, ActionStep):\n"
         "        if step.error is not None:\n"
-        "            print(f\"\\nStep {step.step_number} got this error:\\n{step.error}\\n\")\n"
+        '            print(f"\\nStep {step.step_number} got this error:\\n{step.error}\\n")\n'
         "        else:\n"
-        "            print(f\"\\nStep {step.step_number} got these observations:\\n{step.observations}\\n\")"
+        '            print(f"\\nStep {step.step_number} got these observations:\\n{step.observations}\\n")'
     ),
     new_code_cell("len(agent.memory.get_full_steps()), agent.memory.get_succinct_steps()[1]['code_action']"),
     new_markdown_cell("## A step callback that keeps only the latest images"),
@@ -85,19 +82,19 @@ MEMORY = [
         "        if isinstance(previous_memory_step, ActionStep) and previous_memory_step.step_number <= latest_step - 2:\n"
         "            previous_memory_step.observations_images = None\n"
         "    shade = 60 * latest_step\n"
-        "    memory_step.observations_images = [Image.new(\"RGB\", (48, 32), (shade, 120, 200))]\n\n"
+        '    memory_step.observations_images = [Image.new("RGB", (48, 32), (shade, 120, 200))]\n\n'
         "steps = [\"Thought: look.\\n```python\\nprint('page', 1)\\n```\", \"Thought: look again.\\n```python\\nprint('page', 2)\\n```\",\n"
         "         \"Thought: done.\\n```python\\nfinal_answer('browsed')\\n```\"]\n"
         "browser_agent = CodeAgent(tools=[], model=ScriptedModel(steps), step_callbacks=[update_screenshot], verbosity_level=0)\n"
-        "browser_agent.run(\"Browse three pages\")\n"
+        'browser_agent.run("Browse three pages")\n'
         "[step.observations_images is not None for step in browser_agent.memory.steps if isinstance(step, ActionStep)]"
     ),
     new_markdown_cell("## Run an agent one step at a time"),
     new_code_cell(
         "agent = CodeAgent(tools=[], model=fib_answers(), verbosity_level=1)\n"
         "agent.python_executor.send_tools({**agent.tools})\n"
-        "print(agent.memory.system_prompt.system_prompt[:80], \"…\")\n\n"
-        "task = \"What is the 20th Fibonacci number?\"\n"
+        'print(agent.memory.system_prompt.system_prompt[:80], "…")\n\n'
+        'task = "What is the 20th Fibonacci number?"\n'
         "agent.memory.steps.append(TaskStep(task=task, task_images=[]))\n\n"
         "final_answer = None\n"
         "step_number = 1\n"
@@ -109,13 +106,13 @@ MEMORY = [
         "    final_answer = agent.step(memory_step)\n"
         "    agent.memory.steps.append(memory_step)\n"
         "    step_number += 1\n\n"
-        "print(\"The final answer is:\", final_answer)"
+        'print("The final answer is:", final_answer)'
     ),
     new_markdown_cell("## Save the memory, load it back, show it"),
     new_code_cell(
         "import tempfile, pathlib\n"
         "from nbagent import AgentMemory\n\n"
-        "path = browser_agent.memory.save(pathlib.Path(tempfile.mkdtemp()) / \"run.json\")\n"
+        'path = browser_agent.memory.save(pathlib.Path(tempfile.mkdtemp()) / "run.json")\n'
         "loaded = AgentMemory.load(path)\n"
         "assert loaded == browser_agent.memory\n"
         "loaded"

@@ -13,10 +13,29 @@ def test_public_name_resolves(name):
 
 
 def test_smolagents_top_level_names_exist():
-    smolagents_names = ["CodeAgent", "ToolCallingAgent", "MultiStepAgent", "tool", "Tool", "TransformersModel",
-                        "InferenceClientModel", "HfApiModel", "OpenAIServerModel", "LiteLLMModel", "ActionStep",
-                        "TaskStep", "PlanningStep", "FinalAnswerStep", "SystemPromptStep", "AgentMemory", "LogLevel",
-                        "LocalPythonExecutor", "FinalAnswerTool", "PythonInterpreterTool", "VisitWebpageTool"]
+    smolagents_names = [
+        "CodeAgent",
+        "ToolCallingAgent",
+        "MultiStepAgent",
+        "tool",
+        "Tool",
+        "TransformersModel",
+        "InferenceClientModel",
+        "HfApiModel",
+        "OpenAIServerModel",
+        "LiteLLMModel",
+        "ActionStep",
+        "TaskStep",
+        "PlanningStep",
+        "FinalAnswerStep",
+        "SystemPromptStep",
+        "AgentMemory",
+        "LogLevel",
+        "LocalPythonExecutor",
+        "FinalAnswerTool",
+        "PythonInterpreterTool",
+        "VisitWebpageTool",
+    ]
     missing = [name for name in smolagents_names if not hasattr(nbagent, name)]
     assert not missing
 
