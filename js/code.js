@@ -3,6 +3,8 @@ import { collapsible } from "./collapse.js";
 import { h } from "./dom.js";
 import { highlightPython } from "./highlight.js";
 
+/** @import { StepFields, ToolCall } from "./types.js" */
+
 /**
  * A highlighted, collapsible code block.
  * @param {string} code
@@ -15,7 +17,7 @@ export function renderCode(code, { label = "Code", className = "" } = {}) {
 
 /**
  * The code of a step: what ran, plus what the model wrote when it differs (a person edited it).
- * @param {{code?: string|null, model_code?: string|null}} step
+ * @param {Pick<StepFields, "code" | "model_code">} step
  * @returns {HTMLElement[]}
  */
 export function renderStepCode(step) {
@@ -27,7 +29,11 @@ export function renderStepCode(step) {
   return out;
 }
 
-/** Tool calls of a ToolCallingAgent step: name(arguments). */
+/**
+ * Tool calls of a ToolCallingAgent step: name(arguments).
+ * @param {ToolCall[] | null | undefined} toolCalls
+ * @returns {HTMLElement | null}
+ */
 export function renderToolCalls(toolCalls) {
   if (!toolCalls || toolCalls.length === 0) return null;
   const items = toolCalls.map((call) => {

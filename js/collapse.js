@@ -5,7 +5,11 @@ import { h } from "./dom.js";
 
 export const DEFAULT_MAX_LINES = 24;
 
-/** Number of lines in a text (a trailing newline does not count as a line). */
+/**
+ * Number of lines in a text (a trailing newline does not count as a line).
+ * @param {string | null | undefined} text
+ * @returns {number}
+ */
 export function countLines(text) {
   if (!text) return 0;
   const body = text.endsWith("\n") ? text.slice(0, -1) : text;

@@ -7,9 +7,15 @@
 // which the kernel hears even while a cell runs (see nbagent/notebook/channel.py).
 import "./controls.css";
 import { h } from "./dom.js";
-import { LIVE_STATUSES as LIVE, STATUS_LABELS } from "./status.js";
+import { LIVE_STATUSES as LIVE, RunStatus, STATUS_LABELS, isRunStatus } from "./status.js";
+
+/** @import { AnyModel } from "@anywidget/types" */
+/** @import { ControlAction, ControlCommand, ControlsCan, ControlsState, Run, WidgetModel } from "./types.js" */
+
+/** @typedef {"run" | "step" | "pause" | "stop" | "approve" | "reject"} ButtonAction an action with its own button */
 
 export { STATUS_LABELS };
+/** @type {Array<[ButtonAction, string, string]>} action, label, title */
 const BUTTONS = [
   ["run", "Run", "Run to the end (with edited code, if any)"],
   ["step", "Step", "Run exactly one step, then pause"],
@@ -20,15 +26,24 @@ export const RERUN_TITLE =
   "Re-run from this step: the earlier run is kept (agent.forks) and the run continues live. " +
   "Variables and other namespace effects of this and later steps are not undone.";
 
-/** The status badge. */
+/**
+ * The status badge.
+ * @param {string | null | undefined} status a run status (anything else shows as idle)
+ * @returns {HTMLElement}
+ */
 export function renderStatus(status) {
-  const key = STATUS_LABELS[status] ? status : "idle";
+  const key = isRunStatus(status) ? status : RunStatus.IDLE;
   return h("span", { class: `nba-status nba-status-${key}`, role: "status" }, STATUS_LABELS[key]);
 }
 
-/** The status to show: the controller's while it knows of a run (paused, awaiting approval), else the run's. */
+/**
+ * The status to show: the controller's while it knows of a run (paused, awaiting approval), else the run's.
+ * @param {Partial<Run> | null | undefined} run
+ * @param {ControlsState | null | undefined} controls
+ * @returns {RunStatus}
+ */
 export function effectiveStatus(run, controls) {
-  const own = run?.status ?? "idle";
+  const own = run?.status ?? RunStatus.IDLE;
   if (!controls || !controls.status) return own;
   if (controls.active || LIVE.has(controls.status)) return controls.status;
   return LIVE.has(own) ? controls.status : own;
@@ -37,10 +52,11 @@ export function effectiveStatus(run, controls) {
 /**
  * Send commands on the widget's ControlChannel once it is resolved; until then (or without one) on the
  * widget's own comm, which Python also listens to (heard only between cells).
- * @param {object} model the AgentWidget's anywidget model
- * @returns {(command: object) => void}
+ * @param {AnyModel<WidgetModel>} model the AgentWidget's anywidget model
+ * @returns {(command: ControlCommand) => void}
  */
 export function connectChannel(model) {
+  /** @type {AnyModel | null} */
   let channel = null;
   const resolve = async () => {
     const ref = model.get("control_channel");
@@ -64,20 +80,24 @@ export function connectChannel(model) {
 
 /** The controls of one view. `update(state)` keeps the review box's edits while the same code is pending. */
 export class ControlsView {
-  /** @param {{send: (command: object) => void}} ctx */
+  /** @param {{send: (command: ControlCommand) => void}} ctx */
   constructor(ctx) {
     this.send = ctx.send;
+    /** @type {ControlsState} */
     this.state = {};
+    /** @type {string | null} the step and code under review, to keep the person's edits */
     this.reviewKey = null;
-    this.buttons = {};
+    /** @type {Map<ButtonAction, HTMLButtonElement>} */
+    this.buttons = new Map();
     const toolbar = h("div", { class: "nba-controls", role: "toolbar", "aria-label": "Run controls" });
     for (const [action, label, title] of BUTTONS) {
-      this.buttons[action] = h(
+      const button = h(
         "button",
         { type: "button", class: `nba-btn nba-btn-${action}`, title, onclick: () => this.command(action) },
         label,
       );
-      toolbar.append(this.buttons[action]);
+      this.buttons.set(action, button);
+      toolbar.append(button);
     }
     this.toggle = h("input", {
       type: "checkbox",
@@ -98,56 +118,65 @@ export class ControlsView {
       "aria-label": "Note for the model",
       placeholder: "Why not? This note goes back to the model.",
     });
-    this.buttons.approve = h(
+    const approve = h(
       "button",
       { type: "button", class: "nba-btn nba-btn-approve", onclick: () => this.command("approve") },
       "Approve",
     );
-    this.buttons.reject = h(
+    const reject = h(
       "button",
       { type: "button", class: "nba-btn nba-btn-reject", onclick: () => this.command("reject") },
       "Reject",
     );
+    this.buttons.set("approve", approve).set("reject", reject);
     this.reviewTitle = h("div", { class: "nba-review-title" });
     this.review = h(
       "div",
       { class: "nba-review", role: "group", "aria-label": "Review the code before it runs" },
       this.reviewTitle,
       this.code,
-      h("div", { class: "nba-review-actions" }, this.buttons.approve, this.buttons.reject, this.note),
+      h("div", { class: "nba-review-actions" }, approve, reject, this.note),
     );
     this.message = h("div", { class: "nba-control-message", "aria-live": "polite" });
     this.el = h("div", { class: "nba-control-area" }, toolbar, this.review, this.message);
     this.update({});
   }
 
-  /** Send `action` with what it needs: the (edited) code while code awaits approval, the note for Reject. */
+  /**
+   * Send `action` with what it needs: the (edited) code while code awaits approval, the note for Reject.
+   * @param {ControlAction} action
+   */
   command(action) {
+    /** @type {ControlCommand} */
     const command = { action };
-    if (this.state.status === "awaiting_approval" && ["run", "step", "approve"].includes(action)) {
+    if (this.state.status === RunStatus.AWAITING_APPROVAL && ["run", "step", "approve"].includes(action)) {
       command.code = this.code.value;
     }
     if (action === "reject") command.note = this.note.value;
     this.send(command);
   }
 
-  /** Show `state` (a controller snapshot; empty: no controller, e.g. a saved or reloaded run). */
+  /**
+   * Show `state` (a controller snapshot; empty: no controller, e.g. a saved or reloaded run).
+   * @param {ControlsState | null | undefined} state
+   */
   update(state) {
     this.state = state ?? {};
     const s = this.state;
     const connected = Boolean(s.status);
     this.el.hidden = !connected;
+    /** @type {Partial<ControlsCan>} */
     const can = s.can ?? {};
-    for (const [action, button] of Object.entries(this.buttons)) button.disabled = !can[action];
+    for (const [action, button] of this.buttons) button.disabled = !can[action];
     this.toggle.checked = Boolean(s.approve_code);
     this.toggle.disabled = !connected;
-    const awaiting = s.status === "awaiting_approval" && typeof s.pending_code === "string";
-    this.review.hidden = !awaiting;
-    if (awaiting) {
-      const key = `${s.pending_step}\u0000${s.pending_code}`;
+    const pending = s.status === RunStatus.AWAITING_APPROVAL ? s.pending_code : null; // code awaiting approval
+    this.review.hidden = typeof pending !== "string";
+    if (typeof pending === "string") {
+      const key = `${s.pending_step}\u0000${pending}`;
       if (key !== this.reviewKey) {
         this.reviewKey = key; // new code to review: show it; later updates keep the person's edits
-        this.code.value = s.pending_code;
+        this.code.value = pending;
         this.note.value = "";
       }
       this.reviewTitle.textContent =
@@ -159,18 +188,27 @@ export class ControlsView {
     this.message.textContent = s.message ?? "";
   }
 
-  /** The status the run's badge shows. */
+  /**
+   * The status the run's badge shows.
+   * @param {Partial<Run> | null | undefined} run
+   * @returns {RunStatus}
+   */
   statusOf(run) {
     return effectiveStatus(run, this.state);
   }
 
-  /** Put a "Re-run from here" button on each finished action step rendered in `stepsEl`. */
+  /**
+   * Put a "Re-run from here" button on each finished action step rendered in `stepsEl`.
+   * @param {HTMLElement} stepsEl
+   */
   decorate(stepsEl) {
     const rerunnable = new Set(this.state.rerunnable ?? []);
     const enabled = Boolean(this.state.can?.rerun);
-    for (const node of stepsEl.querySelectorAll(":scope > .nba-step-action")) {
+    const nodes = /** @type {NodeListOf<HTMLElement>} */ (stepsEl.querySelectorAll(":scope > .nba-step-action"));
+    for (const node of nodes) {
       const number = Number(node.dataset.step);
       const head = node.querySelector(".nba-step-head");
+      /** @type {HTMLButtonElement | null | undefined} */
       let button = head?.querySelector(":scope > .nba-rerun");
       if (!head || !rerunnable.has(number)) {
         button?.remove();

@@ -2,7 +2,12 @@
 import { collapsible } from "./collapse.js";
 import { h } from "./dom.js";
 
-/** The error block of a step or run, or null. */
+/**
+ * The error block of a step or run, or null.
+ * @param {string | null | undefined} message
+ * @param {{label?: string}} [options]
+ * @returns {HTMLElement | null}
+ */
 export function renderError(message, { label = "Error" } = {}) {
   if (!message) return null;
   const text = String(message);

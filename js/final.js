@@ -5,9 +5,13 @@ import { h } from "./dom.js";
 import { renderImages } from "./images.js";
 import { renderMarkdown } from "./markdown.js";
 
+/** @import { ImageSource } from "./images.js" */
+/** @import { Answer } from "./types.js" */
+
 /**
- * @param {{text?: string, type?: string, images?: number[]}|null} answer
- * @param {object} imageSource see images.js
+ * @param {Partial<Answer> | null | undefined} answer
+ * @param {ImageSource} imageSource
+ * @returns {HTMLElement | null}
  */
 export function renderFinalAnswer(answer, imageSource) {
   if (!answer) return null;

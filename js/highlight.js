@@ -34,13 +34,15 @@ const TOKEN = new RegExp(
  * @returns {Array<[string|null, string]>}
  */
 export function tokenizePython(code) {
+  /** @type {Array<[string | null, string]>} */
   const tokens = [];
   let previousName = "";
   TOKEN.lastIndex = 0;
   let match;
   while (TOKEN.lastIndex < code.length && (match = TOKEN.exec(code)) !== null) {
-    const g = match.groups;
+    const g = match.groups ?? {}; // every alternative is a named group
     const text = match[0];
+    /** @type {string | null} */
     let cls = null;
     if (g.comment !== undefined) cls = "nba-c";
     else if (g.string !== undefined) cls = "nba-s";

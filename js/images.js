@@ -2,16 +2,32 @@
 import { h } from "./dom.js";
 
 /**
+ * Image bytes: a DataView from ipywidgets (the `images` trait, pushed buffers), or bytes from elsewhere.
+ * @typedef {DataView | ArrayBuffer | Uint8Array} ImageBuffer
+ */
+
+/**
+ * Where a view gets the images its steps refer to by index.
+ * @typedef {object} ImageSource
+ * @property {(index: number) => ImageBuffer | undefined} get the buffer at `index`, if received
+ * @property {(buffer: ImageBuffer) => string} url an object URL for the buffer
+ * @property {(index: number) => void} [missing] called for an index not received yet
+ */
+
+/**
  * Object URLs for image buffers, one per buffer, revoked together when the view goes away.
- * @returns {{url: (buffer: DataView|ArrayBuffer|Uint8Array) => string, revokeAll: () => void, size: () => number}}
+ * @returns {{url: (buffer: ImageBuffer) => string, revokeAll: () => void, size: () => number}}
  */
 export function createImageUrls() {
+  /** @type {Map<ImageBuffer, string>} */
   const urls = new Map();
   return {
     url(buffer) {
       let url = urls.get(buffer);
       if (!url) {
-        url = URL.createObjectURL(new Blob([buffer], { type: sniffType(buffer) }));
+        // (a BlobPart excludes views of a SharedArrayBuffer, which never carries images here)
+        const part = /** @type {BlobPart} */ (buffer);
+        url = URL.createObjectURL(new Blob([part], { type: sniffType(buffer) }));
         urls.set(buffer, url);
       }
       return url;
@@ -24,11 +40,16 @@ export function createImageUrls() {
   };
 }
 
-/** MIME type from the first bytes (PNG is what Python sends; JPEG/GIF/WebP are accepted too). */
+/**
+ * MIME type from the first bytes (PNG is what Python sends; JPEG/GIF/WebP are accepted too).
+ * @param {ImageBuffer} buffer
+ * @returns {string}
+ */
 export function sniffType(buffer) {
-  const bytes = buffer instanceof DataView
-    ? new Uint8Array(buffer.buffer, buffer.byteOffset, Math.min(buffer.byteLength, 12))
-    : new Uint8Array(buffer instanceof ArrayBuffer ? buffer : buffer.buffer, buffer.byteOffset ?? 0, Math.min(buffer.byteLength, 12));
+  const length = Math.min(buffer.byteLength, 12);
+  const bytes = buffer instanceof ArrayBuffer
+    ? new Uint8Array(buffer, 0, length)
+    : new Uint8Array(buffer.buffer, buffer.byteOffset, length);
   if (bytes[0] === 0xff && bytes[1] === 0xd8) return "image/jpeg";
   if (bytes[0] === 0x47 && bytes[1] === 0x49 && bytes[2] === 0x46) return "image/gif";
   if (bytes[0] === 0x52 && bytes[1] === 0x49 && bytes[8] === 0x57 && bytes[9] === 0x45) return "image/webp";
@@ -37,9 +58,9 @@ export function sniffType(buffer) {
 
 /**
  * The images of a step.
- * @param {number[]} indexes positions in the widget's `images` list
- * @param {{get: (i: number) => any, url: (buffer: any) => string, missing?: (i: number) => void}} source
- * @returns {HTMLElement|null}
+ * @param {number[] | null | undefined} indexes positions in the widget's `images` list
+ * @param {ImageSource} source
+ * @returns {HTMLElement | null}
  */
 export function renderImages(indexes, source) {
   if (!indexes || indexes.length === 0) return null;

@@ -5,6 +5,8 @@
 import { h } from "./dom.js";
 import { highlightPython } from "./highlight.js";
 
+/** @import { Child } from "./dom.js" */
+
 const PYTHON_LANGS = new Set(["py", "python", "python3", "ipython", "pycon"]);
 const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([\w+-]*)/;
 const HEADING = /^ {0,3}(#{1,6})(?:\s+(.*?))?\s*#*\s*$/;
@@ -25,10 +27,15 @@ export function renderMarkdown(text) {
   return root;
 }
 
+/** @param {string} line */
 function isBlank(line) {
   return line.trim() === "";
 }
 
+/**
+ * @param {string} line
+ * @param {string | undefined} next the line after it
+ */
 function startsBlock(line, next) {
   return (
     FENCE.test(line) || HEADING.test(line) || RULE.test(line) || QUOTE.test(line) || ITEM.test(line) ||
@@ -36,8 +43,12 @@ function startsBlock(line, next) {
   );
 }
 
-/** @param {string[]} lines */
+/**
+ * @param {string[]} lines
+ * @returns {HTMLElement[]}
+ */
 function parseBlocks(lines) {
+  /** @type {HTMLElement[]} */
   const out = [];
   let i = 0;
   while (i < lines.length) {
@@ -55,7 +66,8 @@ function parseBlocks(lines) {
       i += 1; // the closing fence (or past the end when the model never closed it)
       out.push(codeBlock(body.join("\n"), lang));
     } else if ((m = HEADING.exec(line))) {
-      out.push(h(`h${Math.min(m[1].length + 2, 6)}`, null, inline(m[2] || "")));
+      const level = /** @type {"h3" | "h4" | "h5" | "h6"} */ (`h${Math.min(m[1].length + 2, 6)}`);
+      out.push(h(level, null, inline(m[2] || "")));
       i += 1;
     } else if (RULE.test(line)) {
       out.push(h("hr"));
@@ -81,6 +93,10 @@ function parseBlocks(lines) {
   return out;
 }
 
+/**
+ * @param {string} code
+ * @param {string} lang the fence's language tag, lower case ("" for none)
+ */
 function codeBlock(code, lang) {
   const codeEl = h("code", { class: lang ? `language-${lang}` : null });
   if (PYTHON_LANGS.has(lang)) codeEl.append(highlightPython(code));
@@ -88,8 +104,15 @@ function codeBlock(code, lang) {
   return h("pre", { class: "nba-code" }, codeEl);
 }
 
+/**
+ * Parse the list that starts at `lines[start]` into `out`.
+ * @param {string[]} lines
+ * @param {number} start
+ * @param {HTMLElement[]} out
+ * @returns {number} the index of the first line after the list
+ */
 function parseList(lines, start, out) {
-  const first = ITEM.exec(lines[start]);
+  const first = /** @type {RegExpExecArray} */ (ITEM.exec(lines[start])); // the caller tested it
   const ordered = /\d/.test(first[2]);
   const list = h(ordered ? "ol" : "ul");
   if (ordered && parseInt(first[2], 10) !== 1) list.setAttribute("start", String(parseInt(first[2], 10)));
@@ -128,6 +151,10 @@ function parseList(lines, start, out) {
   return i;
 }
 
+/**
+ * @param {string} line
+ * @returns {string[]}
+ */
 function splitRow(line) {
   let row = line.trim();
   if (row.startsWith("|")) row = row.slice(1);
@@ -135,11 +162,19 @@ function splitRow(line) {
   return row.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/\\\|/g, "|"));
 }
 
+/**
+ * Parse the table whose header is `lines[start]` into `out`.
+ * @param {string[]} lines
+ * @param {number} start
+ * @param {HTMLElement[]} out
+ * @returns {number} the index of the first line after the table
+ */
 function parseTable(lines, start, out) {
   const header = splitRow(lines[start]);
   const aligns = splitRow(lines[start + 1]).map((c) =>
     c.startsWith(":") && c.endsWith(":") ? "center" : c.endsWith(":") ? "right" : c.startsWith(":") ? "left" : null,
   );
+  /** @type {(tag: "th" | "td", text: string, col: number) => HTMLElement} */
   const cell = (tag, text, col) => h(tag, { style: aligns[col] ? `text-align: ${aligns[col]}` : null }, inline(text));
   const thead = h("thead", null, h("tr", null, header.map((t, c) => cell("th", t, c))));
   const tbody = h("tbody");
@@ -172,13 +207,14 @@ const INLINE = new RegExp(
  * @returns {Node[]}
  */
 export function inline(text) {
+  /** @type {Node[]} */
   const nodes = [];
   let last = 0;
   // matchAll works on a copy of the regex: the recursive calls below cannot disturb this loop.
   for (const m of String(text).matchAll(INLINE)) {
     if (m.index > last) nodes.push(document.createTextNode(text.slice(last, m.index)));
     last = m.index + m[0].length;
-    const g = m.groups;
+    const g = m.groups ?? {}; // every alternative is a named group
     if (g.code !== undefined) {
       const inner = m[3];
       nodes.push(h("code", null, inner.length > 2 && inner.startsWith(" ") && inner.endsWith(" ") ? inner.slice(1, -1) : inner));
@@ -200,6 +236,11 @@ export function inline(text) {
   return nodes;
 }
 
+/**
+ * A link, or its text alone when the URL is not http(s)/mailto/#.
+ * @param {string} href
+ * @param {Child[]} children
+ */
 function link(href, children) {
   if (!SAFE_URL.test(href)) return h("span", null, children);
   return h("a", { href, target: "_blank", rel: "noopener noreferrer" }, children);

@@ -1,7 +1,13 @@
 // Token counts and durations, shown in step headers and the run footer.
 import { h } from "./dom.js";
 
-/** 950 -> "950", 1234 -> "1.2k", 2500000 -> "2.5M". */
+/** @import { TokenUsage } from "./types.js" */
+
+/**
+ * 950 -> "950", 1234 -> "1.2k", 2500000 -> "2.5M".
+ * @param {number | null | undefined} n
+ * @returns {string}
+ */
 export function formatCount(n) {
   if (n === null || n === undefined || Number.isNaN(n)) return "–";
   if (n < 1000) return String(Math.round(n));
@@ -9,7 +15,11 @@ export function formatCount(n) {
   return `${(n / 1e6).toFixed(1)}M`;
 }
 
-/** 0.0123 -> "12 ms", 3.456 -> "3.5 s", 125 -> "2 min 5 s". */
+/**
+ * 0.0123 -> "12 ms", 3.456 -> "3.5 s", 125 -> "2 min 5 s".
+ * @param {number | null | undefined} seconds
+ * @returns {string | null}
+ */
 export function formatDuration(seconds) {
   if (seconds === null || seconds === undefined || Number.isNaN(seconds)) return null;
   if (seconds < 1) return `${Math.round(seconds * 1000)} ms`;
@@ -20,8 +30,9 @@ export function formatDuration(seconds) {
 
 /**
  * "in 1.2k · out 80 tokens · 3.5 s" as small chips; null when there is nothing to show.
- * @param {{input_tokens?: number, output_tokens?: number}|null|undefined} usage
- * @param {number|null|undefined} duration seconds
+ * @param {Partial<TokenUsage> | null | undefined} usage
+ * @param {number | null | undefined} duration seconds
+ * @returns {HTMLElement | null}
  */
 export function renderMeta(usage, duration) {
   const chips = [];

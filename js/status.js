@@ -1,13 +1,30 @@
 // The run statuses, as nbagent/record/status.py's RunStatus says them (tests/views/test_parity.py keeps
-// the two equal), with the words the badge shows.
+// the two equal), with the words the badge shows. Compare with `RunStatus.PAUSED`, not "paused".
 
-/** @typedef {"idle" | "running" | "paused" | "awaiting_approval" | "stopped" | "done" | "error"} RunStatus */
+/** The status values by name, like Python's `RunStatus.AWAITING_APPROVAL`. */
+export const RunStatus = Object.freeze({
+  IDLE: "idle",
+  RUNNING: "running",
+  PAUSED: "paused",
+  AWAITING_APPROVAL: "awaiting_approval",
+  STOPPED: "stopped",
+  DONE: "done",
+  ERROR: "error",
+});
 
-/** @type {readonly RunStatus[]} */
-export const STATUSES = Object.freeze(["idle", "running", "paused", "awaiting_approval", "stopped", "done", "error"]);
+/**
+ * Where a run is, as shown to a person: one of the values of `RunStatus`.
+ * @typedef {(typeof RunStatus)[keyof typeof RunStatus]} RunStatus
+ */
 
-/** Statuses of a run that is under way (the loop's thread is in it or waits in it). */
-export const LIVE_STATUSES = new Set(["running", "paused", "awaiting_approval"]);
+/** Every status, in the order of Python's enum. @type {readonly RunStatus[]} */
+export const STATUSES = Object.freeze(Object.values(RunStatus));
+
+/**
+ * Statuses of a run that is under way (the loop's thread is in it or waits in it).
+ * @type {ReadonlySet<RunStatus>}
+ */
+export const LIVE_STATUSES = new Set([RunStatus.RUNNING, RunStatus.PAUSED, RunStatus.AWAITING_APPROVAL]);
 
 /** @type {Readonly<Record<RunStatus, string>>} */
 export const STATUS_LABELS = Object.freeze({
@@ -19,3 +36,12 @@ export const STATUS_LABELS = Object.freeze({
   done: "done",
   error: "error",
 });
+
+/**
+ * Whether `value` is one of the statuses (a run dict from an older or hand-made source may say anything).
+ * @param {unknown} value
+ * @returns {value is RunStatus}
+ */
+export function isRunStatus(value) {
+  return typeof value === "string" && Object.hasOwn(STATUS_LABELS, value);
+}

@@ -11,28 +11,45 @@ import { renderChildren } from "./nested.js";
 import { renderActionOutput, renderLogs } from "./observation.js";
 import { renderTask } from "./task.js";
 
+/** @import { ImageSource } from "./images.js" */
+/** @import { ActionStep, PlanningStep, Run, Step } from "./types.js" */
+
+/**
+ * What rendering a step needs: the run's images, and a way to render a nested run (injected by run.js,
+ * which imports this module).
+ * @typedef {object} StepContext
+ * @property {ImageSource} images
+ * @property {(run: Run, container: HTMLElement) => void} renderRunInto
+ */
+
 const CODE_BLOCK = /```[\w+-]*[ \t]*\n([\s\S]*?)\n?```|<code>\n?([\s\S]*?)\n?<\/code>/g;
 
 /**
  * The model's text without the code block(s) that are shown separately as the step's code.
- * @param {string} text
- * @param {string[]} codes code shown separately (ran / written by the model)
+ * @param {string | null | undefined} text
+ * @param {ReadonlyArray<string | null | undefined>} codes code shown separately (ran / written by the model)
+ * @returns {string}
  */
 export function thoughtText(text, codes) {
   if (!text) return "";
-  const known = new Set(codes.filter(Boolean).map((c) => c.trim()));
+  /** @type {Set<string>} */
+  const known = new Set();
+  for (const code of codes) if (code) known.add(code.trim());
   if (known.size === 0) return text;
   return text.replace(CODE_BLOCK, (whole, fenced, tagged) => (known.has((fenced ?? tagged ?? "").trim()) ? "" : whole)).trim();
 }
 
 /**
- * @param {object} step a step dict (see nbagent/views/state.py)
- * @param {{images: object, renderRunInto: Function}} ctx
+ * @param {Step} step a step dict (js/types.js, nbagent/views/state.py)
+ * @param {StepContext} ctx
  * @returns {HTMLElement}
  */
 export function renderStep(step, ctx) {
   if (step.kind === "task") return renderTask(step, ctx.images);
-  if (step.kind === "final") return renderFinalAnswer(step.final_answer ?? { text: step.action_output ?? "" }, ctx.images);
+  if (step.kind === "final") {
+    const answer = renderFinalAnswer(step.final_answer ?? { text: "" }, ctx.images);
+    return /** @type {HTMLElement} */ (answer); // an answer (not null) always renders
+  }
   const classes = ["nba-step", `nba-step-${step.kind}`];
   if (step.error) classes.push("nba-step-error");
   if (step.stopped) classes.push("nba-step-stopped");
@@ -45,15 +62,21 @@ export function renderStep(step, ctx) {
   return h("div", { class: classes.join(" "), dataset: { step: step.step_number ?? "", kind: step.kind } }, head, body);
 }
 
+/** @param {string | null | undefined} text */
 function markdownBlock(text) {
   if (!text) return null;
   return collapsible(renderMarkdown(text), { text, maxLines: 40 });
 }
 
+/** @param {PlanningStep} step */
 function planningBody(step) {
   return markdownBlock(step.plan || step.model_output);
 }
 
+/**
+ * @param {ActionStep} step
+ * @param {StepContext} ctx
+ */
 function actionBody(step, ctx) {
   const thought = thoughtText(step.model_output ?? "", [step.code, step.model_code]);
   return [

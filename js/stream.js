@@ -1,17 +1,30 @@
 // The live step: shown while the model is still writing, fed by transient "step_start"/"delta"
 // messages, and dropped once the finished step arrives in the synced `run` state.
 import { h } from "./dom.js";
+import { RunStatus } from "./status.js";
+
+/** @import { Run, StepFields } from "./types.js" */
 
 export class LiveStep {
   constructor() {
     this.el = h("div", { class: "nba-live" });
+    /** @type {number | null} the step shown; null when none */
     this.stepNumber = null;
+    /** @type {StepFields["kind"]} */
+    this.kind = "action";
+    /** @type {Text | null} */
     this.textNode = null;
   }
 
-  /** A new step began: show its placeholder. */
+  /**
+   * A new step began: show its placeholder.
+   * @param {number | null} stepNumber
+   * @param {StepFields["kind"]} [kind]
+   * @returns {Text} the node the step's text goes into
+   */
   start(stepNumber, kind = "action") {
     this.stepNumber = stepNumber;
+    this.kind = kind;
     this.textNode = document.createTextNode("");
     const title = kind === "planning" ? "Planning" : `Step ${stepNumber}`;
     this.el.replaceChildren(
@@ -19,19 +32,27 @@ export class LiveStep {
         h("div", { class: "nba-step-head" }, h("span", { class: "nba-step-title" }, title), h("span", { class: "nba-spinner", "aria-label": "running" })),
         h("pre", { class: "nba-streaming" }, this.textNode)),
     );
+    return this.textNode;
   }
 
-  /** Append model text. Appending to one text node keeps each delta O(length of the delta). */
+  /**
+   * Append model text. Appending to one text node keeps each delta O(length of the delta).
+   * @param {number | null} stepNumber
+   * @param {string} text
+   */
   delta(stepNumber, text) {
-    if (this.textNode === null || stepNumber !== this.stepNumber) this.start(stepNumber);
-    this.textNode.appendData(text);
+    const node = this.textNode !== null && stepNumber === this.stepNumber ? this.textNode : this.start(stepNumber);
+    node.appendData(text);
   }
 
-  /** Drop the live step when the run's state already holds it (or the run is no longer running). */
+  /**
+   * Drop the live step when the run's state already holds it (or the run is no longer running).
+   * @param {Partial<Run> | null | undefined} run
+   */
   sync(run) {
     if (this.stepNumber === null) return;
-    const running = run?.status === "running";
-    const done = (run?.steps ?? []).some((s) => s.kind !== "task" && s.kind !== "final" && s.step_number === this.stepNumber && s.kind === (this.el.firstChild?.dataset.kind ?? s.kind));
+    const running = run?.status === RunStatus.RUNNING;
+    const done = (run?.steps ?? []).some((s) => s.kind === this.kind && s.step_number === this.stepNumber);
     if (!running || done) this.clear();
   }
 

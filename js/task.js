@@ -3,9 +3,13 @@ import { h } from "./dom.js";
 import { renderImages } from "./images.js";
 import { renderMarkdown } from "./markdown.js";
 
+/** @import { ImageSource } from "./images.js" */
+/** @import { TaskStep } from "./types.js" */
+
 /**
- * @param {{task?: string, images?: number[]}} step a step of kind "task"
- * @param {object} imageSource see images.js
+ * @param {Pick<TaskStep, "task" | "images">} step
+ * @param {ImageSource} imageSource
+ * @returns {HTMLElement}
  */
 export function renderTask(step, imageSource) {
   return h("div", { class: "nba-task" },

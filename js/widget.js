@@ -1,16 +1,29 @@
-// anywidget front-end module of AgentWidget (nbagent/widget.py).
-// State: `run` (a JSON run dict, schema in nbagent/views/state.py) and `images` (binary PNG buffers,
-// referenced from steps by index). Transient custom messages from Python:
+// anywidget front-end module of AgentWidget (nbagent/notebook/widget.py).
+// State: `run` (a JSON run dict), `images` (binary PNG buffers, referenced from steps by index),
+// `controls` and `control_channel` — the schema is js/types.js (nbagent/views/state.py's docstring).
+// Transient custom messages from Python:
 //   {type: "step_start", step_number, kind}   a step began (show the live step)
 //   {type: "delta", step_number, text}        model text while it streams
 //   {type: "images", start} + buffers         images appended at positions start, start+1, …
 // To Python: {type: "request_images", have} when a step refers to an image this model lacks.
+// Timing for benchmarks/widget.py is in js/bench.js, off unless the page turns it on.
 import "./widget.css";
+import { benchHooks } from "./bench.js";
 import { ControlsView, connectChannel } from "./controls.js";
 import { createImageUrls } from "./images.js";
 import { RunView } from "./run.js";
 
-/** Merge pushed images into the model's local `images` (not sent back: Python already has them). */
+/** @import { AnyWidget, Initialize, Render } from "@anywidget/types" */
+/** @import { ImageSource } from "./images.js" */
+/** @import { RequestImagesMessage, WidgetMessage, WidgetModel } from "./types.js" */
+
+/**
+ * Merge pushed images into the model's local `images` (not sent back: Python already has them).
+ * @param {DataView[] | null | undefined} current
+ * @param {number} start
+ * @param {DataView[]} buffers
+ * @returns {DataView[]}
+ */
 export function mergeImages(current, start, buffers) {
   const merged = [...(current ?? [])];
   buffers.forEach((buffer, k) => {
@@ -19,7 +32,12 @@ export function mergeImages(current, start, buffers) {
   return merged;
 }
 
+/** @type {Initialize<WidgetModel>} */
 function initialize({ model }) {
+  /**
+   * @param {WidgetMessage | null | undefined} msg
+   * @param {DataView[]} buffers
+   */
   const onMessage = (msg, buffers) => {
     if (msg?.type === "images" && Number.isInteger(msg.start) && buffers?.length) {
       model.set("images", mergeImages(model.get("images"), msg.start, buffers));
@@ -29,9 +47,13 @@ function initialize({ model }) {
   return () => model.off("msg:custom", onMessage);
 }
 
+/** @type {Render<WidgetModel>} */
 function render({ model, el }) {
+  const bench = benchHooks(el);
   const urls = createImageUrls();
+  /** @type {Set<number>} */
   const requested = new Set();
+  /** @type {ImageSource} */
   const images = {
     get: (index) => (model.get("images") ?? [])[index],
     url: (buffer) => urls.url(buffer),
@@ -39,35 +61,26 @@ function render({ model, el }) {
       const have = (model.get("images") ?? []).length;
       if (!requested.has(have)) {
         requested.add(have);
-        model.send({ type: "request_images", have });
+        /** @type {RequestImagesMessage} */
+        const request = { type: "request_images", have };
+        model.send(request);
       }
     },
   };
   const controls = new ControlsView({ send: connectChannel(model) });
   controls.update(model.get("controls"));
-  const view = new RunView({ images, send: (message) => model.send(message), controls });
-  const stats = { deltas: 0, deltaMs: 0 };
+  const view = new RunView({ images, controls });
   el.classList.add("nbagent-widget");
-  el.dataset.renderStart = performance.now().toFixed(2); // for benchmarks/widget.py
   el.append(view.el);
 
-  const onRun = () => {
-    const t0 = performance.now();
-    view.update(model.get("run"));
-    el.dataset.renderMs = (performance.now() - t0).toFixed(2);
-  };
+  const onRun = () => bench.render(() => view.update(model.get("run")));
   const onImages = () => view.refreshImages();
+  /** @param {WidgetMessage | null | undefined} msg */
   const onMessage = (msg) => {
-    if (!view.live || !msg) return;
-    if (msg.type === "step_start") view.live.start(msg.step_number, msg.kind);
-    else if (msg.type === "delta") {
-      const t0 = performance.now();
-      view.live.delta(msg.step_number, String(msg.text ?? ""));
-      stats.deltas += 1;
-      stats.deltaMs += performance.now() - t0;
-      el.dataset.deltas = String(stats.deltas);
-      el.dataset.deltaMs = stats.deltaMs.toFixed(3);
-    }
+    const live = view.live;
+    if (!live || !msg) return;
+    if (msg.type === "step_start") live.start(msg.step_number, msg.kind);
+    else if (msg.type === "delta") bench.delta(() => live.delta(msg.step_number, String(msg.text ?? "")));
   };
   const onControls = () => {
     controls.update(model.get("controls"));
@@ -78,7 +91,7 @@ function render({ model, el }) {
   model.on("change:images", onImages);
   model.on("msg:custom", onMessage);
   onRun();
-  el.dataset.rendered = "1";
+  el.dataset.rendered = "1"; // the view is built (browser tests and the benchmark wait for it)
   return () => {
     model.off("change:run", onRun);
     model.off("change:controls", onControls);
@@ -88,4 +101,5 @@ function render({ model, el }) {
   };
 }
 
+/** @satisfies {AnyWidget<WidgetModel>} */
 export default { initialize, render };

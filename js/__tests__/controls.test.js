@@ -41,6 +41,10 @@ describe("renderStatus", () => {
 
   it("treats unknown statuses as idle", () => {
     expect(renderStatus("weird").textContent).toBe("idle");
+    for (const other of ["constructor", "toString", undefined, null]) {
+      expect(renderStatus(other).className).toBe("nba-status nba-status-idle"); // not Object.prototype's names
+      expect(renderStatus(other).textContent).toBe("idle");
+    }
   });
 });
 

@@ -22,6 +22,15 @@ describe("RunView", () => {
     expect(el.querySelector(".nba-footer").textContent).toContain("3 steps");
   });
 
+  it("shows no model when the run has none (not the text 'null')", () => {
+    const view = makeView();
+    view.update(sampleRun({ model_id: null, agent_name: null }));
+    expect(view.el.querySelector(".nba-model")).toBeNull();
+    expect(view.header.textContent).toBe("agentdone");
+    view.update({ status: "running", steps: [] });
+    expect(view.tail.textContent).not.toContain("null");
+  });
+
   it("rebuilds only the steps that changed", () => {
     const view = makeView();
     const run = sampleRun();

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 vi.mock("../widget.css", () => ({}));
 const { default: widget, mergeImages } = await import("../widget.js");
@@ -8,6 +8,9 @@ import { PNG, fakeModel, sampleRun, stubObjectUrls } from "./helpers.js";
 let revoked;
 beforeEach(() => {
   ({ revoked } = stubObjectUrls());
+});
+afterEach(() => {
+  delete globalThis.__NBAGENT_BENCH__;
 });
 
 function mount(state) {
@@ -32,7 +35,6 @@ describe("widget", () => {
     expect(el.dataset.rendered).toBe("1");
     expect(el.querySelectorAll(".nba-step")).toHaveLength(3);
     expect(el.querySelectorAll("img.nba-img")).toHaveLength(1);
-    expect(Number(el.dataset.renderMs)).toBeGreaterThanOrEqual(0);
   });
 
   it("renders two views of one model identically", () => {
@@ -57,7 +59,6 @@ describe("widget", () => {
     model.fire("msg:custom", { type: "delta", step_number: 1, text: "Thought: " }, []);
     model.fire("msg:custom", { type: "delta", step_number: 1, text: "go" }, []);
     expect(el.querySelector(".nba-streaming").textContent).toBe("Thought: go");
-    expect(el.dataset.deltas).toBe("2");
     const run = sampleRun({ status: "running" });
     run.steps = run.steps.slice(0, 2);
     model.set("run", run);
@@ -80,6 +81,29 @@ describe("widget", () => {
     run.steps[1].images = [0];
     const { model } = mount({ run, images: [] });
     expect(model.sent.filter((m) => m.type === "request_images")).toHaveLength(1);
+  });
+
+  it("leaves the benchmark's timing out of production renders", () => {
+    const { model, el } = mount({ run: { status: "running", steps: [] }, images: [] });
+    model.set("run", sampleRun({ status: "running" }));
+    model.fire("msg:custom", { type: "step_start", step_number: 4, kind: "action" }, []);
+    model.fire("msg:custom", { type: "delta", step_number: 4, text: "Thought" }, []);
+    expect(el.querySelector(".nba-streaming").textContent).toBe("Thought");
+    for (const key of ["renderStart", "renderMs", "deltas", "deltaMs"]) expect(el.dataset).not.toHaveProperty(key);
+    expect(Object.keys(el.dataset)).toEqual(["rendered"]);
+  });
+
+  it("times renders and deltas for benchmarks/widget.py when the page sets the flag", () => {
+    globalThis.__NBAGENT_BENCH__ = true;
+    const { model, el } = mount({ run: { status: "running", steps: [] }, images: [] });
+    expect(Number(el.dataset.renderStart)).toBeGreaterThan(0);
+    expect(Number(el.dataset.renderMs)).toBeGreaterThanOrEqual(0);
+    model.fire("msg:custom", { type: "step_start", step_number: 1, kind: "action" }, []);
+    model.fire("msg:custom", { type: "delta", step_number: 1, text: "a" }, []);
+    model.fire("msg:custom", { type: "delta", step_number: 1, text: "b" }, []);
+    expect(el.dataset.deltas).toBe("2");
+    expect(Number(el.dataset.deltaMs)).toBeGreaterThanOrEqual(0);
+    expect(el.querySelector(".nba-streaming").textContent).toBe("ab");
   });
 
   it("cleans up listeners and object URLs", () => {

@@ -1,0 +1,182 @@
+// The widget's state, as JSDoc types: exactly what nbagent/views/state.py builds (`memory_to_state`,
+// `RunStateBuilder`, `action_step_to_dict`, `planning_step_to_dict`, `answer_to_dict`) and what
+// nbagent/notebook/driver.py's `RunDriver.snapshot()` sends as `controls`. Types only, nothing at run
+// time. tests/views/test_state_schema.py compares every `@property` name below with the keys of the
+// dicts Python produces, so a key added on one side only fails the tests; keep one `@typedef` per
+// JSDoc block, and name nested object types with their own typedef (the test reads them by name).
+
+/** @typedef {import("./status.js").RunStatus} RunStatus */
+
+/**
+ * Input and output tokens of a step or a run.
+ * @typedef {object} TokenUsage
+ * @property {number} input_tokens
+ * @property {number} output_tokens
+ */
+
+/**
+ * A final answer (`answer_to_dict`): the value's text, its Python type name ("str" for any text, shown
+ * as markdown; anything else preformatted) and, when the value is an image, its index in `images`.
+ * @typedef {object} Answer
+ * @property {string} text
+ * @property {string} type
+ * @property {number[]} images
+ */
+
+/**
+ * A tool call of a ToolCallingAgent step (not the CodeAgent's own python_interpreter call).
+ * @typedef {object} ToolCall
+ * @property {string} name
+ * @property {unknown} arguments JSON data (anything else arrives as its str())
+ */
+
+/**
+ * The task a run was given, with its images.
+ * @typedef {object} TaskStep
+ * @property {"task"} kind
+ * @property {null} step_number
+ * @property {string} task markdown
+ * @property {number[]} images indexes into the widget's `images`
+ */
+
+/**
+ * The fields of an action or a planning step (`_base_step`, `action_step_to_dict`, `planning_step_to_dict`).
+ * @typedef {object} StepFields
+ * @property {"action" | "planning"} kind
+ * @property {number | null} step_number null while a step whose number is not known yet streams
+ * @property {string | null} model_output markdown: the model's text, thought included
+ * @property {string | null} code the code that ran
+ * @property {string | null} model_code what the model wrote, only when a person edited it
+ * @property {ToolCall[]} tool_calls
+ * @property {string | null} observations execution logs / tool results
+ * @property {string | null} error
+ * @property {number[]} images indexes into the widget's `images`
+ * @property {string | null} action_output str() of the value the step returned
+ * @property {boolean} is_final_answer
+ * @property {TokenUsage | null} token_usage
+ * @property {number | null} duration seconds; null while the step runs
+ * @property {boolean} stopped
+ * @property {string | null} plan planning steps
+ * @property {Run[]} children runs of managed agents called in this step
+ */
+
+/** @typedef {StepFields & {kind: "action"}} ActionStep a step where the model wrote code or called tools */
+
+/** @typedef {StepFields & {kind: "planning"}} PlanningStep a step where the model wrote a plan */
+
+/**
+ * The final answer, as the last step of a run.
+ * @typedef {object} FinalStep
+ * @property {"final"} kind
+ * @property {null} step_number
+ * @property {Answer} final_answer
+ */
+
+/** @typedef {TaskStep | ActionStep | PlanningStep | FinalStep} Step one step of a run, by `kind` */
+
+/**
+ * A run: the widget's `run` trait, and each of a step's `children`.
+ * @typedef {object} Run
+ * @property {string} task the latest task of the run
+ * @property {string | null} agent_name
+ * @property {string | null} model_id
+ * @property {RunStatus} status
+ * @property {Step[]} steps in order
+ * @property {Answer | null} final_answer the last final answer
+ * @property {TokenUsage | null} token_usage
+ * @property {number | null} duration seconds
+ * @property {string | null} error what ended the run with status "error"
+ */
+
+/**
+ * Which of the controls can act now.
+ * @typedef {object} ControlsCan
+ * @property {boolean} run
+ * @property {boolean} step
+ * @property {boolean} pause
+ * @property {boolean} stop
+ * @property {boolean} approve
+ * @property {boolean} reject
+ * @property {boolean} rerun
+ */
+
+/**
+ * The `controls` trait while a driver is attached: `RunDriver.snapshot()` (nbagent/notebook/driver.py),
+ * which extends `RunGates.snapshot()` (nbagent/loop/gates.py).
+ * @typedef {object} ControlsSnapshot
+ * @property {RunStatus} status
+ * @property {"run" | "pause" | "step"} mode run freely, pause at the next step, or run a budget of steps
+ * @property {boolean} approve_code every step's code waits for approval
+ * @property {string | null} pending_code the code awaiting approval
+ * @property {number | null} pending_step the step whose code awaits approval
+ * @property {boolean} stopping a stop was requested and the run has not ended yet
+ * @property {boolean} active a run (blocking or prepared) is under way, paused ones included
+ * @property {string} message the last notice or error, for the person
+ * @property {number} forks earlier runs kept by re-runs
+ * @property {number[]} rerunnable step numbers a re-run can start from
+ * @property {ControlsCan} can
+ */
+
+/**
+ * The `controls` trait: a snapshot, or `{}` when no driver is attached (a saved or reloaded run).
+ * @typedef {ControlsSnapshot | Partial<Record<keyof ControlsSnapshot, undefined>>} ControlsState
+ */
+
+/**
+ * A command of the controls (nbagent/notebook/driver.py `ACTIONS`).
+ * @typedef {"run" | "step" | "pause" | "stop" | "approve" | "reject" | "rerun" | "approve_mode"} ControlAction
+ */
+
+/**
+ * What a button sends (as `{type: "control", ...command}`): the action and what it needs.
+ * @typedef {object} ControlCommand
+ * @property {ControlAction} action
+ * @property {string} [code] the (edited) code, while code awaits approval
+ * @property {string} [note] Reject's note for the model
+ * @property {number} [step] the step to re-run from
+ * @property {boolean} [on] approve_mode on or off
+ */
+
+/**
+ * The model of the widget (nbagent/notebook/widget.py `AgentWidget`'s synced traits), as the front-end
+ * sees it: PNG bytes arrive as DataViews and the channel widget as an "IPY_MODEL_<id>" reference.
+ * @typedef {object} WidgetModel
+ * @property {Run} run
+ * @property {DataView[]} images PNG bytes; steps refer to them by index
+ * @property {ControlsState} controls
+ * @property {string | null} control_channel the ControlChannel comm the buttons send on
+ */
+
+/**
+ * "A step began" (Python -> JS, transient).
+ * @typedef {object} StepStartMessage
+ * @property {"step_start"} type
+ * @property {number | null} step_number
+ * @property {"action" | "planning"} kind
+ */
+
+/**
+ * Model text while it streams (Python -> JS, transient).
+ * @typedef {object} DeltaMessage
+ * @property {"delta"} type
+ * @property {number | null} step_number
+ * @property {string} text
+ */
+
+/**
+ * New images, as the message's buffers, at positions start, start+1, … (Python -> JS).
+ * @typedef {object} ImagesMessage
+ * @property {"images"} type
+ * @property {number} start
+ */
+
+/** @typedef {StepStartMessage | DeltaMessage | ImagesMessage} WidgetMessage a custom message from Python */
+
+/**
+ * "Send the images from position `have` on" (JS -> Python), when a step refers to an image not received.
+ * @typedef {object} RequestImagesMessage
+ * @property {"request_images"} type
+ * @property {number} have
+ */
+
+export {};
