@@ -8,6 +8,7 @@ by a deadline resumes where it stopped. Limits on every length protect the host 
 from __future__ import annotations
 
 import json
+import mmap
 import select
 import socket
 import struct
@@ -16,6 +17,7 @@ import time
 _PREFIX = struct.Struct("<II")
 MAX_HEADER_BYTES = 256 * 2**20
 MAX_BUFFERS = 1_000_000
+LARGE_BUFFER_BYTES = 1 << 20
 
 
 class ChannelClosed(EOFError):
@@ -87,11 +89,11 @@ class _PartialFrame:
     def __init__(self, max_bytes: int | None) -> None:
         self.max_bytes = max_bytes
         self.stage = 0  # 0 prefix, 1 lengths, 2 header, 3.. buffers
-        self.target = bytearray(_PREFIX.size)
+        self.target: bytearray | mmap.mmap = bytearray(_PREFIX.size)
         self.filled = 0
         self.lengths: list[int] = []
         self.header: dict | None = None
-        self.buffers: list[bytearray] = []
+        self.buffers: list[bytearray | mmap.mmap] = []
 
     def complete(self) -> bool:
         return self.header is not None and len(self.buffers) == len(self.lengths) and self.filled == len(self.target)
@@ -138,7 +140,9 @@ class _PartialFrame:
             self.target, self.filled, self.stage = self.target, len(self.target), -1
 
     def _expect(self, stage: int, size: int) -> None:
-        self.stage, self.target, self.filled = stage, bytearray(size), 0
+        # Large buffers: anonymous memory, whose pages the kernel zeroes lazily as recv fills them (no memset).
+        target = mmap.mmap(-1, size) if size >= LARGE_BUFFER_BYTES else bytearray(size)
+        self.stage, self.target, self.filled = stage, target, 0
 
     def result(self) -> tuple[dict, list]:
         assert self.header is not None

@@ -17,6 +17,7 @@ Only exact types count (a ``str`` subclass is not plain data). Anything else, to
 
 from __future__ import annotations
 
+import array
 import datetime
 import decimal
 import fractions
@@ -95,6 +96,9 @@ class Encoder:
         if kind is float:
             return obj if math.isfinite(obj) else {"$": "float", "v": repr(obj)}
         if kind is list:
+            packed = _packed_list(self, obj)
+            if packed is not None:
+                return packed
             return [self.value(item, depth + 1) for item in obj]
         if kind is tuple:
             return {"$": "tuple", "items": [self.value(item, depth + 1) for item in obj]}
@@ -111,6 +115,34 @@ class Encoder:
         if encoder is None:
             raise NotPlain(kind.__name__)
         return encoder(self, obj, depth)
+
+
+_JSON_KINDS = frozenset({int, float, str, bool, type(None)})
+
+
+def _packed_list(e: Encoder, items: list) -> Any:
+    """A list of JSON scalars (the common case, checked at C speed): as itself, or as one binary buffer when it is a
+    long list of int64 or of floats; None for anything else."""
+    kinds = set(map(type, items))
+    if not kinds or not kinds <= _JSON_KINDS:
+        return None
+    if len(items) >= 64 and kinds == {bool}:
+        return {"$": "blist", "buf": e.buffer(bytes(items))}
+    if len(items) >= 64 and len(kinds) == 1 and kinds <= {int, float}:
+        try:
+            packed = array.array("q" if int in kinds else "d", items)
+        except OverflowError:
+            return None
+        return {"$": "ilist" if int in kinds else "flist", "buf": e.buffer(packed)}
+    if int in kinds:
+        ints = [x for x in items if type(x) is int] if len(kinds) > 1 else items
+        if min(ints) < -(2**63) or max(ints) >= 2**63:
+            return None
+    if float in kinds:
+        floats = [x for x in items if type(x) is float] if len(kinds) > 1 else items
+        if not all(map(math.isfinite, floats)):
+            return None
+    return list(items)
 
 
 def _timezone(tz: Any) -> Any:
@@ -336,6 +368,9 @@ class Decoder:
         if node is None or kind in (bool, int, float, str):
             return node
         if kind is list:
+            if set(map(type, node)) <= _JSON_KINDS:
+                self.nodes += len(node)
+                return node
             return [self.value(item, depth + 1) for item in node]
         if kind is not dict:
             raise WireError(f"unexpected {kind.__name__}")
@@ -506,6 +541,19 @@ def _decode_image(d: Decoder, node: dict, depth: int) -> Any:
         return Image.frombytes(mode, tuple(size), bytes(d.buffer(node)))
     except ValueError as exc:
         raise WireError(str(exc)) from None
+
+
+def _decode_packed(typecode: str) -> Callable[[Decoder, dict, int], list]:
+    def decode(d: Decoder, node: dict, depth: int) -> list:
+        data = d.buffer(node)
+        if len(data) % 8:
+            raise WireError("bad packed list")
+        values = array.array(typecode)
+        values.frombytes(data)
+        d.nodes += len(values)
+        return values.tolist()
+
+    return decode
 
 
 def _decode_bytes(kind: type) -> Callable[[Decoder, dict, int], Any]:
@@ -681,6 +729,9 @@ _DECODERS: dict[str, Callable[[Decoder, dict, int], Any]] = {
     "timedelta": _decode_timedelta,
     "decimal": _decode_decimal,
     "fraction": _decode_fraction,
+    "ilist": _decode_packed("q"),
+    "blist": lambda d, node, depth: list(map(bool, d.buffer(node))),
+    "flist": _decode_packed("d"),
     "ndarray": _decode_ndarray,
     "npscalar": _decode_npscalar,
     "image": _decode_image,

@@ -374,6 +374,8 @@ class Worker:
                 new = wire.fingerprint(value, self.config.max_transfer_bytes)
                 if old is None or old[1] != new or new is None:
                     changed[name] = value
+                else:
+                    self.fingerprints[name] = (id(value), new)
         deleted = [name for name in before if name not in self.ns and self._shared(name)]
         return changed, deleted
 
@@ -397,8 +399,7 @@ class Worker:
                 continue
             seen[id(value)] = name
             names[name] = self._encode(encoder, value)
-            if _mutable(value):
-                self.fingerprints[name] = (id(value), None)
+            self.fingerprints.pop(name, None)  # computed again when a later step reads it
         header: dict[str, Any] = {"t": "done", "names": names, "deleted": deleted}
         header["images"] = [self._encode(encoder, image) for image in images]
         if isinstance(outcome, CodeOutput):
@@ -422,14 +423,8 @@ class Worker:
                 "cause_type": getattr(outcome, "cause_type", ""),
                 "lineno": getattr(outcome, "lineno", None),
             }
-        self._refresh_fingerprints(changed)
         self.outbox.reset_stream()
         self.outbox.send(header, encoder.buffers)
-
-    def _refresh_fingerprints(self, changed: dict[str, Any]) -> None:
-        for name, value in changed.items():
-            if _mutable(value):
-                self.fingerprints[name] = (id(value), wire.fingerprint(value, self.config.max_transfer_bytes))
 
     def _encode(self, encoder: wire.Encoder, value: Any) -> Any:
         try:
@@ -484,11 +479,26 @@ class Worker:
 
 
 def _referenced_names(code: str) -> set[str]:
+    """Names the code reads or augments, less those its module level simply rebinds (seen by identity): the objects
+    it may change in place."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
-    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    rebound = {
+        target.id
+        for statement in tree.body
+        if isinstance(statement, ast.Assign)
+        for target in statement.targets
+        if isinstance(target, ast.Name)
+    }
+    return names - rebound
 
 
 def _mutable(value: Any) -> bool:

@@ -76,7 +76,7 @@ def test_no_network(raw: IsolatedPythonExecutor) -> None:
     server.bind(("127.0.0.1", 0))
     server.listen()
     accepted: list[Any] = []
-    server.settimeout(3)
+    server.settimeout(1)
     thread = threading.Thread(target=lambda: accepted.append(_accept(server)))
     thread.start()
     port = server.getsockname()[1]

@@ -1,0 +1,206 @@
+"""The isolated executor (confined worker process) against the local one and plain CPython, in one run.
+
+* worker start: fork of this process (numpy and pandas loaded) + confinement, against spawning a fresh interpreter
+  that imports numpy and pandas (what a spawned worker would pay before seeing a single variable);
+* per-step overhead: an empty step; an empty step with a 500 MB DataFrame in the namespace; a step returning a new
+  100 MB DataFrame (written back into the namespace), each minus plain ``exec`` of the same code;
+* the five snippets of benchmarks/sandbox.py, best wall time of RUNS (the step's fixed overhead included), divided
+  by native;
+* timeout overshoot past the deadline (timeout_seconds=1) for ``time.sleep``, a CPU loop and ``sum(range(10**10))``
+  (a C call the local executor cannot interrupt);
+* an idle worker's memory (PSS and private dirty pages, from /proc/<pid>/smaps_rollup).
+
+Targets: empty-step overhead <= 20 ms; snippets median <= 1.3x native, none above 2x; every overshoot <= 0.25 s.
+The last line is the one-line summary.
+
+    .venv/bin/python benchmarks/isolation.py
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from sandbox import SNIPPETS
+
+from nbagent.sandbox import ExecutionTimeout, IsolatedPythonExecutor, LocalPythonExecutor
+
+RUNS = 7
+STEPS = 30
+STUCK = {
+    "time.sleep(30)": "import time\ntime.sleep(30)",
+    "CPU loop": "n = 0\nwhile True:\n    n += 1",
+    "sum(range(10**10))": "sum(range(10**10))",
+}
+
+
+def wall(run: Callable[[], object], runs: int = RUNS) -> float:
+    """Best wall time of ``runs`` (the machine is shared: the minimum is the least noisy estimate)."""
+    times = []
+    for _ in range(runs):
+        gc.collect()
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def native(code: str, namespace: dict | None = None) -> Callable[[], object]:
+    compiled = compile(code, "<native>", "exec")
+    ns = namespace if namespace is not None else {"__name__": "__main__"}
+    return lambda: exec(compiled, ns)
+
+
+def make(kind: str, **options: object) -> LocalPythonExecutor | IsolatedPythonExecutor:
+    options.setdefault("additional_authorized_imports", ["numpy", "pandas"])
+    cls = IsolatedPythonExecutor if kind == "isolated" else LocalPythonExecutor
+    return cls(**options)  # type: ignore[arg-type]
+
+
+def worker_start() -> tuple[float, float]:
+    forks = []
+    for _ in range(3):
+        executor = IsolatedPythonExecutor()
+        start = time.perf_counter()
+        executor("1")
+        forks.append(time.perf_counter() - start)
+        executor.close()
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import numpy, pandas"], check=True)
+    return statistics.median(forks), time.perf_counter() - start
+
+
+def per_step(run: Callable[[], object], steps: int) -> float:
+    """Mean wall time of consecutive steps (as an agent runs them: no collection in between)."""
+    gc.collect()
+    start = time.perf_counter()
+    for _ in range(steps):
+        run()
+    return (time.perf_counter() - start) / steps
+
+
+def step_overheads() -> dict[str, dict[str, float]]:
+    big = pd.DataFrame(np.ones((6_553_600, 10)))  # 500 MB
+    cases = {
+        "empty step": ({}, "pass"),
+        "empty step, 500 MB frame in namespace": ({"big": big}, "pass"),
+        "step returning a 100 MB frame": (
+            {},
+            "import numpy as np, pandas as pd\nout = pd.DataFrame(np.ones((1_310_720, 10)))",
+        ),
+    }
+    rows: dict[str, dict[str, float]] = {}
+    for name, (variables, code) in cases.items():
+        steps = STEPS if "100 MB" not in name else RUNS
+        base = per_step(native(code, {"__name__": "__main__", **variables}), steps)
+        row = {}
+        for kind in ("local", "isolated"):
+            executor = make(kind, namespace={"__name__": "__main__", **variables})
+            executor(code)  # the worker starts here (fork), not in the timed runs
+            row[kind] = per_step(lambda executor=executor: executor(code), steps) - base
+            if kind == "isolated":
+                executor.close()
+        rows[name] = row
+    del big
+    return rows
+
+
+def snippet_ratios() -> dict[str, dict[str, float]]:
+    rows = {}
+    for name, code in SNIPPETS.items():
+        base = wall(native(code))
+        row = {}
+        for kind in ("local", "isolated"):
+            executor = make(kind)
+            executor(code)
+            row[kind] = wall(lambda executor=executor: executor(code)) / base
+            if kind == "isolated":
+                executor.close()
+        rows[name] = row
+    return rows
+
+
+def overshoots() -> dict[str, dict[str, float | None]]:
+    rows: dict[str, dict[str, float | None]] = {}
+    for name, code in STUCK.items():
+        row: dict[str, float | None] = {}
+        for kind in ("local", "isolated"):
+            if kind == "local" and "10**10" in code:
+                row[kind] = None  # never stops: the local executor cannot interrupt a C call
+                continue
+            executor = make(kind, timeout_seconds=1)
+            executor("1")
+            start = time.monotonic()
+            try:
+                executor(code)
+            except ExecutionTimeout:
+                pass
+            row[kind] = time.monotonic() - start - 1.0
+            if kind == "isolated":
+                executor.close()
+        rows[name] = row
+    return rows
+
+
+def idle_memory() -> tuple[float, float]:
+    executor = IsolatedPythonExecutor()
+    executor("x = 1")
+    time.sleep(0.2)
+    fields = {}
+    with open(f"/proc/{executor.worker_pid}/smaps_rollup") as fh:
+        for line in fh:
+            parts = line.split()
+            if len(parts) >= 2 and parts[1].isdigit():
+                fields[parts[0].rstrip(":")] = int(parts[1]) / 1024
+    executor.close()
+    return fields.get("Pss", 0.0), fields.get("Private_Dirty", 0.0)
+
+
+def main() -> None:
+    fork, spawn = worker_start()
+    print(
+        f"worker start: fork + confine {fork * 1e3:.1f} ms; spawning python + import numpy, pandas {spawn * 1e3:.0f} ms"
+    )
+    print()
+    print(f"{'per-step overhead over plain exec (median)':48} {'local ms':>10} {'isolated ms':>12}")
+    steps = step_overheads()
+    for name, row in steps.items():
+        print(f"{name:48} {row['local'] * 1e3:10.2f} {row['isolated'] * 1e3:12.2f}")
+    print()
+    print(f"{'snippet, wall time / native (best of %d)' % RUNS:48} {'local':>10} {'isolated':>12}")
+    ratios = snippet_ratios()
+    for name, row in ratios.items():
+        print(f"{name:48} {row['local']:9.2f}x {row['isolated']:11.2f}x")
+    print()
+    print(f"{'timeout overshoot past the deadline (1 s)':48} {'local s':>10} {'isolated s':>12}")
+    late = overshoots()
+    for name, row in late.items():
+        local = "never" if row["local"] is None else f"{row['local']:.3f}"
+        print(f"{name:48} {local:>10} {row['isolated']:12.3f}")
+    pss, private = idle_memory()
+    print()
+    print(f"idle worker memory: PSS {pss:.1f} MB, private dirty {private:.1f} MB")
+    empty = steps["empty step"]["isolated"]
+    isolated = [row["isolated"] for row in ratios.values()]
+    median, worst = statistics.median(isolated), max(isolated)
+    worst_late = max(row["isolated"] or 0.0 for row in late.values())
+    met = empty <= 0.020 and median <= 1.3 and worst <= 2.0 and worst_late <= 0.25
+    print()
+    print(
+        f"isolation benchmark: empty-step overhead {empty * 1e3:.1f} ms (target <= 20), snippets median "
+        f"{median:.2f}x / worst {worst:.2f}x native (targets 1.3x / 2x), worst overshoot {worst_late:.3f} s "
+        f"(target 0.25), worker start {fork * 1e3:.0f} ms by fork vs {spawn * 1e3:.0f} ms by spawn: "
+        f"{'targets met' if met else 'TARGET MISSED'}"
+    )
+
+
+if __name__ == "__main__":
+    main()
