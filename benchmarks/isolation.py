@@ -105,7 +105,7 @@ def step_overheads() -> dict[str, dict[str, float]]:
         for kind in ("local", "isolated"):
             executor = make(kind, namespace={"__name__": "__main__", **variables})
             executor(code)  # the worker starts here (fork), not in the timed runs
-            row[kind] = per_step(lambda executor=executor: executor(code), steps) - base
+            row[kind] = per_step(lambda executor=executor, code=code: executor(code), steps) - base
             if kind == "isolated":
                 executor.close()
         rows[name] = row
@@ -121,7 +121,7 @@ def snippet_ratios() -> dict[str, dict[str, float]]:
         for kind in ("local", "isolated"):
             executor = make(kind)
             executor(code)
-            row[kind] = wall(lambda executor=executor: executor(code)) / base
+            row[kind] = wall(lambda executor=executor, code=code: executor(code)) / base
             if kind == "isolated":
                 executor.close()
         rows[name] = row
@@ -175,7 +175,8 @@ def main() -> None:
     for name, row in steps.items():
         print(f"{name:48} {row['local'] * 1e3:10.2f} {row['isolated'] * 1e3:12.2f}")
     print()
-    print(f"{'snippet, wall time / native (best of %d)' % RUNS:48} {'local':>10} {'isolated':>12}")
+    title = f"snippet, wall time / native (best of {RUNS})"
+    print(f"{title:48} {'local':>10} {'isolated':>12}")
     ratios = snippet_ratios()
     for name, row in ratios.items():
         print(f"{name:48} {row['local']:9.2f}x {row['isolated']:11.2f}x")
