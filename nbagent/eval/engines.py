@@ -1,6 +1,6 @@
 """Where samples run: threads (the default), any `concurrent.futures.Executor`, or a Dask `Client`.
 
-One small interface: `submit(job)`, `wait(futures, timeout)`, `cancel(futures)` (pending ones
+One small interface: `submit(job)` (a future with `add_done_callback`), `cancel(futures)` (pending ones
 never start; on threads, running agents are stopped and finish as "cancelled"), `close()`.
 
 Dask beyond one machine: `evaluate(..., executor=Client("tcp://scheduler:8786"))`. Every worker
@@ -34,11 +34,6 @@ class Engine:
 
     def submit(self, job: SampleJob) -> Any:
         raise NotImplementedError
-
-    def wait(self, futures: set[Any], timeout: float) -> tuple[set[Any], set[Any]]:
-        """(done, not done) once one finishes or `timeout` seconds pass."""
-        done, not_done = cf.wait(futures, timeout=timeout, return_when=cf.FIRST_COMPLETED)
-        return set(done), set(not_done)
 
     def check(self, what: str, value: Any) -> None:
         """Raise a clear error when `value` cannot travel to where samples run."""
@@ -113,17 +108,6 @@ class DaskEngine(Engine):
     def submit(self, job: SampleJob) -> Any:
         key = f"nbagent-eval-{job.agent}-{job.sample.id}-{job.epoch}-{os.urandom(4).hex()}"
         return self.client.submit(run_sample, job, key=key, pure=False)
-
-    def wait(self, futures: set[Any], timeout: float) -> tuple[set[Any], set[Any]]:
-        import asyncio
-
-        from distributed import wait
-
-        try:
-            done, not_done = wait(list(futures), timeout=timeout, return_when="FIRST_COMPLETED")
-        except (TimeoutError, asyncio.TimeoutError):
-            return set(), set(futures)
-        return set(done), set(not_done)
 
     def cancel(self, futures: Iterable[Any]) -> None:
         pending = [f for f in futures if not f.done()]

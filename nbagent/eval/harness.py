@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import queue
 import signal
 import threading
 import time
@@ -140,24 +141,29 @@ def _evaluate(
         handled.add(future)
         finish(_outcome(engine, future, futures[future]))
 
+    finished: queue.SimpleQueue[Any] = queue.SimpleQueue()  # futures, put there by their done-callbacks
     interrupts = _Interrupts()
     cancelled = False
     with interrupts:
         try:
             try:
                 for job in jobs:
-                    futures[engine.submit(job)] = job
-                pending = set(futures)
-                while pending and not interrupts.count:
-                    done, pending = engine.wait(pending, TICK_S)
-                    for future in done:
+                    future = engine.submit(job)
+                    futures[future] = job
+                    future.add_done_callback(finished.put)
+                while len(handled) < len(futures) and not interrupts.count:
+                    try:
+                        future = finished.get(timeout=TICK_S)
+                    except queue.Empty:
+                        view.update(tracker, None)  # the clock moves while samples run
+                        continue
+                    if future not in handled:
                         take(future)
-                    view.update(tracker, None)
             except KeyboardInterrupt:  # not in the main thread: the signal was not ours to catch
                 interrupts.count += 1
             if interrupts.count:
                 cancelled = True
-                _cancel(engine, futures, handled, take, records, finish, interrupts)
+                _cancel(engine, futures, handled, take, finished, records, finish, interrupts)
         finally:
             tracker.finish("cancelled" if cancelled else "done")
             view.close(tracker)
@@ -195,13 +201,20 @@ def _cancel(
     futures: dict[Any, SampleJob],
     handled: set[Any],
     take: Any,
+    finished: queue.SimpleQueue[Any],
     records: dict[Key, Any],
     finish: Any,
     interrupts: _Interrupts,
 ) -> None:
-    """Keep what finished, drop what has not started, stop what runs and record it as cancelled."""
+    """Keep what finished, drop what has not started, stop what runs and record it as cancelled.
+
+    On threads, the running agents are stopped and come back as "cancelled" with the steps they
+    made. On other engines running samples cannot be stopped: they are recorded as cancelled
+    when the engine says they were running (a process pool), else simply left out; either way
+    the next call with the same log_dir runs them.
+    """
     for future in futures:
-        if future.done() and future not in handled:
+        if future.done() and not future.cancelled() and future not in handled:
             take(future)
     unfinished = [f for f in futures if f not in handled]
     engine.cancel(unfinished)
@@ -209,17 +222,21 @@ def _cancel(
     deadline = time.monotonic() + CANCEL_GRACE_S
     try:
         while running and engine.collects_after_cancel and time.monotonic() < deadline and interrupts.count < 2:
-            done, running = engine.wait(running, TICK_S)
-            for future in done:
+            try:
+                future = finished.get(timeout=TICK_S)
+            except queue.Empty:
+                engine.cancel(running)  # an agent that registered after the first stop is stopped too
+                continue
+            if future in running:
+                running.discard(future)
                 take(future)
-            engine.cancel(running)  # an agent that registered after the first stop is stopped too
     except KeyboardInterrupt:
         pass  # a second interrupt: stop waiting
     for future in running:
         job = futures[future]
         if job.key not in records:
             record = base_record(job)
-            record.update(state=CANCELLED, error="cancelled while running")
+            record.update(state=CANCELLED, error="cancelled while running (the evaluation was interrupted)")
             finish(SampleOutcome(record))
 
 
