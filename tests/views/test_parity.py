@@ -1,0 +1,102 @@
+"""One concept, one answer in Python and in the widget's JS: the run statuses and the model's thought.
+
+Each test runs the JS module under node (skipped without node, like the highlighter's parity test in
+test_html.py) and compares with the Python definition: `nbagent.record.status` with js/status.js,
+`nbagent.views.thought.thought_text` with js/step.js's `thoughtText`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nbagent.record.status import LIVE_STATUSES, STATUSES, RunStatus
+from nbagent.views.html import STATUS_LABELS
+from nbagent.views.thought import thought_text
+
+ROOT = Path(__file__).resolve().parents[2]
+F = "`" * 3  # a code fence
+
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is needed to run the JS side")
+
+
+def run_js(script: str, data: Any = None) -> Any:
+    """Run an ES module snippet from the repository root (`input` is `data`); its JSON output, parsed."""
+    prelude = "const input = JSON.parse(process.argv[1]);"
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", prelude + script, json.dumps(data)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout)
+
+
+@needs_node
+def test_statuses_are_the_same_in_python_and_js() -> None:
+    js = run_js(
+        "import { LIVE_STATUSES, RunStatus, STATUSES, STATUS_LABELS } from './js/status.js';"
+        "console.log(JSON.stringify({statuses: STATUSES, names: Object.keys(RunStatus),"
+        " values: Object.values(RunStatus), live: [...LIVE_STATUSES], labels: STATUS_LABELS}));"
+    )
+    assert js["statuses"] == list(STATUSES) == [status.value for status in RunStatus]  # same order too
+    assert js["names"] == [status.name for status in RunStatus]  # RunStatus.AWAITING_APPROVAL on both sides
+    assert js["values"] == list(STATUSES)
+    assert set(js["live"]) == set(LIVE_STATUSES) and len(js["live"]) == len(LIVE_STATUSES)
+    assert js["labels"] == STATUS_LABELS  # the badge of the widget and of the static HTML page
+
+
+# (model text, the codes shown separately) -> the same thought on both sides
+THOUGHT_CASES: list[tuple[str | None, list[str | None]]] = [
+    (f"Thought: divide\n{F}py\nx = 1/0\n{F}", ["x = 1/0"]),  # fenced, with a language tag
+    (f"Thought: count\n{F}\nn = len(rows)\n{F}", ["n = len(rows)"]),  # fenced, no tag
+    ("Thought: plot\n<code>\nimg = plot()\n</code>", ["img = plot()"]),  # smolagents' <code> block
+    ("Inline<code>x = 1</code> then more", ["x = 1"]),  # <code> without newlines
+    (  # a quoted example that is not the step's code stays in the thought
+        f"The docs say:\n{F}python\nprint('example')\n{F}\nSo I run:\n{F}python\nx = 2\n{F}\nand see.",
+        ["x = 2"],
+    ),
+    (f"Edited:\n{F}python\nimg = plot()\n{F}", ["img = plot(color='red')", "img = plot()"]),  # the model's code
+    (f"Twice:\n{F}py\nx = 1\n{F}\nagain\n{F}py\nx = 1\n{F}", ["x = 1"]),  # every copy of the code goes
+    (f"Spaces:\n{F}c++ \n   int x = 1;   \n{F}", ["int x = 1;"]),  # tag with + and a space; bodies compared stripped
+    ("", ["x = 1"]),  # empty text
+    (None, ["x = 1"]),  # no text at all
+    (f"No codes:\n{F}py\nx = 1\n{F}\n", []),  # nothing shown separately: the text as it is, not stripped
+    (f"Empty codes:\n{F}py\nx = 1\n{F}\n", [None, ""]),
+    (f"Windows:\r\n{F}python\r\nx = 1\r\n{F}\r\n", ["x = 1"]),  # CRLF after the tag: no block is found
+    (f"Mixed:\r\n{F}python\nx = 1\n{F}\r\n", ["x = 1"]),  # LF inside the block, CRLF around it
+    (f"Nested:\n{F}`md\n{F}py\nx = 1\n{F}\n{F}`", ["x = 1"]),  # a four-backtick fence around a fenced block
+    (f"Backticks {F}inline{F} first\n{F}py\ns = '{F}'\n{F}", [f"s = '{F}'"]),  # backticks in text and in code
+    (f"Unterminated:\n{F}py\nx = 1", ["x = 1"]),  # the model never closed its fence
+    (f"Café ☕ — naïve:\n{F}python\nprint('é')\n{F}", ["print('é')"]),  # non-ASCII text and code
+]
+
+
+@needs_node
+def test_thought_is_the_same_in_python_and_js() -> None:
+    js = run_js(
+        "import { thoughtText } from './js/step.js';"
+        "console.log(JSON.stringify(input.map(([text, codes]) => thoughtText(text, codes))));",
+        THOUGHT_CASES,
+    )
+    python = [thought_text(text, codes) for text, codes in THOUGHT_CASES]
+    assert js == python
+    assert python[0] == "Thought: divide" and "print('example')" in python[4] and "x = 2" not in python[4]
+
+
+@needs_node
+@pytest.mark.xfail(
+    strict=True,
+    reason="Python's \\w is Unicode, JS's ASCII: a non-ASCII language tag ends a fence only in Python. "
+    "Fix: compile CODE_BLOCK in nbagent/views/thought.py with re.ASCII (then remove this mark).",
+)
+def test_thought_with_a_non_ascii_language_tag() -> None:
+    case = (f"Thought\n{F}pythön\nx = 1\n{F}", ["x = 1"])
+    js = run_js("import { thoughtText } from './js/step.js'; console.log(JSON.stringify(thoughtText(...input)));", case)
+    assert js == thought_text(*case)
