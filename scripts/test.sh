@@ -13,4 +13,5 @@ fi
 .venv/bin/ruff format --check nbagent tests benchmarks scripts
 .venv/bin/lint-imports  # the architecture contract in pyproject.toml (layers, no cycles)
 npm test --silent
+npm run typecheck --silent
 .venv/bin/python -m pytest tests notebooks --nbval-lax -q -p no:cacheprovider "$@"
