@@ -1,9 +1,10 @@
 // The run's status badge and its controls: Run, Step, Pause, Stop, the "approve code before it runs"
 // toggle, the review box (editable code, Approve, Reject with a note) and "Re-run from here" on steps.
-// State comes from the widget's `controls` trait (a RunDriver snapshot, nbagent/notebook/driver.py):
+// State comes from the widget's `controls` trait (a RunDriver snapshot, nbagent/notebook/driver.py;
+// `ControlsSnapshot` in js/types.js):
 //   {status, mode, approve_code, pending_code, pending_step, stopping, active, message, forks,
 //    rerunnable: [step numbers], can: {run, step, pause, stop, approve, reject, rerun}}
-// Commands go out as {type: "control", action, code?, note?, step?, on?} on the ControlChannel comm,
+// Commands (`ControlCommand`) go out as {type: "control", action, code?, note?, step?, on?} on the ControlChannel comm,
 // which the kernel hears even while a cell runs (see nbagent/notebook/channel.py).
 import "./controls.css";
 import { h } from "./dom.js";
