@@ -6,7 +6,7 @@ same step converters, so a view built from events and one rebuilt from memory
 show the same run. The JS front-end (js/) reads exactly this; keep the two in
 step.
 
-Widget traitlets (nbagent/widget.py):
+Widget traitlets (nbagent/notebook/widget.py; the same schema as JSDoc typedefs in js/types.js):
 
 * ``run`` (Dict) — the run::
 

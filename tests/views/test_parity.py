@@ -91,11 +91,6 @@ def test_thought_is_the_same_in_python_and_js() -> None:
 
 
 @needs_node
-@pytest.mark.xfail(
-    strict=True,
-    reason="Python's \\w is Unicode, JS's ASCII: a non-ASCII language tag ends a fence only in Python. "
-    "Fix: compile CODE_BLOCK in nbagent/views/thought.py with re.ASCII (then remove this mark).",
-)
 def test_thought_with_a_non_ascii_language_tag() -> None:
     case = (f"Thought\n{F}pythön\nx = 1\n{F}", ["x = 1"])
     js = run_js("import { thoughtText } from './js/step.js'; console.log(JSON.stringify(thoughtText(...input)));", case)
