@@ -16,8 +16,11 @@ import ast
 import builtins
 import itertools
 import linecache
+import re
 import threading
 import types
+import warnings
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,10 +35,12 @@ from .errors import (
     OperationLimitExceeded,
     PolicyError,
     Refusal,
+    SandboxInterrupt,
 )
 from .guards import Guards, ToolProxy
-from .limits import CallState, interrupts, process_limits
+from .limits import PROTECTED_CODES, CallState, interrupts, process_limits
 from .rewrite import WRAPPER_NAME, RewriteContext, StaticRefusal, rewrite
+from .wire import AgentValue
 
 _QUALNAME_PREFIX = f"{WRAPPER_NAME}.<locals>."
 _executor_ids = itertools.count(1)
@@ -57,8 +62,29 @@ def _default_final_answer(answer: Any) -> Any:
     return answer
 
 
+class LocalNotice(UserWarning):
+    """Shown once per process when a LocalPythonExecutor is created."""
+
+
+LOCAL_NOTICE = (
+    "LocalPythonExecutor runs the agent's code inside this process: its checks protect against a mistaken model, "
+    "not a hostile one (a prompt-injected model can get around them). Use IsolatedPythonExecutor "
+    "(executor_type='isolated') for a process boundary with OS confinement."
+)
+_noticed: list[bool] = []
+
+
+def _notice_once() -> None:
+    if not _noticed:
+        _noticed.append(True)
+        warnings.warn(LOCAL_NOTICE, LocalNotice, stacklevel=3)
+
+
 class LocalPythonExecutor:
-    """Runs agent code natively with the sandbox policy; ``state`` is the (possibly shared) namespace.
+    """Runs agent code natively with the sandbox policy, in this process; ``state`` is the (possibly shared) namespace.
+
+    It protects against a mistaken model, not an attacker: in-process checks over an open object graph cannot be
+    closed (see the issue tracker's security review). For untrusted models use :class:`IsolatedPythonExecutor`.
 
     Args:
         additional_authorized_imports: modules the code may import besides ``policy.BASE_BUILTIN_MODULES``
@@ -87,6 +113,7 @@ class LocalPythonExecutor:
         max_memory_bytes: int | None = policy.DEFAULT_MAX_MEMORY_BYTES,
         on_output: Callable[[str], None] | None = None,
     ) -> None:
+        _notice_once()
         if isinstance(additional_authorized_imports, str):
             additional_authorized_imports = [additional_authorized_imports]
         self.additional_authorized_imports = list(additional_authorized_imports or ())
@@ -111,6 +138,8 @@ class LocalPythonExecutor:
         self._call: CallState | None = None
         self._step = 0
         self._filenames: set[str] = set()
+        self._risky = False  # the code has used a way to make classes without a class statement
+        self._seen_classes: weakref.WeakSet = weakref.WeakSet()
         self.on_output: Callable[[str], None] | None = on_output
         self.send_tools({})
 
@@ -152,22 +181,30 @@ class LocalPythonExecutor:
             f"<agent code, step {self._step}>" if self._id == 1 else f"<agent code {self._id}, step {self._step}>"
         )
         self._filenames.add(filename)
+        if not self._risky and _CLASS_MAKING.search(code):
+            self._risky = True
+            self._seen_classes.update(_new_classes(self._seen_classes))
         linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
         function, returns_value = self._compile(code, filename)
         return self._execute(function, returns_value, filename)
 
-    def run_callable(self, function: Callable, args: tuple = (), kwargs: Mapping[str, Any] | None = None) -> CodeOutput:
-        """Call ``function(*args, **kwargs)`` (a function an earlier call defined) under the same limits as code."""
+    def run_callable(
+        self, function: Callable, args: tuple = (), kwargs: Mapping[str, Any] | None = None, *, contain: bool = True
+    ) -> CodeOutput:
+        """Call ``function(*args, **kwargs)`` (a function an earlier call defined) under the same limits as code;
+        ``contain=False`` returns an agent-defined object itself (the isolated worker makes it a handle)."""
         if not self._running.acquire(blocking=False):
             raise RuntimeError("this executor is already running code (calls cannot overlap or nest)")
         try:
             self._step += 1
             kwargs = dict(kwargs or {})
-            return self._execute(lambda: function(*args, **kwargs), True, f"<call {self._step}>")
+            return self._execute(lambda: function(*args, **kwargs), True, f"<call {self._step}>", contain=contain)
         finally:
             self._running.release()
 
-    def _execute(self, function: Callable[[], Any], returns_value: bool, filename: str) -> CodeOutput:
+    def _execute(
+        self, function: Callable[[], Any], returns_value: bool, filename: str, *, contain: bool = True
+    ) -> CodeOutput:
         buffer = CappedBuffer(self.max_print_outputs_length, self.on_output)
         budget_key = self._prefix + "R"
         call = CallState(
@@ -178,6 +215,7 @@ class LocalPythonExecutor:
         )
         value: Any = None
         error: BaseException | None = None
+        error_text = ""
         self._inject(call)
         self._guards.call = call
         self._call = call
@@ -185,16 +223,43 @@ class LocalPythonExecutor:
             with capture_output(buffer), process_limits(self.max_recursion, self.max_memory_bytes), interrupts(call):
                 call.arm()
                 try:
-                    value = function()
-                except BaseException as exc:  # every outcome of the agent code is reported
-                    error = exc
-                finally:
+                    try:
+                        value = function()
+                        value = (self._contained(value) if contain else value) if returns_value else None
+                    except BaseException as exc:  # every outcome of the agent code is reported
+                        error = exc
+                        error_text = _error_text(exc)  # str() of an agent exception runs here, under the limits
+                    finally:
+                        self._after_code()
+                        call.disarm()
+                except SandboxInterrupt as late:  # delivered between the code's end and disarm() (watchdog thread)
                     call.disarm()
+                    error, error_text = error or late, error_text or "SandboxInterrupt"
         finally:
             self._call = None
             self._guards.call = None
             self.state[budget_key] = itertools.repeat(True)
-        return self._outcome(call, value if returns_value else None, error, buffer.getvalue(), filename)
+        return self._outcome(call, value, error, error_text, buffer.getvalue(), filename)
+
+    def _contained(self, value: Any) -> Any:
+        """Values of agent-defined classes never leave a call: they become their repr, computed here (under the
+        limits), so the host's ``str(output)`` runs no agent code afterwards."""
+        if _holds_agent_object(value, self._guards.is_notebook_class):
+            return AgentValue(repr(value), str(value), _type_name(value))
+        return value
+
+    def _after_code(self) -> None:
+        """Still under the limits: finalizers (``__del__``) that agent code slipped into classes through ``type``
+        aliases, ``type.__new__`` or a metaclass ``__prepare__`` are removed before they could run later."""
+        if not self._risky:
+            return
+        for cls in _new_classes(self._seen_classes):
+            finalizer = _class_dict(cls).get("__del__")
+            if isinstance(finalizer, types.FunctionType) and finalizer.__globals__ is self.state:
+                type.__delattr__(cls, "__del__")
+                print(
+                    f"[sandbox] removed __del__ from class {type.__dict__['__name__'].__get__(cls)}: agent code cannot define finalizers"
+                )
 
     def _compile(self, code: str, filename: str) -> tuple[types.FunctionType, bool]:
         try:
@@ -255,7 +320,7 @@ class LocalPythonExecutor:
         self._guards.budget_key = prefix + "R"
 
     def _outcome(
-        self, call: CallState, value: Any, error: BaseException | None, logs: str, filename: str
+        self, call: CallState, value: Any, error: BaseException | None, error_text: str, logs: str, filename: str
     ) -> CodeOutput:
         if call.user_interrupted:
             interrupt = KeyboardInterrupt()
@@ -263,18 +328,16 @@ class LocalPythonExecutor:
             raise interrupt
         if call.pending == "final":
             return CodeOutput(output=call.final_value, logs=logs, is_final_answer=True)
-        if isinstance(error, FinalAnswerException):  # raised outside an armed call: still an answer
+        if type(error) is FinalAnswerException:  # raised outside an armed call: still an answer
             return CodeOutput(output=error.value, logs=logs, is_final_answer=True)
         if call.pending in ("timeout", "stop", "operations"):
             raise self._limit_error(call, error, logs, filename) from None
         if error is None:
             return CodeOutput(output=value, logs=logs, is_final_answer=False)
         where, lineno = self._where(error, filename)
-        message = where + f"{type(error).__name__}: {error}" + self._hint(error)
+        message = where + error_text + self._hint(error)
         error_class = PolicyError if isinstance(error, Refusal) else ExecutionError
-        raise error_class(message, logs=logs, cause_type=type(error).__name__, lineno=lineno) from error.with_traceback(
-            None
-        )
+        raise error_class(message, logs=logs, cause_type=_type_name(error), lineno=lineno) from None
 
     def _limit_error(self, call: CallState, error: BaseException | None, logs: str, filename: str) -> ExecutionError:
         where, lineno = self._where(error, filename) if error is not None else ("", None)
@@ -304,6 +367,7 @@ class LocalPythonExecutor:
         return ""
 
     def _where(self, error: BaseException, filename: str) -> tuple[str, int | None]:
+        """Where the error happened in the agent's code (read from the traceback: no agent code runs)."""
         frames = []
         tb = error.__traceback__
         while tb is not None:
@@ -336,6 +400,58 @@ class LocalPythonExecutor:
             if count > 1:
                 text += f"  [the same call repeated {count - 1} more times]\n"
         return text, first_line if first_file == filename else None
+
+
+PROTECTED_CODES.add(LocalPythonExecutor._execute.__code__)
+
+_CLASS_MAKING = re.compile(r"\btype\b|__new__|__prepare__|metaclass|__init_subclass__|__class__")
+_CLASS_DICT = type.__dict__["__dict__"]
+_TYPE_NAME = type.__dict__["__name__"]
+_PLAIN_CONTAINERS = (list, tuple, set, frozenset, dict)
+
+
+def _class_dict(cls: type) -> Any:
+    return _CLASS_DICT.__get__(cls)
+
+
+def _type_name(obj: Any) -> str:
+    return _TYPE_NAME.__get__(type(obj))
+
+
+def _error_text(error: BaseException) -> str:
+    try:
+        text = str(error)
+    except BaseException:  # a broken __str__, or an interrupt while it ran
+        text = "<the exception's message could not be computed>"
+    return f"{_type_name(error)}: {text}"
+
+
+def _holds_agent_object(value: Any, is_agent_class: Callable[[Any], bool], depth: int = 0) -> bool:
+    kind = type(value)
+    if kind in _PLAIN_CONTAINERS and depth < 3:
+        items = list(value.items()) if kind is dict else value
+        return any(_holds_agent_object(item, is_agent_class, depth + 1) for item in itertools.islice(items, 1000))
+    if kind is tuple:
+        return False
+    return any(is_agent_class(c) for c in type.__dict__["__mro__"].__get__(kind))
+
+
+def _new_classes(seen: weakref.WeakSet) -> list[type]:
+    """Every class not in ``seen`` (which is updated), found through the subclass lists from ``object`` down."""
+    found: list[type] = []
+    stack: list[type] = [object]
+    visited: set[int] = set()
+    while stack:
+        cls = stack.pop()
+        for sub in type.__subclasses__(cls) if cls is not type else type.__subclasses__(type):
+            if id(sub) in visited:
+                continue
+            visited.add(id(sub))
+            stack.append(sub)
+            if sub not in seen:
+                seen.add(sub)
+                found.append(sub)
+    return found
 
 
 def _located(source: str, lineno: int | None, offset: int | None) -> str:

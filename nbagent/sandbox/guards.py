@@ -24,9 +24,11 @@ checked versions built here.
 from __future__ import annotations
 
 import _string
+import abc
 import asyncio
 import builtins
 import copy
+import enum
 import importlib
 import itertools
 import os
@@ -34,6 +36,8 @@ import string
 import sys
 import time
 import types
+import typing
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +56,8 @@ if TYPE_CHECKING:
     from .limits import CallState
 
 _REAL_GETATTR = builtins.getattr
+_STR_FORMAT = str.format
+_STR_FORMAT_MAP = str.format_map
 _DANGEROUS_BUILTIN_IDS = frozenset(
     id(getattr(builtins, name)) for name in policy.FORBIDDEN_BUILTINS if hasattr(builtins, name)
 ) | {id(builtins.__import__), id(builtins.getattr), id(builtins.setattr), id(builtins.delattr), id(builtins.hasattr)}
@@ -133,6 +139,10 @@ class Guards(AllocationGuard):
         self.alias_sources: dict[str, types.ModuleType] = {}
         self.ipython_hidden: frozenset[str] = frozenset()
         self.unavailable: dict[str, str] = {}  # names the isolated executor could not bring into its worker
+        self.notebook_classes: weakref.WeakSet = weakref.WeakSet()
+        for value in list(namespace.values()):  # the user's classes, before any agent code ran
+            if isinstance(value, type) and value.__module__ == namespace.get("__name__"):
+                self.notebook_classes.add(value)
         self._own_loops: set[int] = set()
         self.builtins = self._guarded_builtins()
 
@@ -210,15 +220,45 @@ class Guards(AllocationGuard):
 
     # -- attributes -------------------------------------------------------------------------------------------------
 
-    def is_notebook_object(self, obj: Any) -> bool:
-        """Objects defined in the notebook itself (by the user or the agent): their private attributes are theirs."""
+    def is_notebook_class(self, cls: Any) -> bool:
+        """A class defined in the notebook, known by identity (never by ``__module__``, which libraries can forge):
+        created by agent code (registered as it is made), present in the namespace with the notebook's module name
+        when the executor first saw it, or owning a function defined in the notebook."""
+        if not isinstance(cls, type):
+            return False
+        if cls in self.notebook_classes:
+            return True
+        for value in _class_dict(cls).values():
+            function = getattr(value, "__func__", None) if isinstance(value, (classmethod, staticmethod)) else value
+            function = value.fget if isinstance(value, property) else function
+            if isinstance(function, types.FunctionType) and function.__globals__ is self.ns:
+                return True
+        return False
+
+    def register_class(self, cls: Any) -> Any:
+        """Decorator the rewrite puts innermost on every class statement (and type_call on its result)."""
+        if isinstance(cls, type):
+            self.notebook_classes.add(cls)
+        return cls
+
+    def is_notebook_object(self, obj: Any, name: str | None = None) -> bool:
+        """May agent code use the private attribute ``name`` of ``obj``? Yes for the notebook's own functions, and
+        for objects whose classes are all the notebook's (or plain builtins); for a notebook class derived from a
+        library class, only attributes its notebook part defines (the rest may be the library's internals)."""
         if isinstance(obj, types.ModuleType):
             return False
         if isinstance(obj, types.FunctionType):
             return obj.__globals__ is self.ns
         cls = obj if isinstance(obj, type) else type(obj)
-        name = self.ns_name
-        return any(_REAL_GETATTR(c, "__module__", None) == name for c in cls.__mro__[:-1])
+        mro = _class_mro(cls)
+        if all(c in _SAFE_BASES or self.is_notebook_class(c) for c in mro):
+            return any(c not in _SAFE_BASES for c in mro)
+        if name is None:
+            return False
+        for c in mro:
+            if name in _class_dict(c):
+                return self.is_notebook_class(c)
+        return False
 
     def check_attribute_name(self, name: Any, obj: Any = None, *, store: bool = False) -> None:
         if not isinstance(name, str):
@@ -226,7 +266,7 @@ class Guards(AllocationGuard):
         reason = policy.attribute_refusal(name, store=store)
         if reason:
             raise AttributeNotAllowed(reason)
-        if policy.is_private(name) and not self.is_notebook_object(obj):
+        if policy.is_private(name) and not self.is_notebook_object(obj, name):
             owner = (
                 f"module {obj.__name__!r}" if isinstance(obj, types.ModuleType) else f"{type(obj).__name__!r} objects"
             )
@@ -241,30 +281,37 @@ class Guards(AllocationGuard):
 
     def attr(self, obj: Any, name: str) -> Any:
         """Attributes in policy.RUNTIME_CHECKED_ATTRIBUTES."""
-        if name in ("format", "format_map"):
-            if isinstance(obj, str):
-                method = _REAL_GETATTR(obj, name)
-
-                def checked_format(*args: Any, **kwargs: Any) -> Any:
-                    self.check_format_string(obj)
-                    return method(*args, **kwargs)
-
-                return checked_format
-            if obj is str:
-                method = _REAL_GETATTR(str, name)
-
-                def checked_str_format(template: Any, *args: Any, **kwargs: Any) -> Any:
-                    if isinstance(template, str):
-                        self.check_format_string(template)
-                    return method(template, *args, **kwargs)
-
-                return checked_str_format
         if name in ("eval", "query") and _is_pandas(obj):
             raise AttributeNotAllowed(
                 f"pandas .{name}() is not available to agent code: its expressions can reach the caller's namespace; "
                 "use boolean indexing instead"
             )
-        return _REAL_GETATTR(obj, name)
+        value = _REAL_GETATTR(obj, name)
+        if name in ("format", "format_map"):
+            return self.checked_format(value)
+        return value
+
+    def checked_format(self, value: Any) -> Any:
+        """``str.format``/``format_map`` however reached (a str, a str subclass or its class, ``super()``): the
+        template is checked before formatting. Anything else (an agent-defined method) is returned as is."""
+        if value is _STR_FORMAT or value is _STR_FORMAT_MAP:
+
+            def checked_unbound(template: Any, *args: Any, **kwargs: Any) -> Any:
+                if isinstance(template, str):
+                    self.check_format_string(str.__str__(template))
+                return value(template, *args, **kwargs)
+
+            return checked_unbound
+        if type(value) is types.BuiltinMethodType and isinstance(getattr(value, "__self__", None), str):
+            if value.__name__ in ("format", "format_map"):
+                template = str.__str__(value.__self__)
+
+                def checked_bound(*args: Any, **kwargs: Any) -> Any:
+                    self.check_format_string(template)
+                    return value(*args, **kwargs)
+
+                return checked_bound
+        return value
 
     def check_format_string(self, template: str, depth: int = 0) -> None:
         if depth > 2:
@@ -294,14 +341,15 @@ class Guards(AllocationGuard):
         """The object itself if agent code may set/delete its (public) attributes, else a refusing stand-in."""
         if isinstance(obj, types.ModuleType):
             return _ReadOnly(f"cannot modify module {obj.__name__!r}: modules are read-only for agent code")
-        if isinstance(obj, type) and not self.is_notebook_object(obj):
+        if isinstance(obj, type) and not self.is_notebook_class(obj):
             return _ReadOnly(
                 f"cannot modify class {obj.__name__!r}: classes not defined in the notebook are read-only for agent code"
             )
         return obj
 
     def private_store_target(self, obj: Any) -> Any:
-        if not self.is_notebook_object(obj):
+        cls = obj if isinstance(obj, type) else type(obj)
+        if not (isinstance(obj, types.FunctionType) and obj.__globals__ is self.ns) and not self.is_notebook_class(cls):
             return _ReadOnly(
                 f"cannot set private attributes of {type(obj).__name__!r} objects "
                 "(only objects defined in the notebook expose their underscore attributes)"
@@ -374,12 +422,32 @@ class Guards(AllocationGuard):
         if reason:
             raise OperationNotAllowed(reason)
 
+    def match_class(self, cls: Any, positional: int) -> Any:
+        """The class of ``case cls(p1, p2...)``: its ``__match_args__`` is read once and checked like attribute
+        names, and the match sees a stand-in with that frozen tuple (a metaclass cannot answer differently later)."""
+        if not isinstance(cls, type) or cls in _SELF_MATCHING:
+            return cls
+        try:
+            names = _REAL_GETATTR(cls, "__match_args__")
+        except AttributeError:
+            names = None
+        if names is None:
+            base = next((b for b in _SELF_MATCHING if issubclass(cls, b)), None)
+            return _match_stand_in(self, cls, None, base, positional)
+        if type(names) is not tuple or any(type(n) is not str for n in names):
+            raise TypeError(f"{cls.__name__}.__match_args__ must be a tuple of strings")
+        for name in names[:positional]:
+            reason = policy.attribute_refusal(name)
+            if reason:
+                raise AttributeNotAllowed(f"match pattern {cls.__name__}(...): {reason}")
+        return _match_stand_in(self, cls, names, None, positional)
+
     def type_call(self, *args: Any, **kwargs: Any) -> Any:
         if len(args) == 3 and isinstance(args[2], dict):
             for key in args[2]:
                 if key in policy.FORBIDDEN_CLASS_DUNDERS or (isinstance(key, str) and policy.is_display_hook(key)):
                     raise AttributeNotAllowed(f"classes created by agent code cannot define {key!r}")
-        return type(*args, **kwargs)
+        return self.register_class(type(*args, **kwargs))
 
     def counted(self, iterator: Any) -> Any:
         """An endless iterator that counts against the operation budget even when consumed by C code (sum, list)."""
@@ -498,6 +566,38 @@ class Guards(AllocationGuard):
                 f"asyncio.{what}() is only allowed inside asyncio.run(...): tasks on another event loop would "
                 "run after the code has finished"
             )
+
+
+_CLASS_DICT = type.__dict__["__dict__"]
+_CLASS_MRO = type.__dict__["__mro__"]
+#: Bases whose privates are harmless (by identity): builtin types, and the abc/enum/typing scaffolding.
+_SAFE_BASES = frozenset(v for v in vars(builtins).values() if isinstance(v, type)) | frozenset(
+    {abc.ABC, enum.Enum, enum.IntEnum, enum.Flag, enum.IntFlag, typing.Generic, typing.Protocol}
+)
+
+
+def _class_dict(cls: type) -> Any:
+    return _CLASS_DICT.__get__(cls)  # not through a metaclass's __getattribute__
+
+
+def _class_mro(cls: type) -> tuple:
+    return _CLASS_MRO.__get__(cls)
+
+
+_SELF_MATCHING = (bool, bytearray, bytes, dict, float, frozenset, int, list, set, str, tuple)
+
+
+def _match_stand_in(guards: Guards, cls: type, names: tuple | None, base: type | None, positional: int) -> type:
+    class MatchClass(type):
+        def __instancecheck__(self, obj: Any) -> bool:
+            if not isinstance(obj, cls):
+                return False
+            for name in (names or ())[:positional]:
+                guards.check_attribute_name(name, obj)
+            return True
+
+    namespace = {"__match_args__": names} if names is not None else {}
+    return MatchClass(cls.__name__, (base,) if base is not None else (), namespace)
 
 
 def _thread_ident() -> int:

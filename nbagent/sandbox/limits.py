@@ -67,17 +67,22 @@ class CallState:
         self.final_value: Any = None
         self.user_interrupted = False
         self.armed = False
+        self.watching = False
         self.uses_signals = False  # main thread: signals; otherwise the watchdog thread
         self.stop_event = threading.Event()  # set when the call must end; wakes sandboxed sleeps
         self.raiser = _Raiser(self)
         self._lock = threading.RLock()  # orders interrupts against disarm()
         self._wake = threading.Event()  # wakes the watchdog
         self._next_interrupt = 0.0
+        self._counter: Any = None
 
-    def budget(self) -> Iterator[bool]:
-        if self.max_operations is None:
-            return itertools.repeat(True)
-        return itertools.chain(itertools.repeat(True, max(0, int(self.max_operations))), self.raiser)
+    def budget(self) -> Iterator[Any]:
+        """The operation budget: truthy values, then the raiser. Its counter is a range iterator that
+        :meth:`set_pending` exhausts in place, so a ``for`` loop holding this very iterator (its ``compress``)
+        raises at its next iteration too: a swallowed interrupt (``finally: continue``) cannot keep it going."""
+        limit = sys.maxsize if self.max_operations is None else max(0, int(self.max_operations))
+        self._counter = iter(range(1, limit + 1))
+        return itertools.chain(self._counter, self.raiser)
 
     def set_pending(self, reason: str, value: Any = None) -> None:
         """Thread-safe: the call must end (first reason wins, except a user interrupt)."""
@@ -88,6 +93,8 @@ class CallState:
             if reason == "final":
                 self.final_value = value
             self.namespace[self.budget_key] = self.raiser
+            if self._counter is not None:
+                self._counter.__setstate__(sys.maxsize)  # every holder of the budget reaches the raiser
             self.stop_event.set()
             if self.armed:
                 self._interrupt(FINAL_ANSWER_GRACE_SECONDS if reason in ("final", "operations") else 0.0)
@@ -180,7 +187,7 @@ class Watchdog:
 
     def _run(self) -> None:
         call = self.call
-        while call.armed:
+        while call.watching:
             now = time.monotonic()
             if call.pending is None and call.deadline is not None and now >= call.deadline:
                 call.set_pending("timeout")
@@ -212,11 +219,21 @@ class Watchdog:
 # --- in the main thread: signals ---------------------------------------------------------------------------------
 
 _main_calls: list[CallState] = []
+#: Code objects of the executor's own frames around the agent code: an interrupt arriving while one of them runs
+#: (the code has just returned, disarm() is next) is not raised there; the repeating timer delivers it later, if at all.
+PROTECTED_CODES: set[Any] = set()
+
+
+def _protected(frame: Any) -> bool:
+    return frame is not None and frame.f_code in PROTECTED_CODES
 
 
 def _on_interrupt_signal(signum: int, frame: Any) -> None:
     call = _main_calls[-1] if _main_calls else None
     if call is not None and call.armed and call.pending is not None:
+        if _protected(frame):
+            signal.setitimer(signal.ITIMER_REAL, REINTERRUPT_SECONDS, REINTERRUPT_SECONDS)
+            return
         raise call.control_exception()
 
 
@@ -230,7 +247,7 @@ def _on_alarm(signum: int, frame: Any) -> None:
             signal.setitimer(signal.ITIMER_REAL, remaining, REINTERRUPT_SECONDS)
             return
         call.set_pending("timeout")
-    if call.pending is not None:
+    if call.pending is not None and not _protected(frame):
         raise call.control_exception()
 
 
@@ -278,12 +295,14 @@ def interrupts(call: CallState) -> Iterator[None]:
 
 def _watched(call: CallState) -> Iterator[None]:
     watchdog = Watchdog(call)
-    call.armed = True  # the watchdog runs while the call is armed
+    call.watching = True  # the watchdog runs while watching, and raises only while the code runs (armed)
     watchdog.start()
     try:
         yield
     finally:
         call.disarm()
+        call.watching = False
+        call._wake.set()
         watchdog.stop()
 
 

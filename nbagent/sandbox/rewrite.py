@@ -111,6 +111,7 @@ class Rewriter(ast.NodeTransformer):
         self.scope = scopes.root
         self.classes: list[str] = []  # enclosing class names, for private name mangling
         self.temp_counter = 0
+        self.match_hoists: list[ast.stmt] = []
         root = scopes.root
         self.module_bound = root.bound
         self.module_imported_only = root.imported - root.assigned
@@ -315,9 +316,26 @@ class Rewriter(ast.NodeTransformer):
             if reason:
                 self._refuse(reason, node)
         node.cls = self._pattern_expr(node.cls)
+        if node.patterns:  # positional sub-patterns read the attributes named by __match_args__: checked first
+            temp = self._temp()
+            check = self._guard("match_class", [node.cls, ast.Constant(len(node.patterns))], node)
+            self.match_hoists.append(
+                _place(ast.Assign(targets=[ast.Name(id=temp, ctx=ast.Store())], value=check), node)
+            )
+            node.cls = _place(ast.Name(id=temp, ctx=ast.Load()), node.cls)
         node.patterns = [self.visit(p) for p in node.patterns]
         node.kwd_patterns = [self.visit(p) for p in node.kwd_patterns]
         return node
+
+    def visit_Match(self, node: ast.Match) -> ast.stmt | list[ast.stmt]:
+        """Classes of positional class patterns are looked up (and checked) just before the match statement."""
+        saved, self.match_hoists = self.match_hoists, []
+        try:
+            self.generic_visit(node)
+            hoists = self.match_hoists
+        finally:
+            self.match_hoists = saved
+        return [*hoists, node] if hoists else node
 
     def visit_MatchAs(self, node: ast.MatchAs) -> ast.pattern:
         if node.name:
@@ -533,6 +551,8 @@ class Rewriter(ast.NodeTransformer):
         node.bases = [self.visit(b) for b in node.bases]
         node.keywords = [self.visit(k) for k in node.keywords]
         node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        register = ast.Attribute(value=self._injected("g"), attr="register_class", ctx=ast.Load())
+        node.decorator_list.append(_place(register, node))  # innermost: receives the class as created
 
         def body() -> None:
             self.classes.append(node.name)

@@ -8,7 +8,7 @@ code that came from the worker:
 * numpy arrays and scalars of non-object dtypes (raw buffers);
 * pandas ``DataFrame``/``Series``/``Index`` whose columns are numpy dtypes, categoricals, nullable integers, floats and
   booleans, strings, tz-aware datetimes or object columns of the plain scalars above; ``Timestamp``, ``Timedelta``;
-* PIL images (raw pixels in a few modes);
+* PIL images (raw pixels in a few modes); :class:`AgentValue` (the repr/str of an agent-defined object);
 * references: ``{"$": "remote"}`` (an object that stays in the worker; the host makes a handle or proxy) and
   ``{"$": "host"}`` (an object the host gave the worker, returned as itself).
 
@@ -46,6 +46,27 @@ class WireError(ValueError):
 
 class NotPlain(Exception):
     """Raised by the encoder: the value is not plain data (or too deep, or too large)."""
+
+
+class AgentValue:
+    """Stands for an output whose class the agent's code defined (or that holds such objects): its ``repr`` and
+    ``str``, computed under the call's limits, so that showing it later runs no agent code."""
+
+    __slots__ = ("text", "str_text", "type_name")
+
+    def __init__(self, text: str, str_text: str, type_name: str) -> None:
+        self.text, self.str_text, self.type_name = str(text), str(str_text), type_name
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __str__(self) -> str:
+        return self.str_text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AgentValue) and other.text == self.text
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 # --- encoding (in the worker) --------------------------------------------------------------------------------------
@@ -169,6 +190,12 @@ def _encode_timedelta(e: Encoder, obj: Any, depth: int) -> dict:
 
 
 _ENCODERS: dict[type, Callable[[Encoder, Any, int], Any]] = {
+    AgentValue: lambda e, obj, depth: {
+        "$": "agent_value",
+        "repr": obj.text,
+        "str": obj.str_text,
+        "type": obj.type_name,
+    },
     datetime.datetime: _encode_datetime,
     datetime.time: _encode_datetime,
     datetime.date: _encode_date,
@@ -713,6 +740,13 @@ def _decode_pd_timedelta(d: Decoder, node: dict, depth: int) -> Any:
     return _pandas().Timedelta(value, unit="ns")
 
 
+def _decode_agent_value(node: dict) -> AgentValue:
+    texts = [node.get(k) for k in ("repr", "str", "type")]
+    if any(type(t) is not str for t in texts):
+        raise WireError("bad agent value")
+    return AgentValue(*texts)
+
+
 _DECODERS: dict[str, Callable[[Decoder, dict, int], Any]] = {
     "int": _decode_int,
     "float": _decode_float,
@@ -744,6 +778,7 @@ _DECODERS: dict[str, Callable[[Decoder, dict, int], Any]] = {
     "pd_timedelta": _decode_pd_timedelta,
     "nat": lambda d, node, depth: _pandas().NaT,
     "na": lambda d, node, depth: _pandas().NA,
+    "agent_value": lambda d, node, depth: _decode_agent_value(node),
     "remote": lambda d, node, depth: d.remote(node),
     "host": lambda d, node, depth: d.host(node),
 }

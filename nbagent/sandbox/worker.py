@@ -323,7 +323,7 @@ class Worker:
         return _run_unguarded(self, code)
 
     def _call(self, target: Any, args: tuple, kwargs: dict) -> CodeOutput:
-        return self.executor.run_callable(target, args, kwargs)
+        return self.executor.run_callable(target, args, kwargs, contain=False)
 
     # -- the namespace ------------------------------------------------------------------------------------------------
 
