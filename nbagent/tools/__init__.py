@@ -1,6 +1,25 @@
-"""Tools: the `Tool` class, the `@tool` decorator, the default toolbox, schemas and hub sharing."""
+"""Tools: the `Tool` class, the `@tool` decorator, the default toolbox, schemas and hub sharing.
+
+Modules:
+    base             Tool: attributes, call, prompt texts, save/load, hub methods
+    decorator        @tool and FunctionTool (a typed, documented function as a tool)
+    function_schema  a function's inputs from its hints and docstring; smolagents' get_json_schema
+    forward_schema   a Tool subclass's inputs/output_type read from its forward()
+    validation       the definition checks run when a tool is instantiated
+    types            the tool type vocabulary and Python hints -> tool types
+    docstring        Google-style docstring parsing
+    schema           tools as OpenAI function schemas; checks of a model's arguments
+    source           a tool as one standalone Python file; get_imports
+    collection       ToolCollection and load_tool
+    hub              Hugging Face Hub upload/download (duck-typed, below base)
+    gradio_demo      launch_gradio_demo and the app.py of a Space
+    default_tools    final_answer, python_interpreter, user_input, visit_webpage
+    web_search       web search tools
+    errors           ToolDefinitionError (+ DocstringParsingException, TypeHintParsingException), ...
+"""
 
 from .base import Tool, render_code_signature, render_tool_calling_prompt
+from .collection import ToolCollection, load_tool
 from .decorator import FunctionTool, tool
 from .default_tools import (
     BASE_TOOLS,
@@ -11,29 +30,45 @@ from .default_tools import (
     VisitWebpageTool,
     get_base_tools,
 )
-from .errors import ToolArgumentError, ToolDefinitionError, ToolSerializationError
-from .hub import load_tool
+from .errors import (
+    DocstringParsingException,
+    ToolArgumentError,
+    ToolDefinitionError,
+    ToolSerializationError,
+    TypeHintParsingException,
+)
+from .function_schema import get_json_schema
+from .gradio_demo import launch_gradio_demo
 from .schema import get_tool_json_schema, validate_tool_arguments
+from .source import get_imports
 from .types import AUTHORIZED_TYPES
+from .validation import validate_tool_class
 
 __all__ = [
     "AUTHORIZED_TYPES",
     "BASE_TOOLS",
     "TOOL_MAPPING",
+    "DocstringParsingException",
     "FinalAnswerTool",
     "FunctionTool",
     "PythonInterpreterTool",
     "Tool",
     "ToolArgumentError",
+    "ToolCollection",
     "ToolDefinitionError",
     "ToolSerializationError",
+    "TypeHintParsingException",
     "UserInputTool",
     "VisitWebpageTool",
     "get_base_tools",
+    "get_imports",
+    "get_json_schema",
     "get_tool_json_schema",
+    "launch_gradio_demo",
     "load_tool",
     "render_code_signature",
     "render_tool_calling_prompt",
     "tool",
     "validate_tool_arguments",
+    "validate_tool_class",
 ]

@@ -13,9 +13,16 @@ from nbagent.media import is_image, report_image
 
 from .errors import ToolDefinitionError, ToolSerializationError
 from .forward_schema import infer_io_from_forward
+from .gradio_demo import gradio_app_code
+from .hub import download_tool_code, push_tool_to_hub
 from .source import StandaloneCode, exec_tool_code, object_source, requirements_of
 from .types import python_type_name
-from .validation import REQUIRED_ATTRIBUTES, validate_forward_signature, validate_tool_attributes
+from .validation import (
+    REQUIRED_ATTRIBUTES,
+    required_init_parameters,
+    validate_forward_signature,
+    validate_tool_attributes,
+)
 
 __all__ = ["Tool", "render_code_signature", "render_tool_calling_prompt"]
 
@@ -64,12 +71,18 @@ def _forward_defaults(forward: Any) -> dict[str, Any] | None:
 
 
 def render_tool_calling_prompt(name: str, description: str, inputs: dict[str, Any], output_type: str) -> str:
-    """A tool (or managed agent) as text for tool-calling prompts (smolagents' format)."""
+    """A managed agent as text for tool-calling prompts (its inputs as JSON); tools use `to_tool_calling_prompt`."""
     return (
         f"{name}: {description}\n"
         f"    Takes inputs: {json.dumps(inputs, default=str, ensure_ascii=False)}\n"
         f"    Returns an output of type: {output_type}"
     )
+
+
+def _code_prompt_type(kind: Any) -> str:
+    """A tool type as written in `to_code_prompt` signatures: smolagents' names, except `any` as `Any`
+    (in a Python signature `any` would name the builtin function)."""
+    return "Any" if kind == "any" else str(kind)
 
 
 def render_code_signature(
@@ -97,10 +110,12 @@ class Tool(metaclass=_ToolMeta):
 
     Subclass it with class attributes `name`, `description`, `inputs`
     (`{arg: {"type", "description", optional "nullable"}}`) and `output_type`,
-    and a `forward(self, ...)` taking exactly the `inputs`. Definitions are checked
-    when the class is created, and again when a tool is instantiated (for attributes
-    set in `__init__`); each problem raises one `ToolDefinitionError`.
+    and a `forward(self, ...)` taking exactly the `inputs`. A fully annotated and documented
+    `forward` may stand in for `inputs` and `output_type`. The definition is checked when the
+    tool is instantiated (as smolagents does: a module defining a slightly-off tool still
+    imports); each problem raises one `ToolDefinitionError` naming the tool, the field and the fix.
     Put expensive initialisation (loading a model) in `setup()`: it runs once, on first call.
+    `output_schema` (optional) is a JSON schema of a structured (dict) output, shown to the model.
     """
 
     name: str
@@ -108,6 +123,7 @@ class Tool(metaclass=_ToolMeta):
     inputs: dict[str, dict[str, Any]]
     output_type: str
     output_description: str | None = None
+    output_schema: dict[str, Any] | None = None
     skip_forward_signature_validation: bool = False
     is_initialized: bool = False
 
@@ -117,22 +133,6 @@ class Tool(metaclass=_ToolMeta):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         infer_io_from_forward(cls, _defined_below_tool, _class_label(cls))
-        present = {a: getattr(cls, a) for a in REQUIRED_ATTRIBUTES if _defined_below_tool(cls, a)}
-        if not present:
-            return  # attributes come from __init__ (or this is an abstract base): checked at instantiation
-        label = _class_label(cls)
-        validate_tool_attributes(present, label)
-        missing = [a for a in REQUIRED_ATTRIBUTES if a not in present]
-        if missing and not _defined_below_tool(cls, "__init__"):
-            raise ToolDefinitionError(
-                label, f"'{missing[0]}'", "is not set", f"add the class attribute {missing[0]} = ..."
-            )
-        if "inputs" in present and not cls.skip_forward_signature_validation:
-            if not _defined_below_tool(cls, "forward"):
-                raise ToolDefinitionError(
-                    label, "'forward'", "is not defined", "write def forward(self, ...) taking the keys of 'inputs'"
-                )
-            validate_forward_signature(cls.forward, present["inputs"], label, drop_first=True)
 
     def _validate_instance(self) -> None:
         cls = type(self)
@@ -143,9 +143,13 @@ class Tool(metaclass=_ToolMeta):
                     label,
                     f"'{attr}'",
                     "is not set",
-                    f"set {attr} as a class attribute or in __init__ before using the tool",
+                    f"You must set an attribute {attr}: a class attribute {attr} = ..., or self.{attr} in __init__",
                 )
         validate_tool_attributes({a: getattr(self, a) for a in REQUIRED_ATTRIBUTES}, label)
+        if self.output_schema is not None and not isinstance(self.output_schema, dict):
+            raise ToolDefinitionError(
+                label, "'output_schema'", f"is a {type(self.output_schema).__name__}", "make it a JSON schema (a dict)"
+            )
         if not self.skip_forward_signature_validation:
             if type(self).forward is Tool.forward and "forward" not in vars(self):
                 raise ToolDefinitionError(
@@ -185,19 +189,35 @@ class Tool(metaclass=_ToolMeta):
     # -- prompts -------------------------------------------------------------------------------
 
     def to_code_prompt(self) -> str:
-        """The tool as a Python signature with docstring, for the CodeAgent system prompt."""
-        return render_code_signature(
-            self.name,
-            self.description,
-            self.inputs,
-            self.output_type,
-            self.output_description,
-            defaults=_forward_defaults(self.forward),
-        )
+        """The tool as a Python `def` with a docstring, for the CodeAgent system prompt (smolagents' format).
+
+        Types are the tool type names (`text: string`), as smolagents writes them (`any` as `Any`); a tool with an
+        `output_schema` is shown returning `dict`, with the schema in its docstring.
+        """
+        arguments = ", ".join(f"{arg}: {_code_prompt_type(spec['type'])}" for arg, spec in self.inputs.items())
+        has_schema = self.output_schema is not None
+        doc = self.description
+        if has_schema:
+            doc += (
+                "\n\nImportant: This tool returns structured output! Use the JSON schema below to directly access "
+                "fields like result['field_name']. NO print() statements needed to inspect the output!"
+            )
+        if self.inputs:
+            described = "\n".join(f"{arg}: {spec['description']}" for arg, spec in self.inputs.items())
+            doc += "\n\nArgs:\n" + textwrap.indent(described, "    ")
+        if has_schema:
+            schema = textwrap.indent(json.dumps(self.output_schema, indent=4), "        ")
+            doc += (
+                "\n\nReturns:\n    dict (structured output): This tool ALWAYS returns a dictionary that strictly "
+                f"adheres to the following JSON schema:\n{schema}"
+            )
+        body = textwrap.indent(f'"""{doc}\n"""', "    ")
+        returned = "dict" if has_schema else _code_prompt_type(self.output_type)
+        return f"def {self.name}({arguments}) -> {returned}:\n{body}"
 
     def to_tool_calling_prompt(self) -> str:
-        """The tool as text for the ToolCallingAgent system prompt (smolagents' format)."""
-        return render_tool_calling_prompt(self.name, self.description, self.inputs, self.output_type)
+        """The tool as text for the ToolCallingAgent system prompt (smolagents' exact format)."""
+        return f"{self.name}: {self.description}\n    Takes inputs: {self.inputs}\n    Returns an output of type: {self.output_type}"
 
     # -- persistence ---------------------------------------------------------------------------
 
@@ -224,8 +244,19 @@ class Tool(metaclass=_ToolMeta):
         code.add_dependencies(source, namespace)
         return code.render(source, f"Tool {self.name!r}, saved by nbagent.")
 
+    def _check_init_has_defaults(self) -> None:
+        """A saved tool is rebuilt by calling its class without arguments (`load_tool`, an agent's folder)."""
+        required = required_init_parameters(type(self))
+        if required:
+            raise ToolSerializationError(
+                f"Parameters in __init__ must have default values, found required parameters {required}: tool "
+                f"{self._label()} cannot be saved. The values given when it was created are not saved, and a saved "
+                f"tool is rebuilt without arguments. Fix: give them defaults, or set them as class attributes."
+            )
+
     def to_dict(self) -> dict[str, Any]:
         """`{"name", "code", "requirements"}`: enough to recreate the tool with `from_dict`."""
+        self._check_init_has_defaults()
         code = self.to_code()
         return {"name": self.name, "code": code, "requirements": requirements_of(code)}
 
@@ -234,7 +265,8 @@ class Tool(metaclass=_ToolMeta):
         """Recreate a tool from `to_dict()` output. This runs the code: load only tools you trust."""
         if not isinstance(tool_dict, dict) or not isinstance(tool_dict.get("code"), str):
             raise ToolSerializationError(
-                f"Tool.from_dict needs a dict with a 'code' string (as made by to_dict()), got {tool_dict!r:.200}"
+                f"Tool.from_dict needs a dict with a 'code' string (as made by to_dict()): the dict must contain "
+                f"'code' key, got {tool_dict!r:.200}"
             )
         return cls.from_code(tool_dict["code"], **kwargs)
 
@@ -274,14 +306,12 @@ class Tool(metaclass=_ToolMeta):
                 f"Fix: pass its constructor arguments, e.g. Tool.from_code(code, api_key=...)."
             ) from err
 
-    def save(self, output_dir: str | Path, tool_file_name: str = "tool", make_gradio_app: bool = False) -> Path:
+    def save(self, output_dir: str | Path, tool_file_name: str = "tool", make_gradio_app: bool = True) -> Path:
         """Write `<tool_file_name>.py` (standalone code) and `requirements.txt` to `output_dir`.
 
-        `make_gradio_app=True` also writes an `app.py` (a Gradio demo, as smolagents does for Spaces).
+        `make_gradio_app` (default True, as in smolagents) also writes an `app.py`: a Gradio demo for a Space.
         Returns the path of the tool file.
         """
-        from .hub import gradio_app_code
-
         folder = Path(output_dir)
         folder.mkdir(parents=True, exist_ok=True)
         data = self.to_dict()
@@ -303,8 +333,6 @@ class Tool(metaclass=_ToolMeta):
         create_pr: bool = False,
     ) -> Any:
         """Upload the tool to a Hugging Face Space (tool.py, app.py, requirements.txt)."""
-        from .hub import push_tool_to_hub
-
         return push_tool_to_hub(
             self, repo_id, commit_message=commit_message, private=private, token=token, create_pr=create_pr
         )
@@ -316,9 +344,8 @@ class Tool(metaclass=_ToolMeta):
         Hub keywords (`revision`, `cache_dir`, `repo_type`, `local_files_only`) go to the download;
         the others to the tool's `__init__`.
         """
-        from .hub import load_tool_from_hub
-
-        return load_tool_from_hub(repo_id, token=token, trust_remote_code=trust_remote_code, **kwargs)
+        code, init_kwargs = download_tool_code(repo_id, token=token, trust_remote_code=trust_remote_code, **kwargs)
+        return Tool.from_code(code, **init_kwargs)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={getattr(self, 'name', None)!r})"

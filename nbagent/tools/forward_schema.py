@@ -14,6 +14,7 @@ from typing import Any
 
 from .docstring import parse_google_docstring
 from .errors import ToolDefinitionError
+from .function_schema import input_schema, return_type
 
 __all__ = ["infer_io_from_forward"]
 
@@ -34,9 +35,6 @@ def infer_io_from_forward(cls: type, defines: typing.Callable[[type, str], bool]
     """Set `cls.inputs` / `cls.output_type` from `cls.forward` when the class defines neither itself."""
     if not defines(cls, "forward") or (defines(cls, "inputs") and defines(cls, "output_type")):
         return
-    from .decorator import _input_schema  # here: decorator.py subclasses Tool while it is imported
-    from .types import hint_to_schema
-
     params = _annotated_params(cls.forward)
     if params is None:
         return
@@ -44,12 +42,8 @@ def infer_io_from_forward(cls: type, defines: typing.Callable[[type, str], bool]
     if not defines(cls, "inputs"):
         parsed = parse_google_docstring(inspect.getdoc(cls.forward))
         try:
-            cls.inputs = {p.name: _input_schema(p, hints, parsed.args.get(p.name), label) for p in params}
+            cls.inputs = {p.name: input_schema(p, hints, parsed.args.get(p.name), label) for p in params}
         except ToolDefinitionError:
             return  # e.g. an undocumented argument: the class may set inputs in __init__
     if not defines(cls, "output_type"):
-        try:
-            kind = hint_to_schema(hints["return"])["type"]
-        except TypeError:
-            kind = "any"
-        cls.output_type = kind if isinstance(kind, str) else "any"
+        cls.output_type = return_type(hints["return"])

@@ -88,7 +88,8 @@ def _accepts(spec: dict[str, Any], value: Any) -> bool:
 def validate_tool_arguments(tool: Tool, arguments: Any) -> None:
     """Check a model's arguments against `tool.inputs`; raise `ToolArgumentError` naming the tool and argument.
 
-    `arguments` is a dict of keyword arguments, or a single value for a one-input tool.
+    `arguments` is a dict of keyword arguments, or a single value for a one-input tool. The messages
+    start as smolagents' do ("Argument x has type 'null' but should be 'string'").
     """
     if not isinstance(arguments, dict) or (len(tool.inputs) == 1 and not set(arguments) <= set(tool.inputs)):
         if len(tool.inputs) != 1:
@@ -99,14 +100,17 @@ def validate_tool_arguments(tool: Tool, arguments: Any) -> None:
     for key, value in arguments.items():
         if key not in tool.inputs:
             raise ToolArgumentError(
-                f"Tool {tool.name!r} has no argument {key!r}; its arguments are {list(tool.inputs)}"
+                f"Argument {key} is not in the tool's input schema: tool {tool.name!r} has no argument {key!r}; "
+                f"its arguments are {list(tool.inputs)}"
             )
         spec = tool.inputs[key]
         if not _accepts(spec, value):
             raise ToolArgumentError(
-                f"Tool {tool.name!r}: argument {key!r} should be of type {spec['type']!r}, "
-                f"got {_value_type(value)!r} ({value!r:.100})"
+                f"Argument {key} has type {_value_type(value)!r} but should be {spec['type']!r} "
+                f"(tool {tool.name!r}, value {value!r:.100})"
             )
     missing = [k for k, spec in tool.inputs.items() if k not in arguments and not spec.get("nullable")]
     if missing:
-        raise ToolArgumentError(f"Tool {tool.name!r} is missing required argument(s) {missing}")
+        raise ToolArgumentError(
+            f"Argument {missing[0]} is required: tool {tool.name!r} is missing required argument(s) {missing}"
+        )

@@ -29,13 +29,14 @@ __all__ = [
     "object_source",
     "function_body_source",
     "free_names",
+    "names_read_at_runtime",
+    "get_imports",
     "StandaloneCode",
     "requirements_of",
     "exec_tool_code",
 ]
 
 DYNAMIC_MODULE_PREFIX = "nbagent_tool_code_"
-_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def _class_source_from_methods(cls: type) -> str | None:
@@ -111,7 +112,31 @@ def free_names(source: str) -> list[str]:
             bound.add((node.asname or node.name).split(".")[0])
         elif isinstance(node, ast.ExceptHandler) and node.name:
             bound.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            bound.add(node.rest)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
     return [name for name in loaded if name not in bound]
+
+
+def names_read_at_runtime(source: str) -> set[str]:
+    """Names loaded outside annotations: a saved tool file (with postponed annotations) needs these to run."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            found.add(node.id)
+        for field, value in ast.iter_fields(node):
+            if field in ("annotation", "returns"):
+                continue
+            for child in value if isinstance(value, list) else [value]:
+                if isinstance(child, ast.AST):
+                    visit(child)
+
+    visit(ast.parse(source))
+    return found
 
 
 def _is_dynamic(module_name: str) -> bool:
@@ -185,9 +210,20 @@ class StandaloneCode:
         self.imports.setdefault(line)
 
     def add_dependencies(self, source: str, namespace: dict[str, Any]) -> None:
+        runtime = None
         for name in free_names(source):
-            if name in self._bound or name not in namespace:
-                continue  # builtins, or names the code never had (its own NameError, not ours)
+            if name in self._bound or hasattr(builtins, name) and name not in namespace:
+                continue
+            if name not in namespace:
+                runtime = names_read_at_runtime(source) if runtime is None else runtime
+                if name in runtime:
+                    raise ToolSerializationError(
+                        f"Tool {self.label} cannot be saved: Name {name!r} is undefined in the saved code: it is "
+                        f"not a builtin, an import or a global of the module defining the tool (a variable of an "
+                        f"enclosing function?). Fix: import or define {name} inside the method that uses it, or "
+                        f"at module level."
+                    )
+                continue  # only in annotations: postponed in the saved file, harmless
             self._bound.add(name)
             self._add(name, namespace[name])
 
@@ -254,6 +290,47 @@ def requirements_of(code: str) -> list[str]:
         for dist in _distributions().get(module, [module]):
             requirements.setdefault(dist)
     return sorted(requirements)
+
+
+# Import names whose distribution is named differently (smolagents' mapping, for get_imports).
+_PACKAGE_NAMES = {"wikipediaapi": "wikipedia-api"}
+
+
+def _skipped_blocks(node: ast.AST) -> bool:
+    """`try:` bodies (optional imports) and `if is_..._available():` blocks are not requirements."""
+    if isinstance(node, ast.Try):
+        return True
+    if isinstance(node, ast.If) and isinstance(node.test, ast.Call):
+        func = node.test.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+        return name.startswith("is_") and name.endswith("_available")
+    return False
+
+
+def get_imports(code: str) -> list[str]:
+    """The top-level packages a piece of code imports (smolagents' `get_imports`).
+
+    Relative imports, imports inside `try:` blocks and inside `if is_xxx_available():` blocks are left out.
+    """
+    tree = ast.parse(textwrap.dedent(code))
+    found: dict[str, None] = {}
+
+    def visit(node: ast.AST) -> None:
+        if _skipped_blocks(node):
+            handlers = [s for h in getattr(node, "handlers", []) for s in h.body]
+            for child in handlers + getattr(node, "orelse", []) + getattr(node, "finalbody", []):
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                found.setdefault(alias.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.setdefault(node.module.split(".")[0])
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return [_PACKAGE_NAMES.get(name, name) for name in found]
 
 
 def exec_tool_code(code: str) -> types.ModuleType:

@@ -75,10 +75,17 @@ def admits_none(hint: Any) -> bool:
     """True for `Optional[X]`, `X | None`, `None` and their string spellings."""
     if isinstance(hint, str):
         compact = hint.replace(" ", "")
-        return compact.startswith("Optional[") or "|None" in compact or "None|" in compact or compact == "None"
+        literal_none = "Literal[" in compact and ("[None," in compact or ",None]" in compact or ",None," in compact)
+        return (
+            compact.startswith("Optional[") or "|None" in compact or "None|" in compact or compact == "None"
+        ) or literal_none
     if hint is None or hint is type(None):
         return True
-    return _is_union(hint) and type(None) in typing.get_args(hint)
+    if typing.get_origin(hint) is typing.Annotated:
+        return admits_none(typing.get_args(hint)[0])
+    if typing.get_origin(hint) is typing.Literal:
+        return None in typing.get_args(hint)
+    return _is_union(hint) and any(admits_none(arg) for arg in typing.get_args(hint))
 
 
 def _media_type(hint: Any) -> str | None:
@@ -119,10 +126,13 @@ def hint_to_schema(hint: Any) -> dict[str, Any]:
                     kinds.append(k)
         return {"type": kinds}
     if origin is typing.Literal:
-        values = list(typing.get_args(hint))
+        # Literal[1, 2, None]: type "integer", enum [1, 2]; the None makes the input nullable (admits_none).
+        values = [v for v in typing.get_args(hint) if v is not None]
+        if not values:
+            return {"type": "null"}
         kinds = []
         for value in values:
-            kind = _SCALARS.get(type(value), "null" if value is None else "any")
+            kind = _SCALARS.get(type(value), "any")
             if kind not in kinds:
                 kinds.append(kind)
         return {"type": kinds[0] if len(kinds) == 1 else kinds, "enum": values}
@@ -130,12 +140,25 @@ def hint_to_schema(hint: Any) -> dict[str, Any]:
     if base in _SCALARS:
         return {"type": _SCALARS[base]}
     if isinstance(base, type) and issubclass(base, _OBJECTS):
-        return {"type": "object"}
+        schema = {"type": "object"}
+        args = typing.get_args(hint)
+        if len(args) == 2 and args[1] is not Any:
+            try:
+                schema["additionalProperties"] = hint_to_schema(args[1])  # dict[str, float]: the values' type
+            except TypeError:
+                pass
+        return schema
     if isinstance(base, type) and issubclass(base, str):
         return {"type": "string"}
     if isinstance(base, type) and issubclass(base, _ARRAYS):
         schema: dict[str, Any] = {"type": "array"}
         args = typing.get_args(hint)
+        if base is tuple and args and Ellipsis not in args and args != ((),):
+            try:  # tuple[int, str]: one schema per position (JSON Schema's prefixItems)
+                schema["prefixItems"] = [hint_to_schema(arg) for arg in args]
+                return schema
+            except TypeError:
+                pass
         if args and args[0] is not Any and args[0] is not Ellipsis:
             try:
                 schema["items"] = hint_to_schema(args[0])

@@ -1,7 +1,7 @@
 """Checks that a tool is well defined; each problem raises one `ToolDefinitionError`.
 
-Used twice: when a `Tool` subclass is defined (class attributes) and when a tool is
-instantiated (attributes set in `__init__`, `@tool` functions).
+They run when a tool is instantiated (as in smolagents: a module defining a slightly-off
+`Tool` subclass still imports), on the attributes the instance ends up with.
 """
 
 from __future__ import annotations
@@ -9,13 +9,22 @@ from __future__ import annotations
 import builtins
 import inspect
 import keyword
+import typing
 from collections.abc import Callable
 from typing import Any
 
-from .errors import ToolDefinitionError
+from .errors import ToolDefinitionError, ToolSerializationError
+from .source import StandaloneCode, object_source
 from .types import AUTHORIZED_TYPES, PYTHON_TYPE_NAMES, admits_none
 
-__all__ = ["REQUIRED_ATTRIBUTES", "validate_name", "validate_tool_attributes", "validate_forward_signature"]
+__all__ = [
+    "REQUIRED_ATTRIBUTES",
+    "validate_name",
+    "validate_tool_attributes",
+    "validate_forward_signature",
+    "required_init_parameters",
+    "validate_tool_class",
+]
 
 REQUIRED_ATTRIBUTES = ("name", "description", "inputs", "output_type")
 _AUTHORIZED = ", ".join(AUTHORIZED_TYPES)
@@ -44,16 +53,23 @@ def validate_name(name: Any, label: str) -> None:
 def _type_fix(kind: Any) -> str:
     suggestion = PYTHON_TYPE_NAMES.get(kind) if isinstance(kind, str) else None
     if suggestion:
-        return f"write '{suggestion}' instead of '{kind}' (authorized types: {_AUTHORIZED})"
-    return f"use one of {_AUTHORIZED}, or a list of them"
+        return f"write '{suggestion}' instead of '{kind}' (a type must be one of {_AUTHORIZED})"
+    return f"a type must be one of {_AUTHORIZED}, or a list of them"
 
 
 def _validate_type(kind: Any, label: str, field: str) -> None:
-    kinds = kind if isinstance(kind, list) else [kind]
+    if not isinstance(kind, (str, list)):
+        raise ToolDefinitionError(
+            label, field, f"= {kind!r} is a {type(kind).__name__}", "type must be a string or list of strings"
+        )
     if isinstance(kind, list) and not kind:
         raise ToolDefinitionError(label, field, "is an empty list", f"use one of {_AUTHORIZED}, or a list of them")
-    for k in kinds:
-        if not isinstance(k, str) or k not in AUTHORIZED_TYPES:
+    if isinstance(kind, list) and not all(isinstance(k, str) for k in kind):
+        raise ToolDefinitionError(
+            label, field, f"= {kind!r} holds non-strings", "when type is a list, all elements must be strings"
+        )
+    for k in kind if isinstance(kind, list) else [kind]:
+        if k not in AUTHORIZED_TYPES:
             raise ToolDefinitionError(label, field, f"= {kind!r} is not an authorized type", _type_fix(k))
 
 
@@ -160,6 +176,10 @@ def validate_forward_signature(forward: Callable, inputs: dict[str, Any], label:
             f"parameters {names} do not match inputs {list(inputs)}: it " + " and ".join(details),
             "make forward(self, ...) take exactly the keys of 'inputs'",
         )
+    try:
+        hints = typing.get_type_hints(forward)
+    except Exception:  # unresolvable annotations: judge their text
+        hints = {}
     for p in params:
         nullable = inputs[p.name].get("nullable", False)
         has_default = p.default is not inspect.Parameter.empty
@@ -168,12 +188,67 @@ def validate_forward_signature(forward: Callable, inputs: dict[str, Any], label:
                 label,
                 f"inputs[{p.name!r}]",
                 f"is not nullable but forward's parameter has a default ({p.default!r})",
-                f'add "nullable": True to inputs[{p.name!r}], or remove the default',
+                f'Nullable inputs and defaults go together: add "nullable": True to inputs[{p.name!r}], '
+                "or remove the default",
             )
-        if nullable and not has_default and not admits_none(p.annotation):
+        if nullable and not has_default and not admits_none(hints.get(p.name, p.annotation)):
             raise ToolDefinitionError(
                 label,
                 f"inputs[{p.name!r}]",
                 "is nullable but forward's parameter has no default",
-                f'give it a default ({p.name}=None), or remove "nullable"',
+                f'Nullable inputs need a default: give it one ({p.name}=None), or remove "nullable"',
             )
+
+
+def required_init_parameters(cls: type) -> list[str]:
+    """Parameters of the class's own `__init__` (not `Tool`'s) that have no default (none for `@tool` functions)."""
+    if getattr(cls, "_saved_as_function", False):
+        return []
+    owner = next((klass for klass in cls.__mro__ if "__init__" in vars(klass)), object)
+    if owner is object or (owner.__name__ == "Tool" and owner.__module__ == __name__.rsplit(".", 1)[0] + ".base"):
+        return []
+    try:
+        params = list(inspect.signature(owner.__init__).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return []
+    return [
+        p.name
+        for p in params
+        if p.default is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+
+
+def validate_tool_class(cls: type, check_imports: bool = True) -> None:
+    """Check that a Tool subclass can be saved and rebuilt: smolagents' `validate_tool_attributes(cls)`.
+
+    Collects every problem, then raises one `ToolSerializationError` (a `ValueError`) listing them:
+    the class attribute `name` must be a Python identifier; `__init__` parameters need defaults (a
+    saved tool is rebuilt without arguments); with `check_imports`, every name the class reads must be
+    a builtin, an import or a global nbagent can write into the saved file. Unlike smolagents, globals
+    (constants, helper functions, imports) are fine: `save()` writes them along. `@tool` functions pass.
+    """
+    if getattr(cls, "_saved_as_function", False):
+        return
+    problems = []
+    name = cls.__dict__.get("name", getattr(cls, "name", None))
+    if name is not None and (not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name)):
+        problems.append(
+            f"Class attribute 'name' must be a valid Python identifier and not a reserved keyword, found '{name}'"
+        )
+    required = required_init_parameters(cls)
+    if required:
+        problems.append(f"Parameters in __init__ must have default values, found required parameters {required}")
+    if check_imports:
+        source = object_source(cls)
+        if source is None:
+            problems.append(f"Python kept no source for class {cls.__name__}: define it in a cell or a .py file")
+        else:
+            import sys
+
+            module = sys.modules.get(cls.__module__)
+            try:
+                StandaloneCode(f"class {cls.__name__}").add_dependencies(source, vars(module) if module else {})
+            except ToolSerializationError as err:
+                problems.append(str(err))
+    if problems:
+        raise ToolSerializationError(f"Tool validation failed for {cls.__name__}:\n" + "\n".join(problems))

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from nbagent.media import image_to_png
 from nbagent.media.agent_types import (
     AgentAudio,
     AgentImage,
@@ -17,7 +18,6 @@ from nbagent.media.agent_types import (
     handle_agent_input_types,
     handle_agent_output_types,
 )
-from nbagent.media import image_to_png
 
 
 def _picture() -> Image.Image:

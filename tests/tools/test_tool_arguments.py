@@ -31,10 +31,10 @@ def test_valid_arguments_pass():
 @pytest.mark.parametrize(
     ("arguments", "pattern"),
     [
-        ({"city": "Oslo"}, r"'book' is missing required argument\(s\) \['nights'\]"),
-        ({"city": "Oslo", "nights": "two"}, r"'book': argument 'nights' should be of type 'integer', got 'string'"),
+        ({"city": "Oslo"}, r"Argument nights is required: tool 'book' is missing required argument\(s\) \['nights'\]"),
+        ({"city": "Oslo", "nights": "two"}, r"Argument nights has type 'string' but should be 'integer' \(tool 'book'"),
         ({"city": "Oslo", "nights": 2, "pets": True}, r"'book' has no argument 'pets'; its arguments are \['city'"),
-        ({"city": None, "nights": 2}, r"argument 'city' should be of type 'string', got 'null'"),
+        ({"city": None, "nights": 2}, r"Argument city has type 'null' but should be 'string'"),
         ("Oslo", r"'book' takes arguments \['city', 'nights', 'budget', 'rooms'\]: pass them as a dict"),
     ],
 )

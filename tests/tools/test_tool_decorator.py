@@ -8,7 +8,15 @@ import pytest
 from PIL import Image
 
 from nbagent.media.agent_types import AgentText
-from nbagent.tools import FunctionTool, Tool, ToolDefinitionError, get_tool_json_schema, tool
+from nbagent.tools import (
+    DocstringParsingException,
+    FunctionTool,
+    Tool,
+    ToolDefinitionError,
+    TypeHintParsingException,
+    get_tool_json_schema,
+    tool,
+)
 
 
 @tool
@@ -67,16 +75,32 @@ def test_forward_is_the_function_and_calls_work_every_way():
     assert search_books({"query": "dune", "limit": 1}) == ["dune:1:None:None:False"]
 
 
-def test_code_prompt_shows_python_signature_and_docstring():
+def test_code_prompt_is_smolagents_text():
+    """smolagents' format exactly: tool type names, the description, an Args: section (prompts and users rely on it)."""
     prompt = search_books.to_code_prompt()
-    first_line = prompt.splitlines()[0]
-    assert first_line == (
-        "def search_books(query: str, limit: int = 5, tags: list[str] | None = None, "
-        "filters: dict | None = None, exact: bool = False) -> list:"
+    assert prompt.splitlines()[0] == (
+        "def search_books(query: string, limit: integer, tags: array, filters: object, exact: boolean) -> array:"
     )
-    assert "    Args:\n        query: Words to look for.\n" in prompt
-    assert "    Returns:\n        The matching titles." in prompt
-    compile(prompt + "\n    pass\n", "<prompt>", "exec")  # it is valid Python
+    assert '    """Searches the library catalogue.\n\n    Long explanation that stays in the description.\n' in prompt
+    assert "    Args:\n        query: Words to look for.\n        limit: How many books to return, at most.\n" in prompt
+    assert prompt.endswith('        exact: Match the query exactly.\n    """')
+    compile(prompt + "\n    pass\n", "<prompt>", "exec")  # still valid Python
+
+
+def test_code_prompt_with_output_schema():
+    class Weather(Tool):
+        name = "weather"
+        description = "Gets the weather."
+        inputs = {"city": {"type": "string", "description": "The city."}}
+        output_type = "object"
+        output_schema = {"type": "object", "properties": {"celsius": {"type": "number"}}}
+
+        def forward(self, city):
+            return {"celsius": 20.0}
+
+    prompt = Weather().to_code_prompt()
+    assert prompt.startswith("def weather(city: string) -> dict:")
+    assert "This tool returns structured output!" in prompt and '"celsius": {' in prompt
 
 
 def test_more_hint_kinds():
@@ -105,7 +129,7 @@ def test_more_hint_kinds():
     assert convert.inputs["anything"]["type"] == "any"
     assert convert.inputs["maybe"] == {"type": "integer", "description": "Required but may be None.", "nullable": True}
     assert convert.output_type == "number"
-    assert "maybe: int | None)" in convert.to_code_prompt()  # nullable but no default: shown without "= None"
+    assert "maybe: integer)" in convert.to_code_prompt()
 
 
 def test_json_schema_openai_format():
@@ -168,7 +192,7 @@ def test_missing_arg_description_names_function_and_parameter():
     ("source", "pattern"),
     [
         ("def f(a: int) -> int:\n    return a\n", "docstring has no description"),
-        ('def f(a: int):\n    """Doc.\n\n    Args:\n        a: x.\n    """\n', "return type is missing.*-> str"),
+        ('def f(a: int):\n    """Doc.\n\n    Args:\n        a: x.\n    """\n', "Tool return type not found.*-> str"),
         ('def f(*a: int) -> int:\n    """Doc.\n\n    Args:\n        a: x.\n    """\n', "parameter 'a' is variadic"),
         ('def f(a: int) -> int:\n    """Doc.\n\n    Args:\n        a: x.\n        b: y.\n    """\n', r"\['b'\]"),
         ('def f(a: "Unknown") -> int:\n    """Doc.\n\n    Args:\n        a: x.\n    """\n', "cannot be resolved"),
@@ -212,5 +236,95 @@ def test_setup_runs_once_lazily():
 def test_tool_calling_prompt():
     text = search_books.to_tool_calling_prompt()
     assert text.startswith("search_books: Searches the library catalogue.")
-    assert '"query": {"type": "string", "description": "Words to look for."}' in text
-    assert text.endswith("Returns an output of type: array")
+    assert "    Takes inputs: {'query': {'type': 'string', 'description': 'Words to look for.'}, " in text
+    assert text.endswith("\n    Returns an output of type: array")
+
+
+def test_return_hint_may_be_left_out_only_without_parameters():
+    """smolagents' rule: a function without parameters may omit `->` (output "null"); others need it."""
+
+    @tool
+    def ping():
+        """Pings the server."""
+        return None
+
+    assert ping.output_type == "null" and ping.inputs == {} and ping() is None
+    with pytest.raises(TypeHintParsingException, match="Tool return type not found.*Fix: annotate it") as info:
+
+        @tool
+        def add(a: int, b: int):
+            """Adds.
+
+            Args:
+                a: First.
+                b: Second.
+            """
+            return a + b
+
+    assert isinstance(info.value, ToolDefinitionError) and isinstance(info.value, TypeError)
+
+
+def test_missing_description_is_a_docstring_parsing_exception_and_a_type_error():
+    with pytest.raises(DocstringParsingException, match="docstring has no description for the argument 'b'") as info:
+
+        @tool
+        def add(a: int, b: int) -> int:
+            """Adds.
+
+            Args:
+                a: First.
+            """
+            return a + b
+
+    assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
+
+
+def test_other_decorators_warn_that_saving_drops_them():
+    def logged(func):
+        return func
+
+    with pytest.warns(UserWarning, match=r"has decorators other than @tool \(logged\)"):
+
+        @tool
+        @logged
+        def shout(text: str) -> str:
+            """Shouts.
+
+            Args:
+                text: What to shout.
+            """
+            return text.upper()
+
+    assert shout("a") == "A"
+
+
+def test_nullable_literal_choices_and_container_schemas():
+    @tool
+    def pick(
+        choice: Literal[1, 2, 3, None],
+        color: str,
+        scores: dict[str, float],
+        point: tuple[int, str],
+        anything: dict[str, Any],
+    ) -> None:
+        """Picks.
+
+        Args:
+            choice: A number.
+            color: The color (choices: ["red", "green"])
+            scores: Scores by name.
+            point: A position.
+            anything: Free-form.
+        """
+
+    assert pick.inputs["choice"] == {"type": "integer", "enum": [1, 2, 3], "description": "A number.", "nullable": True}
+    assert pick.inputs["color"] == {"type": "string", "enum": ["red", "green"], "description": "The color"}
+    assert pick.inputs["scores"]["additionalProperties"] == {"type": "number"}
+    assert pick.inputs["point"]["prefixItems"] == [{"type": "integer"}, {"type": "string"}]
+    assert "additionalProperties" not in pick.inputs["anything"]  # "any" is no JSON type: left out
+
+
+def test_code_prompt_writes_any_as_Any():
+    from nbagent.tools import FinalAnswerTool
+
+    assert FinalAnswerTool().to_code_prompt().startswith("def final_answer(answer: Any) -> Any:\n")

@@ -99,3 +99,69 @@ def test_from_hub_splits_init_kwargs_from_hub_kwargs(fake_hub, tmp_path):
     loaded = Tool.from_hub("me/keyed", trust_remote_code=True, key="secret", cache_dir=str(tmp_path / "c"))
     assert loaded() == "secret"
     assert fake_hub.calls[-1][1]["cache_dir"] == str(tmp_path / "c")
+
+
+def test_tool_collection_from_hub_loads_every_space(fake_hub, monkeypatch):
+    import huggingface_hub
+
+    from nbagent.tools import ToolCollection
+
+    double.push_to_hub("me/double")
+    items = [
+        type("Item", (), {"item_id": "me/double", "item_type": "space"})(),
+        type("Item", (), {"item_id": "me/some-model", "item_type": "model"})(),
+    ]
+    monkeypatch.setattr(huggingface_hub, "get_collection", lambda slug, token=None: type("C", (), {"items": items})())
+    with pytest.raises(ValueError, match="trust_remote_code=True"):
+        ToolCollection.from_hub("me/tools-123")
+    collection = ToolCollection.from_hub("me/tools-123", trust_remote_code=True)
+    assert [t.name for t in collection.tools] == ["double"] and collection.tools[0](2) == 4
+
+
+def test_tool_collection_from_mcp_says_it_is_not_available():
+    from nbagent.tools import ToolCollection
+
+    with pytest.raises(NotImplementedError, match="no MCP client"):
+        with ToolCollection.from_mcp({"url": "http://127.0.0.1:1/mcp"}, trust_remote_code=True):
+            pass
+
+
+def test_launch_gradio_demo_builds_an_interface(monkeypatch):
+    import sys
+    import types
+
+    from nbagent.tools import launch_gradio_demo
+
+    made = {}
+    gradio = types.ModuleType("gradio")
+
+    def component(kind):
+        return lambda **kwargs: (kind, kwargs)
+
+    for kind in ("Textbox", "Number", "Checkbox", "Image", "Audio", "JSON"):
+        setattr(gradio, kind, component(kind))
+
+    class Interface:
+        def __init__(self, **kwargs):
+            made.update(kwargs)
+
+        def launch(self, **kwargs):
+            made["launched"] = kwargs
+            return "launched"
+
+    gradio.Interface = Interface
+    monkeypatch.setitem(sys.modules, "gradio", gradio)
+    assert launch_gradio_demo(double, share=False) == "launched"
+    assert made["title"] == "double" and made["launched"] == {"share": False}
+    assert made["inputs"][0][0] == "Number" and made["outputs"][0] == "Number"
+    assert made["fn"](21) == 42
+
+
+def test_launch_gradio_demo_without_gradio(monkeypatch):
+    import sys
+
+    from nbagent.tools import launch_gradio_demo
+
+    monkeypatch.setitem(sys.modules, "gradio", None)
+    with pytest.raises(ImportError, match=r"pip install 'nbagent\[gradio\]'"):
+        launch_gradio_demo(double)

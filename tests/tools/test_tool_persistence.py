@@ -114,7 +114,7 @@ def test_requirements_name_distributions():
 
 
 def test_save_writes_a_standalone_python_file(tmp_path):
-    path = greet.save(tmp_path / "out", tool_file_name="greet")
+    path = greet.save(tmp_path / "out", tool_file_name="greet", make_gradio_app=False)
     assert path == tmp_path / "out" / "greet.py"
     assert (tmp_path / "out" / "requirements.txt").read_text() == ""
     assert not (tmp_path / "out" / "app.py").exists()
@@ -134,8 +134,9 @@ def test_save_writes_a_standalone_python_file(tmp_path):
     assert name == "greet" and inputs == greet.inputs and output == "HELLO BOB!"
 
 
-def test_save_with_gradio_app(tmp_path):
-    ScaledSquareRoot().save(tmp_path, make_gradio_app=True)
+def test_save_with_gradio_app_by_default(tmp_path):
+    """smolagents' default: save() writes app.py and requirements.txt along with the tool."""
+    ScaledSquareRoot().save(tmp_path)
     app = (tmp_path / "app.py").read_text()
     compile(app, "app.py", "exec")
     assert 'with_name("tool.py")' in app
@@ -181,7 +182,7 @@ def test_from_code_errors():
         )
     with pytest.raises(ToolSerializationError, match="takes no init arguments"):
         Tool.from_code(greet.to_code(), extra=1)
-    with pytest.raises(ToolSerializationError, match="needs a dict with a 'code'"):
+    with pytest.raises(ToolSerializationError, match="needs a dict with a 'code'.*must contain 'code' key"):
         Tool.from_dict({"name": "x"})
 
 
@@ -233,3 +234,86 @@ def test_tools_defined_in_notebook_cells_save_with_their_helpers():
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == [6.0, 27, True]
+
+
+def test_saving_needs_init_defaults():
+    """A saved tool is rebuilt without arguments: required __init__ parameters would be lost (smolagents refuses too)."""
+
+    class WithUrl(Tool):
+        name = "with_url"
+        description = "Prefixes a URL."
+        inputs = {"path": {"type": "string", "description": "A path."}}
+        output_type = "string"
+
+        def __init__(self, url):
+            super().__init__()
+            self.url = url
+
+        def forward(self, path):
+            return self.url + path
+
+    with pytest.raises(ToolSerializationError, match=r"Parameters in __init__ must have default values.*\['url'\]"):
+        WithUrl("http://x/").to_dict()
+
+
+def test_a_name_local_to_the_defining_function_is_undefined_when_saved(tmp_path):
+    import numpy as np
+
+    @tool
+    def noise() -> str:
+        """Random noise."""
+        return str(np.random.random())
+
+    class Noise(Tool):
+        name = "noise"
+        description = "Random noise."
+        inputs = {}
+        output_type = "string"
+
+        def helper(self):
+            return np.random.random()
+
+        def forward(self):
+            return str(self.helper())
+
+    for made in (noise, Noise()):
+        with pytest.raises(ToolSerializationError, match="Name 'np' is undefined.*Fix: import or define np"):
+            made.save(tmp_path)
+
+
+def test_names_only_in_annotations_need_not_resolve():
+    code = (
+        "from __future__ import annotations\n"
+        "from typing import TYPE_CHECKING\n"
+        "from nbagent.tools import Tool\n"
+        "if TYPE_CHECKING:\n    from pandas import DataFrame\n"
+        "class Rows(Tool):\n    name = 'rows'\n    description = 'Counts rows.'\n"
+        "    inputs = {'n': {'type': 'integer', 'description': 'n'}}\n    output_type = 'integer'\n"
+        "    def forward(self, n: int) -> DataFrame:\n        return n\n"
+    )
+    assert "class Rows" in Tool.from_code(code).to_dict()["code"]
+
+
+def test_validate_tool_class_lists_what_prevents_saving():
+    from nbagent.tools import validate_tool_class
+
+    class BadName(Tool):
+        name = "bad name"
+        description = "x"
+        inputs = {}
+        output_type = "string"
+
+        def __init__(self, required):
+            super().__init__()
+
+        def forward(self):
+            return UNDEFINED  # noqa: F821
+
+    with pytest.raises(ValueError) as info:
+        validate_tool_class(BadName)
+    message = str(info.value)
+    assert "Class attribute 'name' must be a valid Python identifier" in message
+    assert "Parameters in __init__ must have default values, found required parameters ['required']" in message
+    assert "Name 'UNDEFINED' is undefined" in message
+    assert validate_tool_class(ScaledSquareRoot) is None  # globals and helpers are saved along: fine
+    assert validate_tool_class(type(greet)) is None
