@@ -194,6 +194,7 @@ class IsolatedPythonExecutor:
         self._stop_requested: float | None = None
         self._lost_note = ""
         self._synced: dict[str, Any] = {}
+        self._call_ids = itertools.count(1)
 
     # -- smolagents surface -------------------------------------------------------------------------------------------
 
@@ -272,7 +273,8 @@ class IsolatedPythonExecutor:
         if sync.get("unavailable") and new_worker and not self._live_remotes():
             self._replace_worker()
             sync, sync_buffers = {}, []
-        header = dict(header, sync=sync, release=self._take_released())
+        call_id = next(self._call_ids)
+        header = dict(header, id=call_id, sync=sync, release=self._take_released())
         if not self._tools_sent:
             header["tools"] = self._tool_specs()
         process = self._holder[0]
@@ -285,9 +287,9 @@ class IsolatedPythonExecutor:
         self._mirror.update(self._synced)
         for name in sync.get("delete", []):
             self._mirror.pop(name, None)
-        return self._wait(process)
+        return self._wait(process, call_id)
 
-    def _wait(self, process: _Process) -> CodeOutput:
+    def _wait(self, process: _Process, call_id: int) -> CodeOutput:
         streamed = CappedBuffer(self.max_print_outputs_length)
         started = time.monotonic()
         deadline = started + self.timeout_seconds + KILL_GRACE_SECONDS if self.timeout_seconds else None
@@ -311,6 +313,8 @@ class IsolatedPythonExecutor:
                 kind = header.get("t")
                 if kind == "out":
                     self._stream(header.get("text"), streamed)
+                elif header.get("id") != call_id:
+                    continue  # a late answer to an earlier call (or a forged one): not this call's
                 elif kind == "tool":
                     self._serve_tool(process, header, buffers, final)
                 elif kind == "ran":
@@ -375,14 +379,15 @@ class IsolatedPythonExecutor:
                     raise wire.WireError("bad alias")
                 values[name] = values[node["name"]]
         for name, value in values.items():
-            if not isinstance(name, str) or not name.isidentifier() or policy.is_dunder(name):
-                raise wire.WireError("bad name")
+            if not self._shared(name):  # never a dunder, an IPython internal, get_ipython...
+                raise wire.WireError(f"the worker may not bind {str(name)[:40]!r}")
             if value is _MISSING:
                 continue
             self.state[name] = value
             self._mirror[name] = value
-        for name in header.get("deleted", []):
-            if isinstance(name, str) and name.isidentifier() and not policy.is_dunder(name):
+        deleted = header.get("deleted", [])
+        for name in deleted if isinstance(deleted, list) else []:
+            if self._shared(name):
                 self.state.pop(name, None)
                 self._mirror.pop(name, None)
         images = [decode(node) for node in header.get("images", [])]
@@ -411,8 +416,8 @@ class IsolatedPythonExecutor:
             raise wire.WireError("bad reference")
         type_name = type_name[:200] if isinstance(type_name, str) else "object"
         summary = summary[:300] if isinstance(summary, str) else ""
-        if kind == "module":
-            module = sys.modules.get(summary)
+        if kind == "module":  # a module the agent may import and this process has imported: bound by name
+            module = sys.modules.get(summary) if policy.is_import_authorized(summary, self.authorized_imports) else None
             return module if module is not None else _MISSING
         cls = {"function": RemoteFunction, "class": RemoteClass}.get(kind, RemoteObject)
         remote = cls(self, self._generation, oid, kind, type_name, summary)

@@ -260,6 +260,7 @@ class Worker:
         self.executor.on_output = self.outbox.output
         signal.signal(STOP_SIGNAL, self._on_stop)
         self.stopping = False
+        self.call_id: Any = None
         self.outbox.send({"t": "ready", "pid": os.getpid(), "report": report})
 
     def _on_stop(self, signum: int, frame: Any) -> None:
@@ -283,6 +284,7 @@ class Worker:
     # -- one call -----------------------------------------------------------------------------------------------------
 
     def run_code(self, header: dict, buffers: list) -> None:
+        self.call_id = header.get("id")
         self._sync(header, buffers)
         code = header["code"]
         referenced = _referenced_names(code)
@@ -291,11 +293,12 @@ class Worker:
         before_figures = figures.open_figures()
         self.stopping = False
         outcome = self._attempt(lambda: self._execute(code))
-        self.outbox.send({"t": "ran"})
+        self.outbox.send({"t": "ran", "id": self.call_id})
         images = figures.take_new(before_figures)
         self._finish(outcome, before_ns, referenced, images)
 
     def run_call(self, header: dict, buffers: list) -> None:
+        self.call_id = header.get("id")
         self._sync(header, buffers)
         target = self.objects.get(header["oid"])
         args, kwargs = pickle.loads(buffers[header["args"]])
@@ -306,7 +309,7 @@ class Worker:
             outcome: Any = ExecutionError("the function is no longer available in the worker", cause_type="LookupError")
         else:
             outcome = self._attempt(lambda: self._call(target, args, kwargs))
-        self.outbox.send({"t": "ran"})
+        self.outbox.send({"t": "ran", "id": self.call_id})
         self._finish(outcome, before_ns, set(), figures.take_new(before_figures))
 
     def _attempt(self, run: Callable[[], CodeOutput]) -> CodeOutput | BaseException:
@@ -400,7 +403,7 @@ class Worker:
             seen[id(value)] = name
             names[name] = self._encode(encoder, value)
             self.fingerprints.pop(name, None)  # computed again when a later step reads it
-        header: dict[str, Any] = {"t": "done", "names": names, "deleted": deleted}
+        header: dict[str, Any] = {"t": "done", "id": self.call_id, "names": names, "deleted": deleted}
         header["images"] = [self._encode(encoder, image) for image in images]
         if isinstance(outcome, CodeOutput):
             header["logs"] = outcome.logs
@@ -456,6 +459,7 @@ class Worker:
         encoder = wire.Encoder(self._reference, self.config.max_transfer_bytes)
         header = {
             "t": "tool",
+            "id": self.call_id,
             "cid": cid,
             "name": stub.name,
             "args": [encoder.value(a) for a in args],

@@ -241,3 +241,88 @@ def test_confinement_report(raw: IsolatedPythonExecutor) -> None:
     if sys.platform == "linux":
         assert report["confined"] is True and report["seccomp"] is True and report["landlock_abi"] >= 1
         assert report["network"] == "none"
+
+
+HOSTILE = """
+import os, socket, struct, json
+def frames(header, body=b''):
+    data = json.dumps(header).encode()
+    return struct.pack('<II', len(data), 1 if body else 0) + (struct.pack('<Q', len(body)) if body else b'') + data + body
+sent = 0
+for fd in range(3, 64):
+    try:
+        s = socket.socket(fileno=os.dup(fd))
+    except OSError:
+        continue
+    try:
+        s.sendall(PAYLOAD)
+        sent += 1
+    except OSError:
+        pass
+sent
+"""
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "b'\\xff' * 64",
+        "frames({'t': 'done', 'names': {'__builtins__': 1}, 'deleted': []})",
+        "frames({'t': 'done', 'names': {'get_ipython': 1}, 'deleted': []})",
+        "frames({'t': 'done', 'names': {'x': {'$': 'ndarray', 'dtype': '|O', 'shape': [1], 'buf': 0}}}, b'12345678')",
+        "struct.pack('<II', 2**31, 0)",
+        "frames({'t': 'done', 'names': {'x': {'$': 'remote', 'kind': 'module', 'oid': 0, 'type': 'm', 'summary': 'os'}}})",
+    ],
+    ids=["garbage", "dunder name", "ipython name", "object dtype", "huge header", "module reference"],
+)
+def test_a_hostile_worker_cannot_make_the_host_run_anything(home: Path, payload: str) -> None:
+    """Code that writes its own protocol frames to the host: the host decodes plain data or drops the worker."""
+    import builtins as host_builtins
+
+    namespace: dict[str, Any] = {"__name__": "__main__", "get_ipython": "mine"}
+    executor = IsolatedPythonExecutor(guards=False, timeout_seconds=5, namespace=namespace)
+    try:
+        result = outcome(executor, HOSTILE.replace("PAYLOAD", payload))
+        assert namespace["__builtins__"] is host_builtins and namespace["get_ipython"] == "mine"
+        if not isinstance(result, ExecutionError):  # the forged frame was read as this call's answer
+            assert not isinstance(namespace.get("x"), np_object_array()) and namespace.get("x") is not os
+        assert_next_call_works(executor)
+    finally:
+        executor.close()
+
+
+def np_object_array() -> type:
+    import numpy
+
+    return numpy.ndarray
+
+
+def test_a_kernel_interrupt_stops_the_code_and_the_next_call_works(home: Path) -> None:
+    import signal
+
+    executor = IsolatedPythonExecutor(guards=False, timeout_seconds=30)
+    try:
+        executor("1")
+        timer = threading.Timer(0.5, lambda: signal.pthread_kill(threading.main_thread().ident, signal.SIGINT))
+        timer.start()
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            executor("sum(range(10**11))")
+        assert time.monotonic() - started < 0.5 + 0.6
+        assert_next_call_works(executor)
+    finally:
+        executor.close()
+
+
+def test_a_rebound_unpicklable_object_is_explained_when_the_worker_holds_state(home: Path) -> None:
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    executor = IsolatedPythonExecutor(namespace=namespace, timeout_seconds=5)
+    try:
+        executor("def keep():\n    return 1")  # a proxy in the namespace: the worker is not replaced silently
+        namespace["lock"] = threading.Lock()
+        with pytest.raises(ExecutionError, match="cannot be copied into the worker"):
+            executor("lock.locked()")
+        executor.restart()
+        assert executor("lock.locked()").output is False
+    finally:
+        executor.close()
