@@ -23,7 +23,6 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
-import resource
 import sys
 import sysconfig
 from dataclasses import dataclass, field
@@ -261,6 +260,8 @@ def _address_space() -> int:
 
 
 def _set_limits(p: Plan) -> int | None:
+    import resource  # POSIX only: the worker exists only where fork does
+
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if sys.platform == "linux":
         ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0

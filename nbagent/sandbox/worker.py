@@ -35,7 +35,7 @@ from .channel import Channel, frame
 from .errors import ExecutionError, FinalAnswerException
 from .executor import CodeOutput, LocalPythonExecutor
 
-STOP_SIGNAL = signal.SIGUSR1
+STOP_SIGNAL = getattr(signal, "SIGUSR1", None)  # POSIX (the worker exists only where fork does)
 _MISSING = object()
 NAMESPACE: list[dict] = [{}]  # the worker's namespace, for functions the host sends
 
@@ -91,8 +91,7 @@ def _detach(keep_fd: int) -> None:
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
-    for name in os.listdir("/proc/self/fd") if os.path.isdir("/proc/self/fd") else []:
-        fd = int(name)
+    for fd in _open_fds():
         if fd > 2 and fd not in (keep_fd, devnull):
             try:
                 os.dup2(devnull, fd)  # keeps the number taken: a kernel object closing "its" fd later is harmless
@@ -112,6 +111,19 @@ def _detach(keep_fd: int) -> None:
     _reset_module_state()
     _quiet_ipython()
     figures.use_agg()
+
+
+def _open_fds() -> list[int]:
+    if os.path.isdir("/proc/self/fd"):
+        return [int(name) for name in os.listdir("/proc/self/fd")]
+    found = []
+    for fd in range(3, min(os.sysconf("SC_OPEN_MAX"), 65536)):
+        try:
+            os.fstat(fd)
+        except OSError:
+            continue
+        found.append(fd)
+    return found
 
 
 def _reset_module_state() -> None:
