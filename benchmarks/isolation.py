@@ -4,8 +4,9 @@
   that imports numpy and pandas (what a spawned worker would pay before seeing a single variable);
 * per-step overhead: an empty step; an empty step with a 500 MB DataFrame in the namespace; a step returning a new
   100 MB DataFrame (written back into the namespace), each minus plain ``exec`` of the same code;
-* the five snippets of benchmarks/sandbox.py, best wall time of RUNS (the step's fixed overhead included), divided
-  by native;
+* the five snippets of benchmarks/sandbox.py, best wall time of RUNS (the step's fixed overhead and the write-back
+  of the names they bind included), divided by native: local, isolated, and isolated with ``guards=False`` (the
+  process boundary alone, without the in-worker rewrite);
 * timeout overshoot past the deadline (timeout_seconds=1) for ``time.sleep``, a CPU loop and ``sum(range(10**10))``
   (a C call the local executor cannot interrupt);
 * an idle worker's memory (PSS and private dirty pages, from /proc/<pid>/smaps_rollup).
@@ -23,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -118,11 +120,11 @@ def snippet_ratios() -> dict[str, dict[str, float]]:
     for name, code in SNIPPETS.items():
         base = wall(native(code))
         row = {}
-        for kind in ("local", "isolated"):
-            executor = make(kind)
+        for kind, options in (("local", {}), ("isolated", {}), ("isolated, no guards", {"guards": False})):
+            executor = make(kind.split(",")[0], **options)
             executor(code)
             row[kind] = wall(lambda executor=executor, code=code: executor(code)) / base
-            if kind == "isolated":
+            if kind != "local":
                 executor.close()
         rows[name] = row
     return rows
@@ -165,6 +167,7 @@ def idle_memory() -> tuple[float, float]:
 
 
 def main() -> None:
+    warnings.simplefilter("ignore")  # the local executor's one-time notice
     fork, spawn = worker_start()
     print(
         f"worker start: fork + confine {fork * 1e3:.1f} ms; spawning python + import numpy, pandas {spawn * 1e3:.0f} ms"
@@ -176,10 +179,10 @@ def main() -> None:
         print(f"{name:48} {row['local'] * 1e3:10.2f} {row['isolated'] * 1e3:12.2f}")
     print()
     title = f"snippet, wall time / native (best of {RUNS})"
-    print(f"{title:48} {'local':>10} {'isolated':>12}")
+    print(f"{title:48} {'local':>10} {'isolated':>12} {'isolated, no guards':>20}")
     ratios = snippet_ratios()
     for name, row in ratios.items():
-        print(f"{name:48} {row['local']:9.2f}x {row['isolated']:11.2f}x")
+        print(f"{name:48} {row['local']:9.2f}x {row['isolated']:11.2f}x {row['isolated, no guards']:19.2f}x")
     print()
     print(f"{'timeout overshoot past the deadline (1 s)':48} {'local s':>10} {'isolated s':>12}")
     late = overshoots()
@@ -192,12 +195,15 @@ def main() -> None:
     empty = steps["empty step"]["isolated"]
     isolated = [row["isolated"] for row in ratios.values()]
     median, worst = statistics.median(isolated), max(isolated)
+    boundary = [row["isolated, no guards"] for row in ratios.values()]
+    local = [row["local"] for row in ratios.values()]
     worst_late = max(row["isolated"] or 0.0 for row in late.values())
     met = empty <= 0.020 and median <= 1.3 and worst <= 2.0 and worst_late <= 0.25
     print()
     print(
         f"isolation benchmark: empty-step overhead {empty * 1e3:.1f} ms (target <= 20), snippets median "
-        f"{median:.2f}x / worst {worst:.2f}x native (targets 1.3x / 2x), worst overshoot {worst_late:.3f} s "
+        f"{median:.2f}x / worst {worst:.2f}x native (targets 1.3x / 2x; local {statistics.median(local):.2f}x, "
+        f"boundary alone {statistics.median(boundary):.2f}x / {max(boundary):.2f}x), worst overshoot {worst_late:.3f} s "
         f"(target 0.25), worker start {fork * 1e3:.0f} ms by fork vs {spawn * 1e3:.0f} ms by spawn: "
         f"{'targets met' if met else 'TARGET MISSED'}"
     )
