@@ -38,6 +38,7 @@ from .executor import CodeOutput, LocalPythonExecutor
 STOP_SIGNAL = getattr(signal, "SIGUSR1", None)  # POSIX (the worker exists only where fork does)
 _MISSING = object()
 NAMESPACE: list[dict] = [{}]  # the worker's namespace, for functions the host sends
+_DONE = object()  # marks the frame that answers a call (removed before sending)
 
 
 @dataclass
@@ -170,7 +171,14 @@ class Outbox:
         self.queue.put(("out", text))
 
     def send(self, header: dict, buffers: list | tuple = ()) -> None:
-        self.queue.put(("frame", frame(header, buffers)))
+        parts = frame(header, buffers)
+        if header.get("t") == "done":
+            parts.append(_DONE)
+        self.queue.put(("frame", parts))
+
+    def announce_ran(self, call_id: Any) -> None:
+        """The code has finished (the host gives the encoding its own deadline); dropped if the answer follows at once."""
+        self.queue.put(("ran", {"t": "ran", "id": call_id}))
 
     def reset_stream(self) -> None:
         self.queue.put(("reset", None))
@@ -184,7 +192,12 @@ class Outbox:
                 except Empty:
                     break
             text: list[str] = []
+            finishing = any(kind == "frame" and payload[-1] is _DONE for kind, payload in items)
             for kind, payload in items:
+                if kind == "ran" and finishing:
+                    continue  # the answer is already here: no need to announce it
+                if kind == "ran":
+                    kind, payload = "frame", frame(payload)
                 if kind == "out":
                     text.append(payload)
                     continue
@@ -193,7 +206,7 @@ class Outbox:
                 if kind == "reset":
                     self.streamed = 0
                 else:
-                    self.channel.send_parts(payload)
+                    self.channel.send_parts([p for p in payload if p is not _DONE])
             self._flush(text)
 
     def _flush(self, parts: list[str]) -> None:
@@ -305,7 +318,7 @@ class Worker:
         before_figures = figures.open_figures()
         self.stopping = False
         outcome = self._attempt(lambda: self._execute(code))
-        self.outbox.send({"t": "ran", "id": self.call_id})
+        self.outbox.announce_ran(self.call_id)
         images = figures.take_new(before_figures)
         self._finish(outcome, before_ns, referenced, images)
 
@@ -321,7 +334,7 @@ class Worker:
             outcome: Any = ExecutionError("the function is no longer available in the worker", cause_type="LookupError")
         else:
             outcome = self._attempt(lambda: self._call(target, args, kwargs))
-        self.outbox.send({"t": "ran", "id": self.call_id})
+        self.outbox.announce_ran(self.call_id)
         self._finish(outcome, before_ns, set(), figures.take_new(before_figures))
 
     def _attempt(self, run: Callable[[], CodeOutput]) -> CodeOutput | BaseException:
