@@ -48,8 +48,19 @@ class Channel:
     def fileno(self) -> int:
         return self.sock.fileno()
 
-    def send(self, header: dict, buffers: list | tuple = ()) -> None:
-        self.send_parts(frame(header, buffers))
+    def send(self, header: dict, buffers: list | tuple = (), deadline: float | None = None) -> None:
+        """Send one frame; with a ``deadline``, ChannelTimeout if the other end does not take it in time (the
+        frame may then be partly sent: the channel is unusable)."""
+        if deadline is None:
+            self.send_parts(frame(header, buffers))
+            return
+        self.sock.settimeout(max(0.001, deadline - time.monotonic()))
+        try:
+            self.send_parts(frame(header, buffers))
+        except TimeoutError:
+            raise ChannelTimeout("the other end did not read the message before the deadline") from None
+        finally:
+            self.sock.settimeout(None)
 
     def send_parts(self, parts: list) -> None:
         small = b"".join(bytes(p) for p in parts if len(p) < 65536)

@@ -316,7 +316,10 @@ class IsolatedPythonExecutor:
                 elif header.get("id") != call_id:
                     continue  # a late answer to an earlier call (or a forged one): not this call's
                 elif kind == "tool":
-                    self._serve_tool(process, header, buffers, final)
+                    try:
+                        self._serve_tool(process, header, buffers, final, deadline)
+                    except ChannelTimeout:  # the worker does not read the answer (it is stuck in other code)
+                        return self._failed(process, "timeout", streamed)
                 elif kind == "ran":
                     deadline = time.monotonic() + max(10.0, self.timeout_seconds or 0.0)
                 elif kind == "done":
@@ -626,7 +629,9 @@ class IsolatedPythonExecutor:
             specs.append(spec)
         return specs
 
-    def _serve_tool(self, process: _Process, header: dict, buffers: list, final: list) -> None:
+    def _serve_tool(
+        self, process: _Process, header: dict, buffers: list, final: list, deadline: float | None = None
+    ) -> None:
         decode = self._decoder(buffers)
         name = header.get("name")
         args = header.get("args")
@@ -660,7 +665,8 @@ class IsolatedPythonExecutor:
                 "message": str(exc),
             }
         reply["printed"] = printed.getvalue()
-        process.channel.send(reply, out)
+        limit = max(deadline or 0.0, time.monotonic() + 5.0)  # the worker is waiting for this answer
+        process.channel.send(reply, out, deadline=limit)
 
     def _pickle_result(self, result: Any) -> bytes:
         try:

@@ -151,3 +151,11 @@ def test_the_local_executor_says_once_what_it_protects_against() -> None:
         LocalPythonExecutor()
     notices = [w for w in seen if issubclass(w.category, module.LocalNotice)]
     assert len(notices) == 1 and "mistaken model, not a hostile one" in str(notices[0].message)
+
+
+def test_on_output_streams_prints_of_the_local_executor_too() -> None:
+    seen: list[str] = []
+    executor = LocalPythonExecutor(on_output=seen.append)
+    assert executor("for i in range(3):\n    print(i)").logs == "0\n1\n2\n"
+    assert "".join(seen) == "0\n1\n2\n"
+    assert executor("1").images == []
