@@ -403,7 +403,7 @@ def _classify(outcome: Outcome, state: str | None, timed_out: bool, failed: bool
         return "timeout"
     if failed:
         return "error"
-    if state == "max_steps":
+    if state in ("max_steps", "max_steps_error"):
         errors = outcome.step_errors
         return "parse error" if errors["parse"] and errors["parse"] >= errors["exec"] else "max steps"
     if isinstance(outcome.answer, str) and _ERROR_ANSWER.search(outcome.answer):
@@ -415,10 +415,11 @@ class Bench:
     """An IPython shell with nbagent loaded and the frames defined: asks questions through `%%agent`."""
 
     def __init__(self, model: Any | None, frames: dict[str, pd.DataFrame], options: str = MAGIC_OPTIONS) -> None:
-        from IPython.testing.globalipapp import start_ipython
+        from IPython.testing import globalipapp
 
-        self.shell = start_ipython()
-        self.shell.run_line_magic("load_ext", "nbagent")
+        self.shell = globalipapp.start_ipython() or globalipapp.get_ipython()  # None after the first call
+        if "AgentMagics" not in self.shell.magics_manager.registry:
+            self.shell.run_line_magic("load_ext", "nbagent")
         self.magics = self.shell.magics_manager.registry["AgentMagics"]
         self.frames = frames
         self.options = options
@@ -426,6 +427,13 @@ class Bench:
             self.shell.user_ns[MODEL_VARIABLE] = model
             self.options += f" -m {MODEL_VARIABLE}"
         self._baseline = set(self.shell.user_ns)
+
+    def close(self) -> None:
+        """Take the frames, the model and the agent's variables out of the shell's namespace."""
+        self.reset_namespace()
+        for name in [*self.frames, MODEL_VARIABLE, "answer"]:
+            self.shell.user_ns.pop(name, None)
+        self.magics.last_agent = None
 
     def reset_namespace(self) -> None:
         user_ns = self.shell.user_ns

@@ -120,6 +120,9 @@ class AgentMagics(Magics):
     )
     @argument("--imports", default=None, help="comma-separated modules the agent's code may import, e.g. pandas,numpy")
     @argument("--max-steps", type=int, default=None, help="maximum number of steps")
+    @argument(
+        "--max-tokens", type=int, default=None, help="cap on the tokens the model writes per step (0: the model's own)"
+    )
     @argument("--agent", default=None, help="the name of an existing agent variable to use")
     @argument(
         "--continue", dest="continue_run", action="store_true", help="continue the last conversation (reset=False)"
@@ -166,7 +169,11 @@ class AgentMagics(Magics):
             task += describe_variables(variables, NOTEBOOK_VARIABLES_HEADING)
         if args.max_steps is not None and args.max_steps < 1:
             raise UsageError(f"--max-steps must be at least 1, got {args.max_steps}\n{magic.parser.format_usage()}")
+        if args.max_tokens is not None and args.max_tokens < 0:
+            raise UsageError(f"--max-tokens must be 0 or more, got {args.max_tokens}\n{magic.parser.format_usage()}")
         agent = self._agent_for(args, namespace)
+        if args.max_tokens is not None and hasattr(agent, "max_tokens_per_step"):
+            agent.max_tokens_per_step = args.max_tokens or None
         return self._run_agent(agent, task, args)
 
     def _agent_for(self, args: Any, namespace: dict[str, Any]) -> Any:

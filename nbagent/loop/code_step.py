@@ -2,29 +2,58 @@
 
 `CodeLoop` is the loop of `CodeAgent`: one step is generate → parse the code →
 review it at the approval gate → run it in the executor → observe.
+
+For a small local model (`prompting.prompt_profile`), a step is also capped at
+`max_tokens_per_step` tokens (a cut step is reported to the model: "write shorter
+code"), and a final answer that reads like an error message is refused once.
+Every model gets a hint after a failed step (the columns of a frame after a
+`KeyError`, the task's variables after a `NameError`; see `execution_hint`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
-from nbagent.errors import AgentExecutionError, RunStopped
+from nbagent.errors import AgentExecutionError, AgentParsingError, RunStopped
 from nbagent.media import collect_images, is_image
-from nbagent.record import CODE_TOOL_NAME, ActionOutput, ActionStep, ToolCall, ToolOutput
+from nbagent.record import CODE_TOOL_NAME, ActionOutput, ActionStep, TaskStep, ToolCall, ToolOutput
 from nbagent.sandbox import ExecutionError, ExecutionStopped, LocalPythonExecutor
 from nbagent.text import OBSERVATION, truncate
 
-from .engine import AgentLoop
+from .engine import AgentLoop, _default_model
 from .gates import CodeRejected
 from .parsing import parse_code_blobs
+from .prompting import (
+    SMALL,
+    SMALL_MODEL_STEP_TOKENS,
+    compact_step_messages,
+    execution_hint,
+    prompt_profile,
+    small_model_templates,
+)
 
-__all__ = ["CodeLoop", "close_code_fence", "STOP_SEQUENCES"]
+__all__ = ["CodeLoop", "close_code_fence", "STOP_SEQUENCES", "AnswerRefused", "looks_like_error"]
 
 # The closing fence of the code block ends the answer: what a model writes after its code is never
 # run, and small local models otherwise go on for ~100 tokens. The fence is put back afterwards.
 CODE_END = "\n```\n"
 STOP_SEQUENCES = ["Observation:", "Calling tools:", CODE_END]
+_CUT_SLACK = 3  # streamed token counts are re-tokenized: a cut step may count a token or two less
+_ERROR_ANSWER = re.compile(
+    r"^\s*(error\b|an error\b|traceback\b|exception\b|\w*(error|exception)\s*:|(i am |i'm )?(unable|cannot|can't)\b)",
+    re.IGNORECASE,
+)
+
+
+class AnswerRefused(AgentExecutionError):
+    """A final answer that reads like an error message, refused once so the model can fix the error."""
+
+
+def looks_like_error(answer: Any) -> bool:
+    """True for `None` and for text that reads as an error rather than an answer ("KeyError: 'x'", "Error: …")."""
+    return answer is None or (isinstance(answer, str) and bool(_ERROR_ANSWER.match(answer)))
 
 
 class CodeLoop(AgentLoop):
@@ -37,6 +66,10 @@ class CodeLoop(AgentLoop):
         namespace: the dict the code runs in, e.g. a notebook's `get_ipython().user_ns`;
             what the code defines stays there. Default: a private dict.
         executor_type: only "local" (nbagent's sandbox); other values are refused.
+
+    A small local model (see `nbagent.loop.prompting.prompt_profile`) gets the templates of
+    `nbagent/prompts/code_agent_small.yaml` (with `prompt_templates` laid over them) and
+    `max_tokens_per_step`; set that attribute to change the cap (`None`: the model's own).
     """
 
     prompt_kind = "code_agent"
@@ -63,6 +96,12 @@ class CodeLoop(AgentLoop):
         self.max_print_outputs_length = max_print_outputs_length
         self.executor_type = executor_type
         self.executor_kwargs = dict(executor_kwargs or {})
+        model = model if model is not None else _default_model()
+        self.prompt_profile = prompt_profile(model)
+        self.max_tokens_per_step: int | None = None
+        if self.prompt_profile == SMALL:
+            prompt_templates = small_model_templates(prompt_templates)
+            self.max_tokens_per_step = SMALL_MODEL_STEP_TOKENS
         self.python_executor = LocalPythonExecutor(
             additional_authorized_imports=self.additional_authorized_imports,
             max_print_outputs_length=max_print_outputs_length,
@@ -86,13 +125,19 @@ class CodeLoop(AgentLoop):
         self.python_executor.send_tools({**self.tools, **self.managed_agents})
 
     def _step_stream(self, memory_step: ActionStep) -> Iterator[Any]:
+        small = self.prompt_profile == SMALL
         messages = self.write_memory_to_messages()
+        if small:
+            messages = compact_step_messages(messages)
         memory_step.model_input_messages = messages
-        message = yield from self._generate(messages, stop_sequences=STOP_SEQUENCES)
+        cap = self.max_tokens_per_step
+        limit = {"max_new_tokens": cap} if cap else {}
+        message = yield from self._generate(messages, stop_sequences=STOP_SEQUENCES, **limit)
         memory_step.model_output_message = message
         memory_step.model_output = close_code_fence(message.text)
         memory_step.token_usage = message.token_usage
-        code = parse_code_blobs(message.text)
+        cut = bool(cap) and message.token_usage is not None and message.token_usage.output_tokens >= cap - _CUT_SLACK
+        code = _parse_code(message.text, cut_at=cap if cut else None)
         memory_step.model_code_action = code
         try:
             memory_step.code_action = self.gates.review_code(memory_step, code)
@@ -104,16 +149,35 @@ class CodeLoop(AgentLoop):
         memory_step.tool_calls = [call]
         yield call
         output = self._execute(memory_step)
+        if cut:
+            memory_step.observations = (memory_step.observations or "") + _cut_notice(cap, ran=True)
+        refused = small and output.is_final_answer and looks_like_error(output.output) and not self._refused_before()
+        is_final = output.is_final_answer and not refused
         yield ToolOutput(
             id=call.id,
             output=output.output,
-            is_final_answer=output.is_final_answer,
+            is_final_answer=is_final,
             observation=memory_step.observations or "",
             tool_call=call,
             logs=output.logs,
             images=list(memory_step.observations_images or []),
         )
-        yield ActionOutput(output=output.output, is_final_answer=output.is_final_answer)
+        if refused:
+            raise AnswerRefused(
+                f"final_answer({truncate(repr(output.output), OBSERVATION)}) was refused: it reads like an error "
+                "message, not an answer. Fix what went wrong (print the values you need), then call final_answer "
+                "with the answer itself."
+            )
+        yield ActionOutput(output=output.output, is_final_answer=is_final)
+
+    def _refused_before(self) -> bool:
+        """True if a final answer of this task was refused already (the refusal happens once)."""
+        for step in reversed(self.memory.steps):
+            if isinstance(step, TaskStep):
+                return False
+            if isinstance(step, ActionStep) and isinstance(step.error, AnswerRefused):
+                return True
+        return False
 
     def _execute(self, memory_step: ActionStep) -> Any:
         code = memory_step.code_action
@@ -127,12 +191,37 @@ class CodeLoop(AgentLoop):
             raise RunStopped(self.gates.stop_reason or str(stopped)) from None
         except ExecutionError as failure:
             memory_step.observations = _logs_observation(failure.logs)
-            raise AgentExecutionError(str(failure)) from None
+            hint = execution_hint(failure, code, getattr(self.python_executor, "state", {}), self.task or "")
+            raise AgentExecutionError(f"{failure}\n{hint}" if hint else str(failure)) from None
         if is_image(output.output) and all(output.output is not image for image in images):
             images.append(output.output)
         memory_step.observations_images = images or memory_step.observations_images
         memory_step.observations = _observation(output.logs, output.output)
         return output
+
+
+def _parse_code(text: str, cut_at: int | None) -> str:
+    """The step's code; a step cut at `cut_at` tokens whose code is incomplete is an error that says so."""
+    try:
+        code = parse_code_blobs(text)
+    except AgentParsingError as error:
+        if cut_at:
+            raise AgentParsingError(f"{_cut_notice(cut_at, ran=False).strip()}\n{error}") from None
+        raise
+    if cut_at:
+        try:
+            compile(code, "<step>", "exec")
+        except SyntaxError:
+            raise AgentParsingError(_cut_notice(cut_at, ran=False).strip()) from None
+    return code
+
+
+def _cut_notice(cap: int, ran: bool) -> str:
+    what = "Its code ran as far as it was written." if ran else "Its code was incomplete, so it did not run."
+    return (
+        f"\nYour last step was cut off after {cap} tokens. {what} Write shorter code: a few lines per step, "
+        "using the variables by name (never type out their data).\n"
+    )
 
 
 def _authorized(module: str, authorized: list[str]) -> bool:

@@ -1,17 +1,96 @@
-"""Prompting: the agent's prompt templates rendered into model messages, and variables described for the model."""
+"""Prompting: the agent's prompt templates rendered into model messages, and what suits small local models.
+
+Small local models (the offline default, Qwen2.5-Coder-1.5B) get their own profile: a short
+system prompt with pandas examples (`nbagent/prompts/code_agent_small.yaml`), a cap on the
+tokens of one step, and step messages without the repeated "Calling tools:" copy of the code.
+`prompt_profile(model)` decides; API models and large local models keep the standard prompt.
+"""
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
+from importlib import resources
 from typing import Any
 
+import yaml
+
 from nbagent.models.base import ChatMessage, MessageRole
-from nbagent.prompts import populate_template
+from nbagent.prompts import merge_prompt_templates, populate_template
 from nbagent.text import RUN_SUMMARY, truncate
 
-__all__ = ["PromptBuilder", "CODE_BLOCK_OPENING_TAG", "CODE_BLOCK_CLOSING_TAG"]
+__all__ = [
+    "PromptBuilder",
+    "CODE_BLOCK_OPENING_TAG",
+    "CODE_BLOCK_CLOSING_TAG",
+    "SMALL",
+    "STANDARD",
+    "SMALL_MODEL_STEP_TOKENS",
+    "prompt_profile",
+    "small_model_templates",
+    "compact_step_messages",
+]
 
 CODE_BLOCK_OPENING_TAG = "```python\n"
 CODE_BLOCK_CLOSING_TAG = "\n```"
+
+
+SMALL, STANDARD = "small", "standard"
+SMALL_MODEL_MAX_BILLIONS = 4.0  # local models up to this many parameters get the small profile
+SMALL_MODEL_STEP_TOKENS = 384  # a step of a small model is cut here (a pandas step needs ~60-200)
+_LOCAL_MODEL_CLASSES = ("LlamaCppModel", "TransformersModel")
+_SIZE = re.compile(r"(?:^|[-_ .])(\d+(?:\.\d+)?)[bB](?=$|[-_ .])")  # "-1.5b-", "_3B."
+
+
+def prompt_profile(model: Any) -> str:
+    """`SMALL` for a small local model (e.g. the offline default), else `STANDARD`.
+
+    A model may say so itself with a `prompt_profile` attribute ("small" or "standard");
+    otherwise a llama.cpp or transformers model whose file or id names a size up to
+    `SMALL_MODEL_MAX_BILLIONS` ("…-1.5b-…", "Llama-3.2-3B") is small. API models are standard.
+    """
+    declared = getattr(model, "prompt_profile", None)
+    if declared in (SMALL, STANDARD):
+        return declared
+    if type(model).__name__ not in _LOCAL_MODEL_CLASSES:
+        return STANDARD
+    names = [str(getattr(model, attr, "") or "") for attr in ("model_path", "model_id", "gguf_file")]
+    sizes = [float(size) for name in names for size in _SIZE.findall(name.replace("\\", "/").rsplit("/", 1)[-1])]
+    return SMALL if sizes and max(sizes) <= SMALL_MODEL_MAX_BILLIONS else STANDARD
+
+
+@lru_cache(maxsize=1)
+def _small_model_yaml() -> dict[str, Any]:
+    text = resources.files("nbagent.prompts").joinpath("code_agent_small.yaml").read_text(encoding="utf-8")
+    return yaml.safe_load(text)
+
+
+def small_model_templates(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The CodeAgent templates for small local models, with `overrides` laid over them (a fresh copy)."""
+    return merge_prompt_templates(_small_model_yaml(), overrides)
+
+
+def compact_step_messages(messages: list[ChatMessage]) -> list[ChatMessage]:
+    """The step messages with what a small model does not need: the "Calling tools:" repeat of the code
+    it wrote just above (as a Python-repr'd string full of escapes), empty observations, and call ids.
+    """
+    compact = []
+    for message in messages:
+        text = message.text if message.role in (MessageRole.TOOL_CALL, MessageRole.TOOL_RESPONSE) else None
+        if text is None:
+            compact.append(message)
+        elif message.role == MessageRole.TOOL_CALL and text.startswith("Calling tools:"):
+            continue
+        elif text.strip() == "Observation:":
+            continue
+        elif _CALL_ID.match(text):
+            compact.append(_text_message(message.role, _CALL_ID.sub("", text, count=1)))
+        else:
+            compact.append(message)
+    return compact
+
+
+_CALL_ID = re.compile(r"Call id: [^\n]*\n")
 
 
 def _text_message(role: MessageRole, text: str) -> ChatMessage:
@@ -90,3 +169,63 @@ class PromptBuilder:
                 f"<summary_of_work>\n{summary}\n</summary_of_work>"
             )
         return report
+
+
+# ---------------------------------------------------------------------------------------------- hints after errors
+
+_DESCRIBED = re.compile(r"^- `([A-Za-z_][A-Za-z0-9_]*)`:", re.MULTILINE)
+_QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
+_NO_ATTRIBUTE = re.compile(r"'(DataFrame|Series|DataFrameGroupBy|SeriesGroupBy)' object has no attribute '(\w+)'")
+_MAX_HINT_COLUMNS = 40
+_LONG_CODE_LINES = 40
+
+
+def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str) -> str:
+    """One or two lines that help the next step recover from `failure` (an `ExecutionError`), or "".
+
+    A missing column (`KeyError`, no such attribute) gets the columns of the frames the code
+    uses; an unknown name gets the variables the task describes; a `SyntaxError` in long code
+    a reminder to use variables instead of typing data.
+    """
+    cause = getattr(failure, "cause_type", "") or ""
+    message = str(failure)
+    if cause == "KeyError" or _NO_ATTRIBUTE.search(message) or "not in index" in message or "do not exist" in message:
+        return _columns_hint(message, code, namespace)
+    if cause == "NameError":
+        names = _DESCRIBED.findall(task)
+        if names:
+            listed = ", ".join(f"`{name}`" for name in names)
+            return f"Hint: the variables of the task are {listed}; use them by name (and define any other name first)."
+        return "Hint: define a variable before you use it; variables of earlier steps are still defined."
+    if cause == "SyntaxError" and code.count("\n") >= _LONG_CODE_LINES:
+        return "Hint: write shorter code; use the variables by name instead of typing out their data."
+    return ""
+
+
+def _columns_hint(message: str, code: str, namespace: dict[str, Any]) -> str:
+    frames = [
+        (name, value)
+        for name, value in namespace.items()
+        if not name.startswith("_")
+        and type(value).__name__ == "DataFrame"
+        and type(value).__module__.startswith("pandas")
+        and re.search(rf"\b{re.escape(name)}\b", code)
+    ]
+    if not frames:
+        return "Hint: that key is not in the index or the columns; print them to see what exists."
+    lines = []
+    for name, frame in frames[:3]:
+        columns = [str(c) for c in frame.columns]
+        shown = ", ".join(columns[:_MAX_HINT_COLUMNS]) + (", …" if len(columns) > _MAX_HINT_COLUMNS else "")
+        lines.append(f"`{name}` has the columns: {shown}.")
+    missing = [key for key in _QUOTED.findall(message.splitlines()[-1]) if key not in _all_columns(frames)]
+    if missing:
+        lines.append(
+            f"There is no column {missing[0]!r}: use one of these, or compute it as a new variable first "
+            "(a derived column may go in a copy)."
+        )
+    return "Hint: " + " ".join(lines)
+
+
+def _all_columns(frames: list[tuple[str, Any]]) -> set[str]:
+    return {str(column) for _, frame in frames for column in frame.columns}

@@ -1,0 +1,316 @@
+"""What a small local model gets: its own prompt, a token cap per step with a notice when a step is cut,
+compact step messages, an answer check; and the hint every model gets after a failed step."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from nbagent import ActionStep, CodeAgent, ScriptedModel
+from nbagent.loop.code_step import AnswerRefused, looks_like_error
+from nbagent.loop.prompting import (
+    SMALL,
+    SMALL_MODEL_STEP_TOKENS,
+    STANDARD,
+    compact_step_messages,
+    prompt_profile,
+    small_model_templates,
+)
+from nbagent.models.base import MessageRole
+from nbagent.prompts import load_prompt_templates, populate_template
+
+
+def code(body: str, thought: str = "go.") -> str:
+    return f"Thought: {thought}\n```python\n{body}\n```"
+
+
+def scripted(responses, profile: str | None = SMALL) -> ScriptedModel:
+    model = ScriptedModel(responses)
+    if profile is not None:
+        model.prompt_profile = profile
+    return model
+
+
+def agent_for(model, namespace=None, **kwargs) -> CodeAgent:
+    return CodeAgent(
+        tools=[], model=model, namespace=namespace, verbosity_level=-1, show_widget=False, max_steps=4, **kwargs
+    )
+
+
+def actions(agent) -> list[ActionStep]:
+    return [s for s in agent.memory.steps if isinstance(s, ActionStep)]
+
+
+def prompt_text(messages) -> str:
+    return "\n".join(m.text for m in messages)
+
+
+SALES = "What is the revenue of `sales`?\n- `sales`: pandas DataFrame, 2 rows × 2 columns"
+
+
+def sales_namespace() -> dict:
+    return {"sales": pd.DataFrame({"units": [1, 2], "unit_price": [2.0, 3.0]})}
+
+
+# ---------------------------------------------------------------- which models are small
+
+
+class LlamaCppModel:  # stands in for the real class: prompt_profile looks at the class name and the file
+    def __init__(self, model_path: str) -> None:
+        self.model_path = model_path
+
+
+class TransformersModel:
+    def __init__(self, model_id: str, gguf_file: str | None = None) -> None:
+        self.model_id, self.gguf_file = model_id, gguf_file
+
+
+@pytest.mark.parametrize(
+    ("model", "profile"),
+    [
+        (LlamaCppModel("/root/.cache/nbagent/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"), SMALL),
+        (LlamaCppModel("/models/Llama-3.2-3B-Instruct-Q4_K_M.gguf"), SMALL),
+        (LlamaCppModel("/models/Qwen2.5-7B-Instruct-Q4_K_M.gguf"), STANDARD),
+        (LlamaCppModel("/models/tiny.gguf"), STANDARD),  # size unknown: the standard prompt
+        (TransformersModel("/root/.cache/nbagent", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"), SMALL),
+        (TransformersModel("Qwen/Qwen2.5-0.5B-Instruct"), SMALL),
+        (ScriptedModel([]), STANDARD),
+    ],
+)
+def test_small_local_models_are_told_apart_from_the_others(model, profile):
+    assert prompt_profile(model) == profile
+
+
+def test_a_model_can_declare_its_profile():
+    model = LlamaCppModel("/models/Qwen2.5-7B-Instruct.gguf")
+    model.prompt_profile = SMALL
+    assert prompt_profile(model) == SMALL
+    api = ScriptedModel([])
+    api.prompt_profile = SMALL
+    assert prompt_profile(api) == SMALL
+
+
+# ---------------------------------------------------------------- the prompt
+
+
+def test_a_small_model_gets_the_short_pandas_prompt_and_an_api_model_the_standard_one():
+    small = agent_for(scripted([], SMALL))
+    standard = agent_for(scripted([], None))
+    assert "Never type their data" in small.system_prompt and 'orders["qty"]' in small.system_prompt
+    assert "Never type their data" not in standard.system_prompt
+    assert standard.prompt_templates == load_prompt_templates("code_agent")
+    assert len(small.system_prompt) < len(standard.system_prompt) * 1.6  # short, despite two pandas examples
+    assert small.max_tokens_per_step == SMALL_MODEL_STEP_TOKENS and standard.max_tokens_per_step is None
+
+
+def test_a_small_models_prompt_lists_extra_tools_and_takes_overrides():
+    from nbagent import tool
+
+    @tool
+    def lookup(city: str) -> str:
+        """Looks a city up.
+
+        Args:
+            city: the city's name
+        """
+        return city
+
+    agent = CodeAgent(
+        tools=[lookup],
+        model=scripted([]),
+        prompt_templates={"final_answer": {"post_messages": "Answer: {{task}}"}},
+        verbosity_level=-1,
+        show_widget=False,
+    )
+    assert "def lookup(city" in agent.system_prompt
+    assert agent.prompt_templates["final_answer"]["post_messages"] == "Answer: {{task}}"
+    assert agent.prompt_templates["system_prompt"] == small_model_templates()["system_prompt"]
+    plain = agent_for(scripted([]))
+    assert "def final_answer" not in plain.system_prompt  # the only tool is explained in words
+
+
+def test_the_small_templates_render_every_key():
+    templates = small_model_templates()
+    variables = {
+        "tools": {},
+        "managed_agents": {},
+        "custom_instructions": "Be brief.",
+        "authorized_imports": "pandas",
+        "code_block_opening_tag": "```python\n",
+        "code_block_closing_tag": "\n```",
+        "task": "T",
+        "remaining_steps": 2,
+        "name": "helper",
+        "final_answer": "42",
+    }
+    assert "Be brief." in populate_template(templates["system_prompt"], variables)
+    for group in ("planning", "managed_agent", "final_answer"):
+        for key, template in templates[group].items():
+            assert populate_template(template, variables).strip(), (group, key)
+
+
+# ---------------------------------------------------------------- the token cap
+
+
+def test_each_step_of_a_small_model_is_capped_and_api_models_are_not():
+    seen: list[dict] = []
+
+    def answer(messages, **kwargs):
+        seen.append(kwargs)
+        return code("final_answer(1)")
+
+    small = ScriptedModel(answer)
+    small.prompt_profile = SMALL
+    agent_for(small).run("one")
+    assert seen[-1].get("max_new_tokens") == SMALL_MODEL_STEP_TOKENS
+    agent_for(ScriptedModel(answer)).run("one")
+    assert "max_new_tokens" not in seen[-1]
+    capped = agent_for(ScriptedModel(answer))
+    capped.max_tokens_per_step = 50
+    capped.run("one")
+    assert seen[-1]["max_new_tokens"] == 50
+
+
+def test_a_step_cut_in_its_code_does_not_run_and_the_next_prompt_says_write_shorter_code():
+    runaway = "Thought: I type the data.\n```python\nrows = [" + ", ".join(["'West'"] * 40)  # no closing bracket
+    model = scripted([runaway, code("final_answer(2)")])
+    agent = agent_for(model, namespace={})
+    agent.max_tokens_per_step = 30
+    assert agent.run("Count.") == 2
+    first = actions(agent)[0]
+    assert "rows" not in agent.python_executor.state  # the cut code never ran
+    assert "cut off after 30 tokens" in str(first.error) and "Write shorter code" in str(first.error)
+    assert "cut off after 30 tokens" in prompt_text(model.calls[1])
+
+
+def test_a_cut_step_whose_code_is_complete_runs_with_a_notice():
+    long_thought = "Thought: " + " ".join(["think"] * 40) + "\n```python\nx = 5\n"
+    model = scripted([long_thought, code("final_answer(x)")])
+    agent = agent_for(model, namespace={})
+    agent.max_tokens_per_step = 30
+    assert agent.run("Five.") == 5
+    first = actions(agent)[0]
+    assert first.error is None and "cut off after 30 tokens" in first.observations
+    assert "Its code ran as far as it was written" in prompt_text(model.calls[1])
+
+
+def test_a_step_under_the_cap_gets_no_notice():
+    model = scripted([code("x = 5"), code("final_answer(x)")])
+    agent = agent_for(model, namespace={})
+    assert agent.run("Five.") == 5
+    assert "cut off" not in prompt_text(model.calls[1])
+
+
+# ---------------------------------------------------------------- compact messages
+
+
+def test_a_small_model_does_not_read_its_code_twice_nor_call_ids():
+    model = scripted([code("y = 1 / 0"), code("final_answer(3)")])
+    agent_for(model, namespace={}).run("Divide.")
+    second = model.calls[1]
+    text = prompt_text(second)
+    assert "Calling tools:" not in text and "Call id:" not in text
+    assert text.count("y = 1 / 0") == 2  # the model's code and the error's source line, no repr'd copy
+    assert "ZeroDivisionError" in text and "Error on line 1" in text
+    standard = scripted([code("y = 1 / 0"), code("final_answer(3)")], profile=None)
+    agent_for(standard, namespace={}).run("Divide.")
+    assert "Calling tools:" in prompt_text(standard.calls[1])
+
+
+def test_compact_step_messages_keeps_task_outputs_and_observations():
+    model = scripted([code("print('hi')"), code("final_answer(3)")])
+    agent = agent_for(model, namespace={})
+    agent.run("Greet.")
+    full = agent.write_memory_to_messages()
+    compact = compact_step_messages(full)
+    roles = [m.role for m in compact]
+    assert MessageRole.TOOL_CALL not in roles and roles[0] == MessageRole.SYSTEM
+    assert "hi" in prompt_text(compact) and "Greet." in prompt_text(compact)
+
+
+# ---------------------------------------------------------------- hints after a failed step
+
+
+def test_a_missing_column_is_answered_with_the_frames_columns():
+    model = scripted([code("total = sales['revenue'].sum()"), code("final_answer(8.0)")], profile=None)
+    agent = agent_for(model, namespace=sales_namespace())
+    agent.run(SALES)
+    error = str(actions(agent)[0].error)
+    assert "Error on line 1" in error and "KeyError: 'revenue'" in error
+    assert "`sales` has the columns: units, unit_price" in error and "There is no column 'revenue'" in error
+    assert "`sales` has the columns" in prompt_text(model.calls[1])
+
+
+def test_a_missing_attribute_column_gets_the_same_hint():
+    model = scripted([code("total = sales.revenue.sum()"), code("final_answer(8.0)")])
+    agent = agent_for(model, namespace=sales_namespace())
+    agent.run(SALES)
+    assert "`sales` has the columns: units, unit_price" in str(actions(agent)[0].error)
+
+
+def test_an_unknown_name_is_answered_with_the_tasks_variables():
+    model = scripted([code("total = df['units'].sum()"), code("final_answer(3)")])
+    agent = agent_for(model, namespace=sales_namespace())
+    agent.run(SALES)
+    error = str(actions(agent)[0].error)
+    assert "NameError" in error and "the variables of the task are `sales`" in error
+
+
+def test_errors_without_a_useful_hint_are_left_as_they_are():
+    model = scripted([code("x = 1 / 0"), code("final_answer(3)")])
+    agent = agent_for(model, namespace={})
+    agent.run("Divide.")
+    assert "Hint" not in str(actions(agent)[0].error)
+
+
+# ---------------------------------------------------------------- the final-answer check
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [None, "Error: no such column", "KeyError: 'revenue'", "An error occurred", "Unable to compute", "Traceback ..."],
+)
+def test_error_like_answers_are_recognised(answer):
+    assert looks_like_error(answer)
+
+
+@pytest.mark.parametrize("answer", [0, "West", "Errol Flynn", ["Error"], 3.5, "The error rate is 3%"])
+def test_plain_answers_are_not_errors(answer):
+    assert not looks_like_error(answer)
+
+
+def test_a_small_models_error_answer_is_refused_once_then_taken():
+    model = scripted(
+        [code("final_answer('KeyError: revenue')"), code("final_answer('Error: still failing')"), code("x=1")]
+    )
+    agent = agent_for(model, namespace={})
+    assert agent.run("Revenue?") == "Error: still failing"  # refused once only: the second is the answer
+    first, second = actions(agent)
+    assert isinstance(first.error, AnswerRefused) and not first.is_final_answer
+    assert "reads like an error message" in prompt_text(model.calls[1])
+    assert second.is_final_answer and second.error is None
+
+
+def test_a_refused_answer_can_be_followed_by_the_right_one():
+    model = scripted([code("final_answer(None)"), code("final_answer(8.0)")])
+    agent = agent_for(model, namespace={})
+    assert agent.run("Revenue?") == 8.0
+
+
+def test_each_task_gets_its_own_refusal():
+    model = scripted(
+        [
+            code("final_answer('Error: a')"),
+            code("final_answer(1)"),
+            code("final_answer('Error: b')"),
+            code("final_answer(2)"),
+        ]
+    )
+    agent = agent_for(model, namespace={})
+    assert agent.run("First?") == 1
+    assert agent.run("Second?", reset=False) == 2
+
+
+def test_api_models_answers_are_taken_as_they_are():
+    model = scripted([code("final_answer('Error: the file is missing')")], profile=None)
+    assert agent_for(model, namespace={}).run("What does it say?") == "Error: the file is missing"
