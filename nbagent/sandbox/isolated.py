@@ -195,6 +195,8 @@ class IsolatedPythonExecutor:
         self._lost_note = ""
         self._synced: dict[str, Any] = {}
         self._call_ids = itertools.count(1)
+        self._worker_modules: dict[str, str] = {}  # names bound to modules only the worker imported
+        self._pending_module = ""
 
     # -- smolagents surface -------------------------------------------------------------------------------------------
 
@@ -375,7 +377,11 @@ class IsolatedPythonExecutor:
         for name, node in names.items():
             if isinstance(node, dict) and node.get("$") == "same":
                 continue
+            self._pending_module = ""
             values[name] = decode(node)
+            if values[name] is _MISSING and self._pending_module:
+                self._worker_modules[name] = self._pending_module
+            self._pending_module = ""
         for name, node in names.items():
             if isinstance(node, dict) and node.get("$") == "same":
                 if node.get("name") not in values:
@@ -386,11 +392,13 @@ class IsolatedPythonExecutor:
                 raise wire.WireError(f"the worker may not bind {str(name)[:40]!r}")
             if value is _MISSING:
                 continue
+            self._worker_modules.pop(name, None)
             self.state[name] = value
             self._mirror[name] = value
         deleted = header.get("deleted", [])
         for name in deleted if isinstance(deleted, list) else []:
             if self._shared(name):
+                self._worker_modules.pop(name, None)
                 self.state.pop(name, None)
                 self._mirror.pop(name, None)
         images = [decode(node) for node in header.get("images", [])]
@@ -419,9 +427,14 @@ class IsolatedPythonExecutor:
             raise wire.WireError("bad reference")
         type_name = type_name[:200] if isinstance(type_name, str) else "object"
         summary = summary[:300] if isinstance(summary, str) else ""
-        if kind == "module":  # a module the agent may import and this process has imported: bound by name
-            module = sys.modules.get(summary) if policy.is_import_authorized(summary, self.authorized_imports) else None
-            return module if module is not None else _MISSING
+        if kind == "module":  # a module the agent may import: bound by name if this process has it
+            if not policy.is_import_authorized(summary, self.authorized_imports):
+                return _MISSING
+            module = sys.modules.get(summary)
+            if module is None:  # the worker alone imported it: a fresh worker imports it again (never the host)
+                self._pending_module = summary
+                return _MISSING
+            return module
         cls = {"function": RemoteFunction, "class": RemoteClass}.get(kind, RemoteObject)
         remote = cls(self, self._generation, oid, kind, type_name, summary)
         self._remotes[oid] = remote
@@ -520,6 +533,7 @@ class IsolatedPythonExecutor:
             max_print_outputs_length=self.max_print_outputs_length,
             max_transfer_bytes=self.max_transfer_bytes,
             origins=origins,
+            modules={n: m for n, m in self._worker_modules.items() if n not in shared},
             generation=self._generation,
             host_pid=self.host_pid,
         )

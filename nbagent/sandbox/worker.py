@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import builtins
 import gc
+import importlib
 import inspect
 import io
 import itertools
@@ -49,6 +50,7 @@ class WorkerConfig:
     max_print_outputs_length: int = 50_000
     max_transfer_bytes: int = 2**30
     origins: dict[int, tuple[int, Any]] = field(default_factory=dict)  # id(obj) -> (host key, obj)
+    modules: dict[str, str] = field(default_factory=dict)  # name -> module an earlier worker imported
     generation: int = 1
     host_pid: int = 0
 
@@ -280,6 +282,11 @@ class Worker:
         self.fingerprints: dict[str, tuple[int, int | None]] = {}
         self.unavailable: dict[str, str] = {}
         self.tool_stubs: dict[str, ToolStub] = {}
+        for name, module in config.modules.items():
+            try:
+                namespace[name] = importlib.import_module(module)
+            except Exception:
+                pass
         self.executor = LocalPythonExecutor(namespace=namespace, **config.executor_kwargs)
         self.outbox = Outbox(self.channel, config.max_print_outputs_length)  # threads only after confinement
         self.executor.on_output = self.outbox.output

@@ -184,3 +184,17 @@ def test_a_200_mb_dataframe(shell: InteractiveShell, agent: IsolatedPythonExecut
     assert agent("half = big.iloc[:1_250_000]\nhalf.shape").output == (1_250_000, 10)
     assert isinstance(shell.user_ns["half"], pd.DataFrame)
     assert np.allclose(shell.user_ns["half"][1].to_numpy(), 1.0)
+
+
+def test_a_module_only_the_worker_imported_survives_a_fresh_worker(shell: InteractiveShell) -> None:
+    import sys
+
+    name = next(m for m in ("netrc", "tabnanny", "wave", "colorsys", "pipes") if m not in sys.modules)
+    executor = IsolatedPythonExecutor(namespace=shell.user_ns, additional_authorized_imports=[name])
+    try:
+        executor(f"import {name} as mod")
+        assert "mod" not in shell.user_ns and name not in sys.modules  # never imported in the kernel
+        cell(shell, "x = 1")  # a cell ran: the next call forks a fresh worker
+        assert executor("mod.__name__").output == name
+    finally:
+        executor.close()
