@@ -59,6 +59,7 @@ def main(sock: Any, config: WorkerConfig, namespace: dict) -> NoReturn:
     """The child's whole life after ``fork``."""
     status = 0
     try:
+        signal.signal(STOP_SIGNAL, signal.SIG_IGN)  # a stop request before the worker is ready must not kill it
         _detach(sock.fileno())
         try:
             report = confine.apply(config.plan)
