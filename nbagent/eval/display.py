@@ -65,6 +65,7 @@ CSS = """
   max-width: 260px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; vertical-align: top; }
 .nbe tr.nbe-row { cursor: pointer; }
 .nbe tr.nbe-row:hover { background: var(--jp-layout-color2, #f6f8fa); }
+.nbe tr.nbe-failing td:first-child { box-shadow: inset 3px 0 0 var(--nbe-fail); }
 .nbe tr.nbe-selected, .nbe tr.nbe-selected:hover { background: var(--jp-brand-color3, #ddf4ff); }
 .nbe tr.nbe-state-error td.nbe-c-state, .nbe tr.nbe-state-cancelled td.nbe-c-state { color: var(--nbe-fail); font-weight: 600; }
 .nbe td.nbe-pass { color: var(--nbe-pass); font-weight: 600; }

@@ -51,7 +51,8 @@ def evaluate(
         scorers: a scorer, a list, or a dict `name -> scorer` (default: `exact_match()`); see
             `nbagent.scorers`. A scorer that raises records an error for that sample and scorer.
         epochs: how many times each (agent, task) runs; each run is kept (column `epoch`).
-        max_workers: threads running samples at once (default 8; samples mostly wait on models).
+        max_workers: threads running samples at once (default 8; samples mostly wait on models). A local
+            model (llama.cpp) answers one call at a time: `max_workers=1` keeps its prompt cache warm.
         executor: instead of threads, any `concurrent.futures.Executor` or a `dask.distributed.Client`
             (a local cluster or `Client("tcp://...")` beyond this machine). With processes or Dask,
             factories and scorers must be picklable (a clear error says which is not); each process

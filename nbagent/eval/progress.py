@@ -155,7 +155,7 @@ class TqdmProgress:
         self.bar: Any = None
 
     def start(self, tracker: Tracker) -> None:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm
 
         self.bar = tqdm(
             total=tracker.total,
