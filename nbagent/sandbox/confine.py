@@ -85,12 +85,19 @@ def _connection_file() -> str | None:
     return _real(path) if path else None
 
 
+#: Never granted as part of a larger hierarchy (a working directory of "/", say); SYSTEM_READ names the few files
+#: of these the worker needs.
+NEVER_EXPANDED = ("/proc", "/sys", "/dev", "/run", "/var/run", "/etc/shadow", "/etc/gshadow", "/etc/sudoers",
+                  "/etc/ssh", "/root")  # fmt: skip
+
+
 def _excluded() -> list[str]:
-    """Paths never readable, even inside a granted hierarchy: home dotfiles, the kernel's connection file."""
+    """Paths never readable, even inside a granted hierarchy: home dotfiles, the kernel's connection file, the
+    process and device trees, the system's secrets."""
     home = _real("~")
-    out = []
+    out = [path for path in NEVER_EXPANDED if path != home and not _inside(home, path)]
     try:
-        out = [os.path.join(home, name) for name in os.listdir(home) if name.startswith(".")]
+        out += [os.path.join(home, name) for name in os.listdir(home) if name.startswith(".")]
     except OSError:
         pass
     connection = _connection_file()

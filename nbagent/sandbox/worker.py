@@ -112,9 +112,35 @@ def _detach(keep_fd: int) -> None:
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGALRM, lambda *a: None)
     gc.freeze()  # the kernel's objects: never collected (or copied) by the worker's GC
+    _redirect_logging()
     _reset_module_state()
     _quiet_ipython()
     figures.use_agg()
+
+
+class _CurrentStderr(io.TextIOBase):
+    """For logging handlers: write to whatever ``sys.stderr`` is now (the step's logs during a call)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def writable(self) -> bool:
+        return True
+
+
+def _redirect_logging() -> None:
+    """Logging handlers hold the kernel's streams (which would publish on the kernel's connection): retarget them."""
+    logging = sys.modules.get("logging")
+    if logging is None:
+        return
+    loggers = [logging.getLogger()] + [
+        v for v in logging.Logger.manager.loggerDict.values() if isinstance(v, logging.Logger)
+    ]
+    stream = _CurrentStderr()
+    for logger in loggers:
+        for handler in list(logger.handlers):
+            if isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler):
+                handler.stream = stream
 
 
 def _open_fds() -> list[int]:

@@ -326,3 +326,17 @@ def test_a_rebound_unpicklable_object_is_explained_when_the_worker_holds_state(h
         assert executor("lock.locked()").output is False
     finally:
         executor.close()
+
+
+@linux_only
+def test_a_working_directory_of_root_grants_neither_proc_nor_secrets(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nbagent.sandbox import confine
+
+    monkeypatch.chdir("/")
+    plan = confine.plan(str(home / "scratch"))
+    granted = set(plan.read)
+    assert not granted & {"/", "/proc", "/etc", "/etc/shadow", "/dev", "/sys", "/run"}
+    assert not [p for p in granted if p.startswith(str(home) + "/.")]
+    assert "/etc/localtime" in granted or not os.path.exists("/etc/localtime")
