@@ -84,8 +84,10 @@ class AgentSource:
     def __getstate__(self) -> dict[str, Any]:
         # To another process the model travels pickled when it can (each sample gets its own copy);
         # otherwise (a loaded local model, an API client) it is rebuilt from its dict once per process.
+        if self.model is not None and "_model_travels" not in self.__dict__:
+            self._model_travels = _picklable(self.model)  # tried once, not for every job
         state = dict(self.__dict__)
-        if state["model"] is not None and not _picklable(state["model"]):
+        if not state.get("_model_travels"):
             state["model"] = None
         return state
 
@@ -198,7 +200,6 @@ class SampleJob:
     sample: Sample
     epoch: int
     scorers: dict[str, Callable[..., Any]]
-    keep_memory: bool = True
 
     @property
     def key(self) -> Key:
@@ -263,7 +264,7 @@ def run_sample(job: SampleJob, running: RunningAgents | None = None) -> SampleOu
         result = _run(agent, sample)
     except Exception as error:
         record.update(state="error", error=_error_text(error), duration_s=time.perf_counter() - started)
-        return SampleOutcome(record, _memory(agent) if job.keep_memory else None)
+        return SampleOutcome(record, _memory(agent))
     finally:
         if running is not None:
             running.remove(job.key)
@@ -273,7 +274,7 @@ def run_sample(job: SampleJob, running: RunningAgents | None = None) -> SampleOu
         record.update(state=CANCELLED, error="cancelled while running (the evaluation was interrupted)")
     if record["state"] not in ERROR_STATES and record["state"] != CANCELLED:
         score_record(record, job.scorers, result.output, sample)
-    return SampleOutcome(record, agent.memory if job.keep_memory else None)
+    return SampleOutcome(record, agent.memory)
 
 
 def base_record(job: SampleJob) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from evalkit import Recorder, code_agent, failing_model, solve, tasks, tool_agen
 
 from nbagent import AgentMemory, AgentWidget, CodeAgent, ScriptedModel
 from nbagent.eval import EvalResults, Score, evaluate
-from nbagent.eval.scorers import exact_match, numeric
+from nbagent.eval.scorers import exact_match, llm_judge, numeric
 
 
 def test_two_agents_dataframe_and_summary():
@@ -249,3 +249,16 @@ def test_results_round_trip_through_the_constructor():
     results = evaluate(code_agent, tasks(2), progress=False)
     again = EvalResults(results.records, results.scorers)
     pd.testing.assert_frame_equal(results.df, again.df)
+
+
+def test_an_llm_judge_explains_its_grades_in_the_results():
+    def grade(messages, **kw):
+        prompt = messages[0]["content"][0]["text"]
+        return "Off by one.\nGRADE: I" if "Submitted answer:\n8\n" in prompt else "Correct sum.\nGRADE: C"
+
+    judge = ScriptedModel(grade)
+    results = evaluate(code_agent, tasks(4), scorers=[llm_judge(judge, rubric="Exact sums only.")], progress=False)
+    df = results.df.set_index("id")
+    assert list(df.llm_judge) == [1.0, 1.0, 1.0, 0.0]
+    assert df.loc["t3", "llm_judge_explanation"] == "Off by one.\nGRADE: I"
+    assert len(judge.calls) == 4
