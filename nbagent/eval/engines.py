@@ -8,7 +8,9 @@ needs nbagent (the same version), the packages the agents' tools import, and the
 dependencies (for the offline default model: `nbagent[llamacpp]` and its weights); factories and
 scorers travel pickled (cloudpickle: a function defined in the notebook works when it captures
 nothing unpicklable). A local model is created on each worker, not shipped: create it inside the
-factory, cached per process (`functools.cache`).
+factory, cached per process (`functools.cache`). An agent object's model that cannot be pickled
+(an API client) is rebuilt on each worker from its `to_dict()`, which holds no secrets: set the API
+keys in the workers' environment.
 """
 
 from __future__ import annotations

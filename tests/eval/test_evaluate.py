@@ -262,3 +262,18 @@ def test_an_llm_judge_explains_its_grades_in_the_results():
     assert list(df.llm_judge) == [1.0, 1.0, 1.0, 0.0]
     assert df.loc["t3", "llm_judge_explanation"] == "Off by one.\nGRADE: I"
     assert len(judge.calls) == 4
+
+
+def test_in_another_process_a_model_that_cannot_travel_is_built_once_per_process():
+    import pickle
+
+    from nbagent import OpenAIServerModel
+    from nbagent.eval.samples import AgentSource
+
+    model = OpenAIServerModel(model_id="m", api_base="http://127.0.0.1:9/v1", api_key="secret")
+    source = AgentSource("a", agent=CodeAgent(tools=[], model=model))
+    assert source.make().model is model  # in this process: the object's model is reused
+    shipped = pickle.loads(pickle.dumps(source))  # what a worker process receives
+    first, second = shipped.make(), shipped.make()
+    assert first.model is second.model and first.model is not model and first.memory is not second.memory
+    assert "secret" not in pickle.dumps(source).decode("latin-1")
