@@ -27,6 +27,8 @@ Modules (layer 1: nothing from nbagent but ``nbagent.errors`` / ``nbagent.media`
 * ``seccomp``    -- the worker's seccomp-BPF filter, assembled by hand.
 * ``confine``    -- the confinement plan (computed in the host) and its application in the worker.
 * ``figures``    -- matplotlib in the worker: Agg backend, new figures taken as images.
+* ``namespace``  -- which names the notebook and the worker share, and how the host sends values (pickle).
+* ``process``    -- the worker process seen from the host: fork, poll, kill, reap, describe its end.
 * ``worker``     -- the worker process: cut ties to the kernel, confine, serve calls.
 * ``isolated``   -- IsolatedPythonExecutor, the host side: fork, sync, wait, decode, tools, limits from outside.
 """

@@ -22,17 +22,12 @@ from __future__ import annotations
 import builtins
 import contextlib
 import itertools
-import marshal
 import os
-import pickle
-import shutil
-import signal
 import socket
 import sys
 import tempfile
 import threading
 import time
-import types
 import warnings
 import weakref
 from collections.abc import Callable, Mapping
@@ -42,6 +37,8 @@ from . import confine, errors, policy, wire, worker
 from .capture import CappedBuffer, capture_output
 from .channel import Channel, ChannelClosed, ChannelTimeout
 from .executor import CodeOutput, _default_final_answer
+from .namespace import dumps, execution_count, shared_name
+from .process import WorkerProcess, describe_status, fork, lost_note, shutdown
 from .proxies import DeadHandleError, RemoteClass, RemoteFunction, RemoteObject
 
 KILL_GRACE_SECONDS = 0.15
@@ -57,49 +54,6 @@ NETWORK_MODULES = frozenset(
 _PLAIN_TYPES = (type(None), bool, int, float, str, bytes, complex, list, tuple, dict, set, frozenset)
 _MISSING = object()
 _notified: set[str] = set()
-
-
-class _Process:
-    """A running worker: its pid and the host's end of the channel."""
-
-    def __init__(self, pid: int, channel: Channel, generation: int) -> None:
-        self.pid = pid
-        self.channel = channel
-        self.generation = generation
-        self.status: int | None = None
-
-    def poll(self) -> int | None:
-        if self.status is None:
-            try:
-                pid, status = os.waitpid(self.pid, os.WNOHANG)
-            except ChildProcessError:
-                return -1
-            if pid:
-                self.status = status
-        return self.status
-
-    def kill(self) -> int | None:
-        """SIGKILL (unless already reaped: the pid may belong to another process by then) and reap."""
-        if self.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-            try:
-                _, self.status = os.waitpid(self.pid, 0)
-            except ChildProcessError:
-                self.status = -1
-        with contextlib.suppress(OSError):
-            self.channel.sock.close()
-        return self.status
-
-
-def _shutdown(holder: list, scratch: str) -> None:
-    process = holder[0]
-    if process is not None:
-        with contextlib.suppress(OSError):
-            process.channel.send({"t": "shutdown"})
-        process.kill()
-        holder[0] = None
-    shutil.rmtree(scratch, ignore_errors=True)
 
 
 class IsolatedPythonExecutor:
@@ -179,8 +133,8 @@ class IsolatedPythonExecutor:
         self.scratch_dir = tempfile.mkdtemp(prefix="nbagent-scratch-")
         self.host_pid = os.getpid()
         self.confinement: dict[str, Any] = {}
-        self._holder: list[_Process | None] = [None]
-        self._finalizer = weakref.finalize(self, _shutdown, self._holder, self.scratch_dir)
+        self._holder: list[WorkerProcess | None] = [None]
+        self._finalizer = weakref.finalize(self, shutdown, self._holder, self.scratch_dir)
         self._generation = 0
         self._running = threading.Lock()
         self._tools: dict[str, Callable] = {}
@@ -291,7 +245,7 @@ class IsolatedPythonExecutor:
             self._mirror.pop(name, None)
         return self._wait(process, call_id)
 
-    def _wait(self, process: _Process, call_id: int) -> CodeOutput:
+    def _wait(self, process: WorkerProcess, call_id: int) -> CodeOutput:
         streamed = CappedBuffer(self.max_print_outputs_length)
         started = time.monotonic()
         deadline = started + self.timeout_seconds + KILL_GRACE_SECONDS if self.timeout_seconds else None
@@ -351,7 +305,7 @@ class IsolatedPythonExecutor:
             except Exception:
                 pass
 
-    def _interrupt(self, process: _Process) -> None:
+    def _interrupt(self, process: WorkerProcess) -> None:
         """A kernel interrupt while waiting: stop the code, or kill the worker if it does not end promptly."""
         with contextlib.suppress(ProcessLookupError):
             os.kill(process.pid, worker.STOP_SIGNAL)
@@ -368,7 +322,7 @@ class IsolatedPythonExecutor:
 
     # -- results ------------------------------------------------------------------------------------------------------
 
-    def _outcome(self, process: _Process, header: dict, buffers: list, final: list, started: float) -> CodeOutput:
+    def _outcome(self, process: WorkerProcess, header: dict, buffers: list, final: list, started: float) -> CodeOutput:
         decode = self._decoder(buffers)
         names = header.get("names")
         if not isinstance(names, dict):
@@ -458,7 +412,7 @@ class IsolatedPythonExecutor:
         lineno = error.get("lineno") if type(error.get("lineno")) is int else None
         return cls(message, logs=logs, cause_type=cause, lineno=lineno)
 
-    def _failed(self, process: _Process, why: str, streamed: CappedBuffer, detail: str = "") -> CodeOutput:
+    def _failed(self, process: WorkerProcess, why: str, streamed: CappedBuffer, detail: str = "") -> CodeOutput:
         """The worker did not answer in time, crashed or broke the protocol: kill it, say what was lost."""
         status = self._discard(process, why)
         logs = streamed.getvalue()
@@ -475,7 +429,7 @@ class IsolatedPythonExecutor:
         if why == "protocol":
             text = f"ExecutionError: the worker process sent malformed data ({detail}) and was replaced. {lost}"
             raise errors.ExecutionError(text.strip(), logs=logs, cause_type="WorkerProtocolError")
-        text = f"WorkerCrash: {_describe_status(status)}. {lost}"
+        text = f"WorkerCrash: {describe_status(status)}. {lost}"
         raise errors.ExecutionError(text.strip(), logs=logs, cause_type="WorkerCrash")
 
     # -- the worker ---------------------------------------------------------------------------------------------------
@@ -483,7 +437,7 @@ class IsolatedPythonExecutor:
     def _ensure_worker(self) -> None:
         process = self._holder[0]
         if process is not None and process.poll() is None:
-            count = _execution_count(self.state)
+            count = execution_count(self.state)
             if count is None or count == self._execution_count or self._live_remotes():
                 return
         self._replace_worker()
@@ -494,7 +448,7 @@ class IsolatedPythonExecutor:
             self._discard(process, "replaced")
         self._start_worker()
 
-    def _discard(self, process: _Process, why: str) -> int | None:
+    def _discard(self, process: WorkerProcess, why: str) -> int | None:
         lost = sorted(
             name for name, value in self.state.items() if isinstance(value, RemoteObject) and self.owns(value)
         )
@@ -502,7 +456,7 @@ class IsolatedPythonExecutor:
         if self._holder[0] is process:
             self._holder[0] = None
             self._generation += 1
-        self._lost_note = _lost_note(lost, why)
+        self._lost_note = lost_note(lost, why)
         self._mirror.clear()
         self._origins.clear()
         self._tools_sent = False
@@ -541,25 +495,25 @@ class IsolatedPythonExecutor:
         for sock in (parent, child):
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 * 2**20)
-        pid = _fork()
+        pid = fork()
         if pid == 0:  # the worker: never returns
             worker.main(child, config, self.state)
         child.close()
         channel = Channel(parent, max_bytes=2 * self.max_transfer_bytes + 2**28)
-        process = _Process(pid, channel, self._generation)
+        process = WorkerProcess(pid, channel, self._generation)
         self._holder[0] = process
         self._mirror = dict(shared)
         self._tools_sent = False
-        self._execution_count = _execution_count(self.state)
+        self._execution_count = execution_count(self.state)
         self._await_ready(process)
 
-    def _await_ready(self, process: _Process) -> None:
+    def _await_ready(self, process: WorkerProcess) -> None:
         try:
             header, _ = process.channel.recv(deadline=time.monotonic() + START_TIMEOUT_SECONDS)
         except (ChannelClosed, ChannelTimeout, OSError):
             status = self._discard(process, "start")
             raise errors.ExecutionError(
-                f"ExecutionError: the worker process did not start ({_describe_status(status)})"
+                f"ExecutionError: the worker process did not start ({describe_status(status)})"
             ) from None
         if header.get("t") != "ready" or "error" in header:
             self._discard(process, "start")
@@ -583,9 +537,7 @@ class IsolatedPythonExecutor:
     # -- the namespace ------------------------------------------------------------------------------------------------
 
     def _shared(self, name: Any) -> bool:
-        if not isinstance(name, str) or not name.isidentifier() or policy.is_dunder(name):
-            return False
-        return not policy.is_ipython_internal(name) and name not in ("In", "Out", "get_ipython", "exit", "quit")
+        return shared_name(name)
 
     def _sync(self, first_buffer: int) -> tuple[dict, list]:
         """The notebook's changes since the worker last saw the namespace (rebinds and deletions)."""
@@ -623,9 +575,7 @@ class IsolatedPythonExecutor:
         return sync, buffers
 
     def _pickle(self, value: Any) -> bytes:
-        buffer = _BytesSink()
-        _HostPickler(buffer, self.state).dump(value)
-        return buffer.getvalue()
+        return dumps(value, self.state)
 
     # -- tools --------------------------------------------------------------------------------------------------------
 
@@ -644,7 +594,7 @@ class IsolatedPythonExecutor:
         return specs
 
     def _serve_tool(
-        self, process: _Process, header: dict, buffers: list, final: list, deadline: float | None = None
+        self, process: WorkerProcess, header: dict, buffers: list, final: list, deadline: float | None = None
     ) -> None:
         decode = self._decoder(buffers)
         name = header.get("name")
@@ -692,84 +642,6 @@ class IsolatedPythonExecutor:
 _ERROR_CLASSES = frozenset(
     {"ExecutionError", "PolicyError", "ExecutionStopped", "ExecutionTimeout", "OperationLimitExceeded"}
 )
-
-
-class _BytesSink:
-    def __init__(self) -> None:
-        self.parts: list[bytes] = []
-
-    def write(self, data: bytes) -> int:
-        self.parts.append(bytes(data))
-        return len(data)
-
-    def getvalue(self) -> bytes:
-        return b"".join(self.parts)
-
-
-class _HostPickler(pickle.Pickler):
-    """Host -> worker (the trusted direction): notebook functions travel as code, modules by name."""
-
-    def __init__(self, file: Any, namespace: dict) -> None:
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.namespace = namespace
-
-    def reducer_override(self, obj: Any) -> Any:
-        if isinstance(obj, types.FunctionType) and obj.__globals__ is self.namespace:
-            closure = tuple(cell.cell_contents for cell in obj.__closure__) if obj.__closure__ else None
-            code = marshal.dumps(obj.__code__)
-            return (
-                worker.rebuild_function,
-                (code, obj.__name__, obj.__defaults__, obj.__kwdefaults__, closure, obj.__doc__),
-            )
-        if isinstance(obj, types.ModuleType):
-            return (__import__("importlib").import_module, (obj.__name__,))
-        if isinstance(obj, type) and obj.__module__ == self.namespace.get("__name__"):
-            raise pickle.PicklingError(f"class {obj.__qualname__} was defined in the notebook")
-        return NotImplemented
-
-
-def _fork() -> int:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # "fork() in a multi-threaded process": handled (worker.py)
-        return os.fork()
-
-
-def _execution_count(namespace: dict) -> int | None:
-    module = sys.modules.get("IPython.core.getipython")
-    shell = module.get_ipython() if module is not None else None
-    if shell is None or getattr(shell, "user_ns", None) is not namespace:
-        return None
-    return getattr(shell, "execution_count", None)
-
-
-def _describe_status(status: int | None) -> str:
-    if status is None or status < 0:
-        return "the worker process ended"
-    if os.WIFSIGNALED(status):
-        number = os.WTERMSIG(status)
-        try:
-            name = signal.Signals(number).name
-        except ValueError:
-            name = f"signal {number}"
-        what = signal.strsignal(number) or name
-        if number == signal.SIGKILL:
-            return f"the worker process was killed ({name}: {what}; out of memory, or killed from outside)"
-        return f"the code crashed the worker process ({name}: {what})"
-    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else status
-    return f"the worker process exited with status {code} (os._exit or a fatal error)"
-
-
-def _lost_note(lost: list[str], why: str) -> str:
-    if why in ("replaced", "start"):
-        return ""
-    names = ", ".join(lost[:20]) + (", ..." if len(lost) > 20 else "")
-    kept = "Plain data from earlier steps is kept in the notebook; what this step changed is lost."
-    objects = (
-        f" Lost: {names} (objects and functions that lived only in the worker; their notebook handles are dead)."
-        if lost
-        else ""
-    )
-    return f"A fresh worker starts at the next call. {kept}{objects}"
 
 
 def _jsonable(value: Any) -> Any:

@@ -31,14 +31,14 @@ from dataclasses import dataclass, field
 from queue import Empty, SimpleQueue
 from typing import Any, NoReturn
 
-from . import capture, confine, figures, limits, policy, proxies, wire
+from . import capture, confine, figures, limits, proxies, wire
+from . import namespace as host_values
 from .channel import Channel, frame
 from .errors import ExecutionError, FinalAnswerException
 from .executor import CodeOutput, LocalPythonExecutor
 
 STOP_SIGNAL = getattr(signal, "SIGUSR1", None)  # POSIX (the worker exists only where fork does)
 _MISSING = object()
-NAMESPACE: list[dict] = [{}]  # the worker's namespace, for functions the host sends
 _DONE = object()  # marks the frame that answers a call (removed before sending)
 
 
@@ -300,7 +300,7 @@ class Worker:
         self.config = config
         self.channel = Channel(sock)
         self.ns = namespace
-        NAMESPACE[0] = namespace
+        host_values.WORKER_NAMESPACE[0] = namespace
         self.origins = dict(config.origins)
         self.objects = proxies.WORKER_OBJECTS
         proxies.WORKER_GENERATION[0] = config.generation
@@ -442,9 +442,7 @@ class Worker:
         return changed, deleted
 
     def _shared(self, name: Any) -> bool:
-        if not isinstance(name, str) or not name.isidentifier() or policy.is_dunder(name):
-            return False
-        if name in self.tool_stubs or policy.is_ipython_internal(name):
+        if not host_values.shared_name(name) or name in self.tool_stubs:
             return False
         return name not in self.executor._guards.ipython_hidden
 
@@ -642,17 +640,6 @@ def _run_unguarded(worker: Worker, code: str) -> CodeOutput:
     finally:
         worker.executor._call = None
     return CodeOutput(value, buffer.getvalue(), False)
-
-
-def rebuild_function(code: bytes, name: str, defaults: Any, kwdefaults: Any, closure: Any, doc: Any) -> Any:
-    """In the worker: a function the notebook defined, sent by the host (marshal of its code, trusted data)."""
-    import marshal
-
-    cells = tuple(types.CellType(value) for value in closure) if closure is not None else None
-    function = types.FunctionType(marshal.loads(code), NAMESPACE[0], name, defaults, cells)
-    function.__kwdefaults__ = kwdefaults
-    function.__doc__ = doc
-    return function
 
 
 def _final_raiser(stub: ToolStub) -> Callable:

@@ -1,0 +1,90 @@
+"""The worker process as the host sees it: fork it, poll it, kill and reap it, and say how it ended."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import warnings
+
+from .channel import Channel
+
+
+class WorkerProcess:
+    """A running worker: its pid and the host's end of the channel."""
+
+    def __init__(self, pid: int, channel: Channel, generation: int) -> None:
+        self.pid = pid
+        self.channel = channel
+        self.generation = generation
+        self.status: int | None = None
+
+    def poll(self) -> int | None:
+        if self.status is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                return -1
+            if pid:
+                self.status = status
+        return self.status
+
+    def kill(self) -> int | None:
+        """SIGKILL (unless already reaped: the pid may belong to another process by then) and reap."""
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            try:
+                _, self.status = os.waitpid(self.pid, 0)
+            except ChildProcessError:
+                self.status = -1
+        with contextlib.suppress(OSError):
+            self.channel.sock.close()
+        return self.status
+
+
+def shutdown(holder: list, scratch: str) -> None:
+    process = holder[0]
+    if process is not None:
+        with contextlib.suppress(OSError):
+            process.channel.send({"t": "shutdown"})
+        process.kill()
+        holder[0] = None
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+def fork() -> int:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # "fork() in a multi-threaded process": handled (worker.py)
+        return os.fork()
+
+
+def describe_status(status: int | None) -> str:
+    if status is None or status < 0:
+        return "the worker process ended"
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        what = signal.strsignal(number) or name
+        if number == signal.SIGKILL:
+            return f"the worker process was killed ({name}: {what}; out of memory, or killed from outside)"
+        return f"the code crashed the worker process ({name}: {what})"
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else status
+    return f"the worker process exited with status {code} (os._exit or a fatal error)"
+
+
+def lost_note(lost: list[str], why: str) -> str:
+    if why in ("replaced", "start"):
+        return ""
+    names = ", ".join(lost[:20]) + (", ..." if len(lost) > 20 else "")
+    kept = "Plain data from earlier steps is kept in the notebook; what this step changed is lost."
+    objects = (
+        f" Lost: {names} (objects and functions that lived only in the worker; their notebook handles are dead)."
+        if lost
+        else ""
+    )
+    return f"A fresh worker starts at the next call. {kept}{objects}"
