@@ -5,7 +5,8 @@ review it at the approval gate → run it in the executor → observe.
 
 For a small local model (`prompting.prompt_profile`), a step is also capped at
 `max_tokens_per_step` tokens (a cut step is reported to the model: "write shorter
-code"), and a final answer that reads like an error message is refused once.
+code"), and a final answer that is no answer (`None`, an error message, a dict
+of pandas Series) is refused once, with the reason (`answer_problem`).
 Every model gets a hint after a failed step (the columns of a frame after a
 `KeyError`, the task's variables after a `NameError`; see `execution_hint`).
 """
@@ -20,9 +21,10 @@ from nbagent.errors import AgentExecutionError, AgentParsingError, RunStopped
 from nbagent.media import collect_images, is_image
 from nbagent.record import CODE_TOOL_NAME, ActionOutput, ActionStep, TaskStep, ToolCall, ToolOutput
 from nbagent.sandbox import ExecutionError, ExecutionStopped, LocalPythonExecutor
-from nbagent.text import OBSERVATION, truncate
+from nbagent.text import OBSERVATION, Truncation, truncate
 
 from .engine import AgentLoop, _default_model
+from .executors import default_executor_type, make_executor
 from .gates import CodeRejected
 from .parsing import parse_code_blobs
 from .prompting import (
@@ -34,12 +36,13 @@ from .prompting import (
     small_model_templates,
 )
 
-__all__ = ["CodeLoop", "close_code_fence", "STOP_SEQUENCES", "AnswerRefused", "looks_like_error"]
+__all__ = ["CodeLoop", "close_code_fence", "STOP_SEQUENCES", "AnswerRefused", "answer_problem"]
 
 # The closing fence of the code block ends the answer: what a model writes after its code is never
 # run, and small local models otherwise go on for ~100 tokens. The fence is put back afterwards.
 CODE_END = "\n```\n"
 STOP_SEQUENCES = ["Observation:", "Calling tools:", CODE_END]
+_ANSWER_ECHO = Truncation(300)
 _CUT_SLACK = 3  # streamed token counts are re-tokenized: a cut step may count a token or two less
 _ERROR_ANSWER = re.compile(
     r"^\s*(error\b|an error\b|traceback\b|exception\b|\w*(error|exception)\s*:|(i am |i'm )?(unable|cannot|can't)\b)",
@@ -48,12 +51,30 @@ _ERROR_ANSWER = re.compile(
 
 
 class AnswerRefused(AgentExecutionError):
-    """A final answer that reads like an error message, refused once so the model can fix the error."""
+    """A final answer that is no answer (see `answer_problem`), refused once so the model can fix it."""
 
 
-def looks_like_error(answer: Any) -> bool:
-    """True for `None` and for text that reads as an error rather than an answer ("KeyError: 'x'", "Error: …")."""
-    return answer is None or (isinstance(answer, str) and bool(_ERROR_ANSWER.match(answer)))
+def answer_problem(answer: Any) -> str | None:
+    """Why `answer` is no answer to a data question, or None if it may be one.
+
+    `None`; text that reads as an error ("KeyError: 'x'", "Error: …", "Unable to …"); a dict or list
+    holding pandas Series or DataFrames (a per-group value that stayed a column).
+    """
+    if answer is None:
+        return "it gives no value (None)"
+    if isinstance(answer, str) and _ERROR_ANSWER.match(answer):
+        return "it reads like an error message, not an answer"
+    values = answer.values() if isinstance(answer, dict) else answer if isinstance(answer, (list, tuple)) else ()
+    if any(_kind(value) in ("Series", "DataFrame") for value in values):
+        return (
+            "its values are whole pandas Series or DataFrames, not single values (sum or pick them first, "
+            "e.g. a groupby(...).sum().to_dict())"
+        )
+    return None
+
+
+def _kind(value: Any) -> str:
+    return type(value).__name__ if type(value).__module__.startswith("pandas") else ""
 
 
 class CodeLoop(AgentLoop):
@@ -62,10 +83,12 @@ class CodeLoop(AgentLoop):
     Args (beyond the loop's):
         additional_authorized_imports: modules the code may import (`"pandas"`, `"numpy.*"`, `"*"`).
         max_print_outputs_length: cap on the printed output kept per step.
-        executor_kwargs: passed to `LocalPythonExecutor` (e.g. `timeout_seconds`).
+        executor_kwargs: passed to the executor (e.g. `timeout_seconds`, `memory_limit_bytes`, `allow_read`).
         namespace: the dict the code runs in, e.g. a notebook's `get_ipython().user_ns`;
             what the code defines stays there. Default: a private dict.
-        executor_type: only "local" (nbagent's sandbox); other values are refused.
+        executor_type: "isolated" (a confined worker process; the default where the platform can fork) or
+            "local" (this process, for trusted code: it guards against a mistaken model, not a hostile
+            one). See nbagent/loop/executors.py.
 
     A small local model (see `nbagent.loop.prompting.prompt_profile`) gets the templates of
     `nbagent/prompts/code_agent_small.yaml` (with `prompt_templates` laid over them) and
@@ -81,20 +104,15 @@ class CodeLoop(AgentLoop):
         prompt_templates: dict[str, Any] | None = None,
         additional_authorized_imports: list[str] | None = None,
         planning_interval: int | None = None,
-        executor_type: str = "local",
+        executor_type: str | None = None,
         executor_kwargs: dict[str, Any] | None = None,
         max_print_outputs_length: int | None = None,
         namespace: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        if executor_type != "local":
-            raise ValueError(
-                f"executor_type={executor_type!r} is not supported: nbagent runs the agent's code in its own "
-                "local sandbox (executor_type='local')"
-            )
         self.additional_authorized_imports = list(additional_authorized_imports or [])
         self.max_print_outputs_length = max_print_outputs_length
-        self.executor_type = executor_type
+        self.executor_type = default_executor_type() if executor_type is None else executor_type
         self.executor_kwargs = dict(executor_kwargs or {})
         model = model if model is not None else _default_model()
         self.prompt_profile = prompt_profile(model)
@@ -102,7 +120,8 @@ class CodeLoop(AgentLoop):
         if self.prompt_profile == SMALL:
             prompt_templates = small_model_templates(prompt_templates)
             self.max_tokens_per_step = SMALL_MODEL_STEP_TOKENS
-        self.python_executor = LocalPythonExecutor(
+        self.python_executor = make_executor(
+            self.executor_type,
             additional_authorized_imports=self.additional_authorized_imports,
             max_print_outputs_length=max_print_outputs_length,
             namespace=namespace,
@@ -151,7 +170,8 @@ class CodeLoop(AgentLoop):
         output = self._execute(memory_step)
         if cut:
             memory_step.observations = (memory_step.observations or "") + _cut_notice(cap, ran=True)
-        refused = small and output.is_final_answer and looks_like_error(output.output) and not self._refused_before()
+        problem = answer_problem(output.output) if small and output.is_final_answer else None
+        refused = problem is not None and not self._refused_before()
         is_final = output.is_final_answer and not refused
         yield ToolOutput(
             id=call.id,
@@ -164,9 +184,8 @@ class CodeLoop(AgentLoop):
         )
         if refused:
             raise AnswerRefused(
-                f"final_answer({truncate(repr(output.output), OBSERVATION)}) was refused: it reads like an error "
-                "message, not an answer. Fix what went wrong (print the values you need), then call final_answer "
-                "with the answer itself."
+                f"final_answer({truncate(repr(output.output), _ANSWER_ECHO)}) was refused: {problem}. Fix it (print "
+                "the values you need), then call final_answer with the answer itself."
             )
         yield ActionOutput(output=output.output, is_final_answer=is_final)
 
@@ -182,10 +201,13 @@ class CodeLoop(AgentLoop):
     def _execute(self, memory_step: ActionStep) -> Any:
         code = memory_step.code_action
         try:
-            with collect_images(
-                load_matplotlib="matplotlib" in code and _authorized("matplotlib", self.authorized_imports)
-            ) as images:
+            # tools run here and report their images; figures are drawn where the code runs: an isolated
+            # worker sends them back (output.images), the local executor draws them in this process
+            local = isinstance(self.python_executor, LocalPythonExecutor)
+            with collect_images(load_matplotlib=local and _authorized("matplotlib", self.authorized_imports)) as images:
                 output = self.python_executor(code)
+            for image in getattr(output, "images", ()):
+                _add_image(images, image)
         except ExecutionStopped as stopped:
             memory_step.observations = _logs_observation(stopped.logs)
             raise RunStopped(self.gates.stop_reason or str(stopped)) from None
@@ -193,11 +215,29 @@ class CodeLoop(AgentLoop):
             memory_step.observations = _logs_observation(failure.logs)
             hint = execution_hint(failure, code, getattr(self.python_executor, "state", {}), self.task or "")
             raise AgentExecutionError(f"{failure}\n{hint}" if hint else str(failure)) from None
-        if is_image(output.output) and all(output.output is not image for image in images):
-            images.append(output.output)
+        if is_image(output.output):
+            _add_image(images, output.output)
         memory_step.observations_images = images or memory_step.observations_images
-        memory_step.observations = _observation(output.logs, output.output)
+        memory_step.observations = _observation(output.logs, output.output) + _figures_note(images)
         return output
+
+
+def _add_image(images: list[Any], image: Any) -> None:
+    """Add `image` unless it is already there: the same object, or (back from a worker) the same pixels."""
+    if all(image is not seen and not _same_pixels(image, seen) for seen in images):
+        images.append(image)
+
+
+def _same_pixels(first: Any, second: Any) -> bool:
+    raw = [image.to_raw() if hasattr(image, "to_raw") else image for image in (first, second)]
+    same_shape = all(hasattr(r, "tobytes") for r in raw) and raw[0].size == raw[1].size and raw[0].mode == raw[1].mode
+    return same_shape and raw[0].tobytes() == raw[1].tobytes()
+
+
+def _figures_note(images: list[Any]) -> str:
+    """Tell the model what it drew: "[figure captured: 791×516 PNG]" per image (else it re-plots, unseen)."""
+    sizes = [getattr(image, "size", None) for image in images]
+    return "".join(f"[figure captured: {size[0]}×{size[1]} PNG]\n" for size in sizes if size)
 
 
 def _parse_code(text: str, cut_at: int | None) -> str:

@@ -280,7 +280,7 @@ class IsolatedPythonExecutor:
                     deadline = time.monotonic() + max(10.0, self.timeout_seconds or 0.0)
                 elif kind == "done":
                     return self._outcome(process, header, buffers, final, started)
-        except ChannelClosed:
+        except (ChannelClosed, ConnectionError):  # the worker is gone (a reset socket says so too)
             return self._failed(process, "crash", streamed)
         except wire.WireError as exc:
             return self._failed(process, "protocol", streamed, detail=str(exc))

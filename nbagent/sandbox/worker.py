@@ -25,6 +25,7 @@ import pickle
 import signal
 import sys
 import threading
+import time
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -102,10 +103,9 @@ def _detach(keep_fd: int) -> None:
             except OSError:
                 pass
     os.setpgid(0, 0)  # the kernel's interrupts (sent to its process group) are the host's to handle
-    if sys.platform == "linux":
-        import ctypes
-
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: die with the kernel
+    # Not PR_SET_PDEATHSIG: it fires when the *thread* that forked us ends (an async run's or a prepared
+    # run's thread), not the kernel. `watch_parent` (a thread, started once confined) watches the process.
+    _PARENT[0] = os.getppid()
     for sig in (signal.SIGINT, signal.SIGXFSZ, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)
     for sig in (signal.SIGTERM, signal.SIGCHLD, signal.SIGHUP):
@@ -116,6 +116,21 @@ def _detach(keep_fd: int) -> None:
     _reset_module_state()
     _quiet_ipython()
     figures.use_agg()
+
+
+_PARENT = [0]  # the kernel's pid, read right after the fork
+_PARENT_POLL_SECONDS = 0.5
+
+
+def watch_parent() -> None:
+    """End the worker soon after the kernel process is gone (the worker is then re-parented)."""
+
+    def watch() -> None:
+        while os.getppid() == _PARENT[0]:
+            time.sleep(_PARENT_POLL_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="nbagent-worker-parent", daemon=True).start()
 
 
 class _CurrentStderr(io.TextIOBase):
@@ -316,6 +331,7 @@ class Worker:
                 pass
         self.executor = LocalPythonExecutor(namespace=namespace, **config.executor_kwargs)
         self.outbox = Outbox(self.channel, config.max_print_outputs_length)  # threads only after confinement
+        watch_parent()
         self.executor.on_output = self.outbox.output
         signal.signal(STOP_SIGNAL, self._on_stop)
         self.stopping = False
