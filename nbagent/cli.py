@@ -36,6 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--imports", default="", help="comma-separated modules the agent's code may import (e.g. pandas,numpy)"
     )
     run.add_argument("--max-steps", type=int, default=10, help="maximum number of steps (default 10)")
+    run.add_argument(
+        "--executor",
+        choices=["isolated", "local"],
+        default=None,
+        help="where the agent's code runs: isolated (a confined worker process; the default) or local",
+    )
     run.add_argument("--agent-type", "--action-type", choices=["code", "toolcalling", "tool_calling"], default="code")
     run.add_argument(
         "--verbosity",
@@ -115,7 +121,7 @@ def _run(args: argparse.Namespace) -> int:
         "show_widget": False,
     }
     if args.agent_type == "code":
-        agent = CodeAgent(additional_authorized_imports=_split(args.imports), **options)
+        agent = CodeAgent(additional_authorized_imports=_split(args.imports), executor_type=args.executor, **options)
     else:
         agent = ToolCallingAgent(**options)
     result = agent.run(args.task, return_full_result=True)

@@ -101,6 +101,9 @@ class AgentMagics(Magics):
     default_max_steps = Int(10, help="steps per run when --max-steps is not given").tag(config=True)
     default_imports = List(Unicode(), default_value=[], help="modules the agent may always import").tag(config=True)
     show_widget = Bool(True, help="show the live widget (False: console output)").tag(config=True)
+    default_executor = Unicode(
+        "", help="where the agent's code runs: 'isolated' (a confined worker process) or 'local'; '' chooses"
+    ).tag(config=True)
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         super().__init__(shell, **kwargs)
@@ -122,6 +125,12 @@ class AgentMagics(Magics):
     @argument("--max-steps", type=int, default=None, help="maximum number of steps")
     @argument(
         "--max-tokens", type=int, default=None, help="cap on the tokens the model writes per step (0: the model's own)"
+    )
+    @argument(
+        "--executor",
+        default=None,
+        choices=["isolated", "local"],
+        help="where the code runs: isolated (a confined worker process, the default) or local (this process)",
     )
     @argument("--agent", default=None, help="the name of an existing agent variable to use")
     @argument(
@@ -183,9 +192,10 @@ class AgentMagics(Magics):
             agent = namespace.get(args.agent)
             if not isinstance(agent, MultiStepAgent):
                 raise UsageError(f"--agent {args.agent}: no agent variable with that name (got {type(agent).__name__})")
-            if args.model or args.tools or args.imports:
+            if args.model or args.tools or args.imports or args.executor:
                 raise UsageError(
-                    "--agent uses an existing agent: --model, --tools and --imports cannot be combined with it"
+                    "--agent uses an existing agent: --model, --tools, --imports and --executor cannot be combined "
+                    "with it"
                 )
             return agent
         if args.continue_run:
@@ -199,6 +209,7 @@ class AgentMagics(Magics):
 
         imports = [*self.default_imports, *_split_names(args.imports)]
         return CodeAgent(
+            executor_type=args.executor or self.default_executor or None,
             tools=self._tools(args.tools, namespace),
             model=self._model(args.model or self.default_model, namespace),
             additional_authorized_imports=imports,

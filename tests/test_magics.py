@@ -183,3 +183,20 @@ def test_config_traits_set_defaults(ip):
         ip.run_line_magic("config", "AgentMagics.default_max_steps = 10")
         ip.run_line_magic("config", "AgentMagics.default_model = 'default'")
     assert isinstance(ip.magics_manager.registry["AgentMagics"], AgentMagics)
+
+
+def test_executor_option_and_config_default(ip):
+    ip.user_ns["m"] = ScriptedModel([code("final_answer(1)")] * 3)
+    magics = ip.magics_manager.registry["AgentMagics"]
+    ip.run_cell_magic("agent", "-m m --quiet --executor local", "One?")
+    assert magics.last_agent.executor_type == "local"
+    ip.run_cell_magic("agent", "-m m --quiet", "One?")
+    assert magics.last_agent.executor_type == "isolated"  # the default on Linux
+    ip.run_line_magic("config", "AgentMagics.default_executor = 'local'")
+    try:
+        ip.run_cell_magic("agent", "-m m --quiet", "One?")
+        assert magics.last_agent.executor_type == "local"
+    finally:
+        ip.run_line_magic("config", "AgentMagics.default_executor = ''")
+    with pytest.raises(UsageError, match="invalid choice"):
+        ip.run_cell_magic("agent", "-m m --quiet --executor docker", "One?")
