@@ -14,6 +14,8 @@ export class LiveStep {
     this.kind = "action";
     /** @type {Text | null} */
     this.textNode = null;
+    /** @type {Text | null} what the step's code printed so far */
+    this.logsNode = null;
   }
 
   /**
@@ -26,6 +28,7 @@ export class LiveStep {
     this.stepNumber = stepNumber;
     this.kind = kind;
     this.textNode = document.createTextNode("");
+    this.logsNode = null;
     const title = kind === "planning" ? "Planning" : `Step ${stepNumber}`;
     this.el.replaceChildren(
       h("div", { class: "nba-step nba-step-live", dataset: { step: stepNumber, kind } },
@@ -46,6 +49,21 @@ export class LiveStep {
   }
 
   /**
+   * Append what the step's code printed while it runs (shown under the model's text).
+   * @param {number | null} stepNumber
+   * @param {string} text
+   */
+  logs(stepNumber, text) {
+    if (this.textNode === null || stepNumber !== this.stepNumber) this.start(stepNumber);
+    if (this.logsNode === null) {
+      this.logsNode = document.createTextNode("");
+      const step = this.el.querySelector(".nba-step-live");
+      step?.append(h("div", { class: "nba-label" }, "Output so far"), h("pre", { class: "nba-live-logs" }, this.logsNode));
+    }
+    this.logsNode.appendData(text);
+  }
+
+  /**
    * Drop the live step when the run's state already holds it (or the run is no longer running).
    * @param {Partial<Run> | null | undefined} run
    */
@@ -59,6 +77,7 @@ export class LiveStep {
   clear() {
     this.stepNumber = null;
     this.textNode = null;
+    this.logsNode = null;
     this.el.replaceChildren();
   }
 }

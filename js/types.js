@@ -170,7 +170,15 @@
  * @property {number} start
  */
 
-/** @typedef {StepStartMessage | DeltaMessage | ImagesMessage} WidgetMessage a custom message from Python */
+/**
+ * What the step's code printed, as it prints it.
+ * @typedef {object} LogsMessage
+ * @property {"logs"} type
+ * @property {number | null} step_number
+ * @property {string} text
+ */
+
+/** @typedef {StepStartMessage | DeltaMessage | LogsMessage | ImagesMessage} WidgetMessage a custom message from Python */
 
 /**
  * "Send the images from position `have` on" (JS -> Python), when a step refers to an image not received.

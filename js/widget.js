@@ -4,6 +4,7 @@
 // Transient custom messages from Python:
 //   {type: "step_start", step_number, kind}   a step began (show the live step)
 //   {type: "delta", step_number, text}        model text while it streams
+//   {type: "logs", step_number, text}         what the step's code prints while it runs
 //   {type: "images", start} + buffers         images appended at positions start, start+1, …
 // To Python: {type: "request_images", have} when a step refers to an image this model lacks.
 // Timing for benchmarks/widget.py is in js/bench.js, off unless the page turns it on.
@@ -81,6 +82,7 @@ function render({ model, el }) {
     if (!live || !msg) return;
     if (msg.type === "step_start") live.start(msg.step_number, msg.kind);
     else if (msg.type === "delta") bench.delta(() => live.delta(msg.step_number, String(msg.text ?? "")));
+    else if (msg.type === "logs") live.logs(msg.step_number, String(msg.text ?? ""));
   };
   const onControls = () => {
     controls.update(model.get("controls"));

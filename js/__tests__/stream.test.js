@@ -21,6 +21,19 @@ describe("LiveStep", () => {
     expect(live.el.querySelector("[data-step]").dataset.step).toBe("2");
   });
 
+  it("shows what the code prints while it runs, as text, under the model's text", () => {
+    const live = new LiveStep();
+    live.start(3, "action");
+    live.delta(3, "Thought: count");
+    live.logs(3, "1\n");
+    live.logs(3, "<i>2</i>\n");
+    expect(live.el.querySelector(".nba-streaming").textContent).toBe("Thought: count");
+    expect(live.el.querySelector(".nba-live-logs").textContent).toBe("1\n<i>2</i>\n");
+    expect(live.el.querySelector("i")).toBeNull();
+    live.start(4, "action");
+    expect(live.el.querySelector(".nba-live-logs")).toBeNull();
+  });
+
   it("labels planning steps", () => {
     const live = new LiveStep();
     live.start(1, "planning");

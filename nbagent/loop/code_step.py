@@ -15,11 +15,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from nbagent.errors import AgentExecutionError, AgentParsingError, RunStopped
 from nbagent.media import collect_images, is_image
-from nbagent.record import CODE_TOOL_NAME, ActionOutput, ActionStep, TaskStep, ToolCall, ToolOutput
+from nbagent.record import (
+    CODE_TOOL_NAME,
+    ActionOutput,
+    ActionStep,
+    CodeOutputDelta,
+    TaskStep,
+    ToolCall,
+    ToolOutput,
+)
 from nbagent.sandbox import ExecutionError, ExecutionStopped, LocalPythonExecutor
 from nbagent.text import OBSERVATION, Truncation, truncate
 
@@ -198,13 +207,30 @@ class CodeLoop(AgentLoop):
                 return True
         return False
 
+    @contextmanager
+    def _live_prints(self, step_number: int) -> Iterator[None]:
+        """Tell the views what the code prints while it runs (`CodeOutputDelta`)."""
+        executor = self.python_executor
+        if not hasattr(executor, "on_output"):
+            yield
+            return
+        saved = executor.on_output
+        executor.on_output = lambda text: self._notify(CodeOutputDelta(step_number, text))
+        try:
+            yield
+        finally:
+            executor.on_output = saved
+
     def _execute(self, memory_step: ActionStep) -> Any:
         code = memory_step.code_action
         try:
             # tools run here and report their images; figures are drawn where the code runs: an isolated
             # worker sends them back (output.images), the local executor draws them in this process
             local = isinstance(self.python_executor, LocalPythonExecutor)
-            with collect_images(load_matplotlib=local and _authorized("matplotlib", self.authorized_imports)) as images:
+            with (
+                collect_images(load_matplotlib=local and _authorized("matplotlib", self.authorized_imports)) as images,
+                self._live_prints(memory_step.step_number),
+            ):
                 output = self.python_executor(code)
             for image in getattr(output, "images", ()):
                 _add_image(images, image)

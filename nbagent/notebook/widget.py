@@ -4,7 +4,8 @@ State is two traitlets, `run` (JSON) and `images` (PNG bytes, sent as binary buf
 their schema is in nbagent/views/state.py and js/types.js. Events of a run come in through
 `consume(event)`:
 
-* model text deltas and "a step began" go out as custom messages (transient);
+* model text deltas, what the code prints while it runs, and "a step began" go out as
+  custom messages (transient);
 * every other change syncs `run` at once (they are a few per step), except
   changes inside managed agents' runs, which sync at most every `sync_interval`
   seconds (the next step boundary flushes them);
@@ -27,7 +28,7 @@ import anywidget
 import traitlets
 from ipywidgets import Widget, widget_serialization
 
-from nbagent.record import Rerun
+from nbagent.record import CodeOutputDelta, Rerun
 from nbagent.record.status import STATUSES
 from nbagent.text import ONE_LINE, truncate
 from nbagent.views.html import run_to_html
@@ -113,6 +114,9 @@ class AgentWidget(anywidget.AnyWidget):
         """Apply one event of the run's stream (nbagent/record/events.py) and tell the front-end."""
         if isinstance(event, Rerun):
             self.show_memory(event.memory)
+            return
+        if isinstance(event, CodeOutputDelta):
+            self.send({"type": "logs", "step_number": event.step_number, "text": event.text})
             return
         update = self._builder.apply(event)
         if update.kind == "none":

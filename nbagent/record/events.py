@@ -4,7 +4,7 @@
 
     RunStart
       StepStart(kind="planning") ChatMessageStreamDelta* PlanningStep       (when planning)
-      StepStart(kind="action")   ChatMessageStreamDelta* ToolCall* ToolOutput* ActionStep
+      StepStart(kind="action")   ChatMessageStreamDelta* ToolCall* [CodeOutputDelta*] ToolOutput* ActionStep
       ...
     FinalAnswerStep
     RunEnd
@@ -38,6 +38,7 @@ __all__ = [
     "StepStart",
     "ToolOutput",
     "ActionOutput",
+    "CodeOutputDelta",
     "RunEnd",
     "RunResult",
     "Rerun",
@@ -75,6 +76,18 @@ class ToolOutput:
     tool_call: ToolCall
     logs: str = ""
     images: list[Any] = field(default_factory=list)
+
+
+@dataclass
+class CodeOutputDelta:
+    """Text the step's code printed, as it prints it (the finished `ToolOutput` holds all of it).
+
+    Views are told of it live; it is not yielded into the run's stream (it arrives while the
+    code runs, from inside the executor call).
+    """
+
+    step_number: int
+    text: str
 
 
 @dataclass

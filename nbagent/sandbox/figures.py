@@ -1,8 +1,9 @@
 """Matplotlib in the worker: a non-interactive backend, and the figures a call drew, taken as PIL images.
 
 The forked kernel may have the inline backend loaded, whose ``show()`` would publish on the kernel's (closed)
-connection; the worker switches pyplot to Agg at start, makes ``plt.show()`` a no-op, and after each call renders the
-figures that are new since the call began and closes them.
+connection; the worker switches pyplot to Agg at start. ``plt.show()`` in a call renders and closes the figures that
+are new since the call began (so a figure drawn after it is a new one, as in a notebook), and after the call the rest
+are rendered and closed too.
 """
 
 from __future__ import annotations
@@ -27,27 +28,38 @@ def use_agg() -> None:
         pass
 
 
+# The current call's figures: those open when it began, and those ``plt.show()`` already took.
+_CALL: dict[str, Any] = {"before": set(), "taken": []}
+
+
 def _show(*args: Any, **kwargs: Any) -> None:
-    """``plt.show()`` in the worker: the figures stay open and become the step's images."""
+    """``plt.show()`` in the worker: the call's new figures become step images now (and are closed)."""
+    _CALL["taken"] += _render_new(_CALL["before"], limit=20 - len(_CALL["taken"]))
 
 
 def open_figures() -> set[int]:
     pyplot = sys.modules.get("matplotlib.pyplot")
-    if pyplot is None:
-        return set()
-    if pyplot.show is not _show:
+    before = set(pyplot.get_fignums()) if pyplot is not None else set()
+    if pyplot is not None and pyplot.show is not _show:
         use_agg()
-    return set(pyplot.get_fignums())
+    _CALL["before"], _CALL["taken"] = before, []
+    return before
 
 
 def take_new(before: set[int], limit: int = 20) -> list[Any]:
+    """The call's figures as PIL images: those ``plt.show()`` took, then the new ones still open (closed now)."""
+    taken, _CALL["taken"] = _CALL["taken"], []
+    return taken + _render_new(before, limit - len(taken))
+
+
+def _render_new(before: set[int], limit: int) -> list[Any]:
     """Render and close the figures not in ``before``; PIL images (RGBA)."""
     pyplot = sys.modules.get("matplotlib.pyplot")
     if pyplot is None:
         return []
     from PIL import Image
 
-    images = []
+    images: list[Any] = []
     for number in pyplot.get_fignums():
         if number in before:
             continue

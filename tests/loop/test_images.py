@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
 import nbformat
 import pytest
 from nbclient import NotebookClient
 from PIL import Image
 
 from nbagent import CodeAgent, ScriptedModel, tool
+from nbagent.record import CodeOutputDelta
 
 pytest.importorskip("matplotlib")
 
@@ -85,3 +88,27 @@ def test_figures_do_not_leak_into_the_cell_output_in_a_real_kernel():
     agent_outputs = notebook.cells[1].outputs
     assert not any("image/png" in output.get("data", {}) for output in agent_outputs)
     assert notebook.cells[2].outputs[0]["text"].strip() == "2"
+
+
+@pytest.mark.parametrize("executor_type", ["isolated", "local"])
+def test_prints_reach_the_views_while_the_code_runs(executor_type: str) -> None:
+    seen: list[tuple[str, float]] = []
+
+    class Recorder:
+        def consume(self, event: object) -> None:
+            if isinstance(event, CodeOutputDelta):
+                seen.append((event.text, time.monotonic()))
+
+    model = ScriptedModel(
+        [code("import time\nprint('first', flush=True)\ntime.sleep(1.0)\nprint('second')\nfinal_answer(1)")]
+    )
+    agent = CodeAgent(model=model, executor_type=executor_type, verbosity_level=-1, show_widget=False)
+    agent._views_for_run = lambda: [Recorder()]
+    began = time.monotonic()
+    assert agent.run("Count") == 1
+    ended = time.monotonic()
+    texts = "".join(text for text, _ in seen)
+    assert "first" in texts and "second" in texts
+    first_at = next(at for text, at in seen if "first" in text)
+    assert first_at - began < ended - began - 0.5  # "first" arrived while the code still slept
+    assert "first\nsecond" in agent.memory.action_steps()[0].observations  # the step keeps all of it

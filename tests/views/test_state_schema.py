@@ -30,7 +30,12 @@ TYPES_JS = ROOT / "js" / "types.js"
 STEP_TYPES = {"task": "TaskStep", "action": "ActionStep", "planning": "PlanningStep", "final": "FinalStep"}
 # Typedefs of what JS sends and Python reads with .get(): no Python dict to compare them with.
 SENT_BY_JS = {"ControlCommand", "RequestImagesMessage"}
-MESSAGE_TYPES = {"step_start": "StepStartMessage", "delta": "DeltaMessage", "images": "ImagesMessage"}
+MESSAGE_TYPES = {
+    "step_start": "StepStartMessage",
+    "delta": "DeltaMessage",
+    "logs": "LogsMessage",
+    "images": "ImagesMessage",
+}
 FENCE = "`" * 3
 
 
@@ -273,8 +278,10 @@ def widget_messages(check: SchemaCheck) -> None:
     widget = widget_module.AgentWidget()
     sent: list[dict[str, Any]] = []
     widget.comm.send = lambda data=None, metadata=None, buffers=None: sent.append(data)
-    for event in scripted_code_agent().event_stream("Go"):
-        widget.consume(event)
+    agent = scripted_code_agent()
+    agent._views_for_run = lambda: [widget]  # the widget as the run's view: it also hears the code's live prints
+    for _ in agent.event_stream("Go"):
+        pass
     image = Image.new("RGB", (4, 4), (0, 128, 0))
     tool_call = ToolCall("python_interpreter", "img", "c1")
     for event in (RunStart(task="draw", agent_name="a"), StepStart(1), tool_call):
