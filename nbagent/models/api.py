@@ -9,10 +9,7 @@ after is one clear `ModelError`).
 
 from __future__ import annotations
 
-import base64
-import io
 import json
-import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -29,15 +26,15 @@ from .base import (
     Model,
     ModelError,
     TokenUsage,
+    encode_image_base64,
     get_clean_message_list,
+    make_image_url,
     remove_stop_sequences,
+    supports_stop_parameter,
 )
-from .retry import ErrorInfo, RetryPolicy, call_with_retries, final_error
+from .retry import ErrorInfo, RateLimiter, RetryPolicy, call_with_retries, final_error
 
 __all__ = ["ApiModel", "MalformedResponse", "StreamTruncated"]
-
-# Reasoning models refuse the `stop` parameter; we cut their output client-side instead.
-_NO_STOP_PARAM = re.compile(r"(^|/)(o3|o4|gpt-5)")
 
 
 class MalformedResponse(Exception):
@@ -61,9 +58,7 @@ def _as_retry_policy(retry: RetryPolicy | dict[str, Any] | int | None) -> RetryP
 def _image_url(image: Any) -> str:
     if isinstance(image, str):
         return image  # already a URL or a data URL
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    return make_image_url(encode_image_base64(image))
 
 
 def _api_content(content: Any) -> Any:
@@ -104,6 +99,7 @@ class ApiModel(Model):
         retry: a `RetryPolicy`, its dict, or a number of retries (default: 4 retries, 1 s doubling).
         custom_role_conversions: role mapping applied before sending (default: tool roles to user/assistant).
         flatten_messages_as_text: send content as one string instead of a list of parts.
+        requests_per_minute: pace calls to at most this many a minute (each attempt counts; None: no limit).
         **kwargs: more completion parameters sent on every call (temperature, max_tokens, ...).
     """
 
@@ -116,6 +112,7 @@ class ApiModel(Model):
         retry: RetryPolicy | dict[str, Any] | int | None = None,
         custom_role_conversions: dict[str, str] | None = None,
         flatten_messages_as_text: bool = False,
+        requests_per_minute: float | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(flatten_messages_as_text=flatten_messages_as_text, model_id=model_id, **kwargs)
@@ -124,6 +121,16 @@ class ApiModel(Model):
         self.custom_role_conversions = custom_role_conversions
         self._secrets: list[str] = []
         self.sleep = time.sleep  # tests may replace it
+        self.rate_limiter = RateLimiter(requests_per_minute, sleep=lambda seconds: self.sleep(seconds))
+
+    @property
+    def requests_per_minute(self) -> float | None:
+        return self.rate_limiter.requests_per_minute
+
+    def _request(self, **params: Any) -> Any:
+        """One provider request, after waiting for its rate-limit slot."""
+        self.rate_limiter.throttle()
+        return self._create(**params)
 
     # -- hooks for subclasses -----------------------------------------------------------------------
 
@@ -174,6 +181,7 @@ class ApiModel(Model):
             "retry": self.retry.dict(),
             "custom_role_conversions": self.custom_role_conversions,
             "flatten_messages_as_text": self.flatten_messages_as_text,
+            "requests_per_minute": self.requests_per_minute,
             **self.kwargs,
         }
         return public_dict(type(self).__name__, args)
@@ -203,7 +211,7 @@ class ApiModel(Model):
             **self.kwargs,
             **kwargs,
         }
-        if stop_sequences and not _NO_STOP_PARAM.search(self.model_id or ""):
+        if stop_sequences and supports_stop_parameter(self.model_id or ""):
             params["stop"] = list(stop_sequences)
         if response_format is not None:
             params["response_format"] = response_format
@@ -250,7 +258,7 @@ class ApiModel(Model):
     ) -> ChatMessage:
         params = self.prepare_params(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
         return call_with_retries(
-            lambda: self._message(self._create(**params), stop_sequences),
+            lambda: self._message(self._request(**params), stop_sequences),
             self.retry,
             self._describe,
             self.provider_name,
@@ -260,7 +268,7 @@ class ApiModel(Model):
         )
 
     def _stream_once(self, params: dict[str, Any], cutter: StopCutter) -> Iterator[ChatMessageStreamDelta]:
-        stream = self._create(stream=True, **params)
+        stream = self._request(stream=True, **params)
         finished = False
         usage: TokenUsage | None = None
         pieces = 0  # content chunks: the output token count when the server streams no usage

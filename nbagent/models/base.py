@@ -8,10 +8,13 @@ parts.
 
 from __future__ import annotations
 
+import base64
+import dataclasses
+import io
 import json
 import re
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any
@@ -26,11 +29,19 @@ __all__ = [
     "ChatMessageStreamDelta",
     "Model",
     "ModelError",
+    "REMOVE_PARAMETER",
     "agglomerate_stream_deltas",
+    "encode_image_base64",
     "get_clean_message_list",
+    "get_tool_call_from_text",
+    "jsonable",
+    "make_image_url",
     "message_as_delta",
+    "parse_json_if_needed",
     "parse_json_tool_call",
+    "remove_content_after_stop_sequences",
     "remove_stop_sequences",
+    "supports_stop_parameter",
 ]
 
 
@@ -107,12 +118,47 @@ class ChatMessageToolCall:
         )
 
 
+def jsonable(value: Any, depth: int = 0) -> Any:
+    """A JSON-safe view of a provider's raw response: plain data kept, pydantic models and dataclasses
+    turned into dicts, anything else named by its class (never a repr of tensors or caches)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if depth > 20:
+        return f"<{type(value).__qualname__}>"
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v, depth + 1) for v in value]
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        try:
+            return jsonable(dump(), depth + 1)
+        except Exception:  # a mock or a half-built model: fall back to its name
+            pass
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value)}
+    return f"<{type(value).__module__}.{type(value).__qualname__}>"
+
+
+def _as_tool_call(call: Any) -> ChatMessageToolCall:
+    """Tool calls given as dicts or provider objects (pydantic) become `ChatMessageToolCall`s."""
+    if isinstance(call, ChatMessageToolCall):
+        return call
+    if not isinstance(call, Mapping):
+        dump = getattr(call, "model_dump", None)
+        call = dump() if callable(dump) else {"id": getattr(call, "id", None), "function": call.function}
+    function = call.get("function", call)
+    if not isinstance(function, Mapping):
+        function = {"name": getattr(function, "name", None), "arguments": getattr(function, "arguments", None)}
+    return ChatMessageToolCall.from_dict({**call, "function": function})
+
+
 @dataclass
 class ChatMessage:
     role: MessageRole | str
     content: str | list[dict[str, Any]] | None = None
     tool_calls: list[ChatMessageToolCall] | None = None
-    raw: Any | None = None  # the provider's own response, never serialised
+    raw: Any | None = None  # the provider's own response; dict() gives a JSON-safe view of it
     token_usage: TokenUsage | None = None
 
     def __post_init__(self) -> None:
@@ -120,9 +166,9 @@ class ChatMessage:
             try:
                 self.role = MessageRole(self.role)
             except ValueError:
-                raise ValueError(
-                    f"Unknown message role {self.role!r}; expected one of {MessageRole.roles()}"
-                ) from None
+                raise ValueError(f"Unknown message role {self.role!r}; expected one of {MessageRole.roles()}") from None
+        if self.tool_calls is not None:
+            self.tool_calls = [_as_tool_call(call) for call in self.tool_calls]
 
     @property
     def text(self) -> str:
@@ -134,34 +180,53 @@ class ChatMessage:
         return "".join(part.get("text", "") for part in self.content if part.get("type") == "text")
 
     def dict(self) -> dict[str, Any]:
+        """Plain data (smolagents' keys, `raw` included as a JSON-safe view); images show as "<image>"."""
         return {
             "role": self.role.value if isinstance(self.role, MessageRole) else self.role,
             "content": _jsonable_content(self.content),
             "tool_calls": [tc.dict() for tc in self.tool_calls] if self.tool_calls else None,
+            "raw": jsonable(self.raw),
             "token_usage": self.token_usage.dict() if self.token_usage else None,
         }
 
     def model_dump_json(self) -> str:
-        return json.dumps(self.dict())
+        """JSON of `dict()` without `raw` (as smolagents)."""
+        return json.dumps({k: v for k, v in self.dict().items() if k != "raw"})
+
+    def render_as_markdown(self) -> str:
+        """The text, then one JSON line per tool call."""
+        rendered = self.text
+        if self.tool_calls:
+            rendered += "\n".join(
+                json.dumps({"tool": tc.function.name, "arguments": tc.function.arguments}, default=str)
+                for tc in self.tool_calls
+            )
+        return rendered
 
     def __getitem__(self, key: str) -> Any:
         """`message["role"]`, `message["content"]`: messages were dicts in smolagents <= 1.9."""
         if key == "role":
             return self.role.value if isinstance(self.role, MessageRole) else self.role
-        if key in ("content", "tool_calls", "token_usage"):
+        if key in ("content", "tool_calls", "raw", "token_usage"):
             return getattr(self, key)
-        raise KeyError(f"{key!r}: a ChatMessage has the keys 'role', 'content', 'tool_calls' and 'token_usage'")
+        raise KeyError(f"{key!r}: a ChatMessage has the keys 'role', 'content', 'tool_calls', 'raw' and 'token_usage'")
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ChatMessage:
+    def from_dict(
+        cls, data: dict[str, Any], raw: Any | None = None, token_usage: TokenUsage | None = None
+    ) -> ChatMessage:
+        """Rebuild a message from `dict()` output (or any dict of the same shape); `raw`/`token_usage` override."""
         usage = data.get("token_usage")
+        if token_usage is None and usage:
+            token_usage = (
+                usage if isinstance(usage, TokenUsage) else TokenUsage(usage["input_tokens"], usage["output_tokens"])
+            )
         return cls(
             role=data["role"],
             content=data.get("content"),
-            tool_calls=[ChatMessageToolCall.from_dict(tc) for tc in data["tool_calls"]]
-            if data.get("tool_calls")
-            else None,
-            token_usage=TokenUsage(usage["input_tokens"], usage["output_tokens"]) if usage else None,
+            tool_calls=list(data["tool_calls"]) if data.get("tool_calls") else None,
+            raw=raw if raw is not None else data.get("raw"),
+            token_usage=token_usage,
         )
 
 
@@ -236,6 +301,35 @@ def message_as_delta(message: ChatMessage) -> ChatMessageStreamDelta:
     return ChatMessageStreamDelta(content=message.text, tool_calls=calls or None, token_usage=message.token_usage)
 
 
+def remove_content_after_stop_sequences(content: str | None, stop_sequences: list[str] | None) -> str | None:
+    """smolagents' name for `remove_stop_sequences`; `None` content (a tool-call-only answer) stays `None`."""
+    return content if content is None else remove_stop_sequences(content, stop_sequences)
+
+
+# Reasoning models that refuse the `stop` parameter (their output is cut client-side instead): OpenAI's
+# o3 (not o3-mini) and o4 families, the gpt-5 family and xAI's grok models, with any version suffix.
+_NO_STOP_MODEL = re.compile(r"^(?:o3(?:$|[-.].*)|o4(?:$|[-.].*)|gpt-5.*|(?:[A-Za-z][\w-]*\.)?grok-[A-Za-z0-9][\w.-]*)$")
+
+
+def supports_stop_parameter(model_id: str) -> bool:
+    """Whether the model accepts `stop` (judged on the last path segment: "openai/o3" is "o3")."""
+    name = (model_id or "").split("/")[-1]
+    return name == "o3-mini" or not _NO_STOP_MODEL.match(name)
+
+
+def encode_image_base64(image: Any) -> str:
+    """A PIL image (or PNG/JPEG bytes) as base64 text."""
+    if isinstance(image, (bytes, bytearray)):
+        return base64.b64encode(bytes(image)).decode("ascii")
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def make_image_url(base64_image: str) -> str:
+    return f"data:image/png;base64,{base64_image}"
+
+
 def remove_stop_sequences(text: str, stop_sequences: list[str] | None) -> str:
     """Cut `text` at the first stop sequence it contains."""
     cut = len(text)
@@ -256,12 +350,15 @@ def _as_message_dict(message: ChatMessage | dict[str, Any]) -> dict[str, Any]:
 def get_clean_message_list(
     messages: list[ChatMessage | dict[str, Any]],
     role_conversions: dict[MessageRole, MessageRole] | None = None,
+    convert_images_to_image_urls: bool = False,
     flatten_messages_as_text: bool = False,
 ) -> list[dict[str, Any]]:
     """Provider-ready message dicts: roles converted, same-role neighbours merged.
 
     Content is a list of parts unless `flatten_messages_as_text`, in which case
     it is one string (images dropped), as most local chat templates want.
+    `convert_images_to_image_urls` turns image parts into OpenAI's `image_url` parts (data URLs);
+    otherwise images stay as given (local models take PIL images).
     """
     conversions = {MessageRole(k).value: MessageRole(v).value for k, v in (role_conversions or {}).items()}
     cleaned: list[dict[str, Any]] = []
@@ -272,6 +369,8 @@ def get_clean_message_list(
         if role not in MessageRole.roles():
             raise ValueError(f"Unknown message role {role!r}; expected one of {MessageRole.roles()}")
         parts = _content_parts(message.get("content"))
+        if convert_images_to_image_urls:
+            parts = [_image_url_part(p) if p.get("type") == "image" else p for p in parts]
         if cleaned and cleaned[-1]["role"] == role:
             cleaned[-1]["content"].extend(parts)
         else:
@@ -280,6 +379,12 @@ def get_clean_message_list(
         for message in cleaned:
             message["content"] = "\n".join(p["text"] for p in message["content"] if p.get("type") == "text")
     return cleaned
+
+
+def _image_url_part(part: dict[str, Any]) -> dict[str, Any]:
+    image = part.get("image")
+    url = image if isinstance(image, str) else make_image_url(encode_image_base64(image))
+    return {"type": "image_url", "image_url": {"url": url}}
 
 
 def _content_parts(content: Any) -> list[dict[str, Any]]:
@@ -312,6 +417,54 @@ def parse_json_tool_call(text: str) -> ChatMessageToolCall:
         raise ValueError(f'The tool call has no "name" field: {blob[:500]!r}')
     arguments = data.get("arguments", data.get("action_input", data.get("parameters", {})))
     return ChatMessageToolCall(function=ChatMessageToolCallFunction(name=name, arguments=arguments))
+
+
+def parse_json_if_needed(arguments: Any) -> Any:
+    """Tool-call arguments: a JSON string decoded, anything else (or invalid JSON) as given."""
+    if not isinstance(arguments, str):
+        return arguments
+    try:
+        return json.loads(arguments)
+    except json.JSONDecodeError:
+        return arguments
+
+
+def _first_json_object(text: str) -> dict[str, Any]:
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            start = text.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            return value
+        start = text.find("{", start + 1)
+    raise ValueError(f"The model output contains no JSON object: {text[:500]!r}")
+
+
+def get_tool_call_from_text(text: str, tool_name_key: str, tool_arguments_key: str) -> ChatMessageToolCall:
+    """A tool call written as JSON in plain text, under the given keys (smolagents' function)."""
+    blob = _first_json_object(text)
+    if tool_name_key not in blob:
+        raise ValueError(f"Tool call needs to have a key '{tool_name_key}'. Got keys: {list(blob)} instead")
+    return ChatMessageToolCall(
+        function=ChatMessageToolCallFunction(
+            name=blob[tool_name_key], arguments=parse_json_if_needed(blob.get(tool_arguments_key))
+        ),
+        id=str(uuid.uuid4()),
+        type="function",
+    )
+
+
+class _RemoveParameter:
+    def __repr__(self) -> str:
+        return "REMOVE_PARAMETER"
+
+
+# Give a model `param=REMOVE_PARAMETER` to drop `param` from every call (smolagents' sentinel).
+REMOVE_PARAMETER = _RemoveParameter()
 
 
 class Model:
@@ -363,6 +516,58 @@ class Model:
 
     def __call__(self, *args: Any, **kwargs: Any) -> ChatMessage:
         return self.generate(*args, **kwargs)
+
+    @property
+    def supports_stop_parameter(self) -> bool:
+        return supports_stop_parameter(self.model_id or "")
+
+    @property
+    def supports_streaming(self) -> bool:
+        """Whether this class streams for real (overrides `generate_stream`); the base one yields one delta."""
+        return type(self).generate_stream is not Model.generate_stream
+
+    def _prepare_completion_kwargs(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        custom_role_conversions: dict[str, str] | None = None,
+        convert_images_to_image_urls: bool = False,
+        tool_choice: str | dict[str, Any] | None = "required",
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """A chat-completions request as smolagents builds it, for `Model` subclasses written for smolagents.
+
+        Precedence, lowest first: `stop`/`response_format`/`tools`, then `kwargs`, then the model's own
+        constructor keywords (`self.kwargs`; a value `REMOVE_PARAMETER` deletes the key).
+        """
+        from ._common import tool_schemas  # _common is a leaf helper module
+
+        flatten = kwargs.pop("flatten_messages_as_text", self.flatten_messages_as_text)
+        params: dict[str, Any] = {
+            "messages": get_clean_message_list(
+                messages,
+                role_conversions=custom_role_conversions or TOOL_ROLE_CONVERSIONS,
+                convert_images_to_image_urls=convert_images_to_image_urls,
+                flatten_messages_as_text=flatten,
+            )
+        }
+        if stop_sequences is not None and self.supports_stop_parameter:
+            params["stop"] = stop_sequences
+        if response_format is not None:
+            params["response_format"] = response_format
+        if tools_to_call_from:
+            params["tools"] = tool_schemas(tools_to_call_from)
+            if tool_choice is not None:
+                params["tool_choice"] = tool_choice
+        params.update(kwargs)
+        for key, value in self.kwargs.items():
+            if value is REMOVE_PARAMETER:
+                params.pop(key, None)
+            else:
+                params[key] = value
+        return params
 
     def parse_tool_calls(self, message: ChatMessage) -> ChatMessage:
         """Fill `message.tool_calls` from its text when the model has no native tool calling."""

@@ -59,6 +59,10 @@ class InferenceClientModel(ApiModel):
             custom_role_conversions=custom_role_conversions,
             **kwargs,
         )
+        if token is not None and api_key is not None:
+            raise ValueError(
+                "Received both `token` and `api_key` arguments. InferenceClientModel takes one key: pass either."
+            )
         from huggingface_hub import InferenceClient
 
         self.provider = provider

@@ -1,7 +1,10 @@
 """`OpenAIServerModel` and `AzureOpenAIServerModel`: any OpenAI-compatible chat-completions server.
 
-The `openai` client's own retries are switched off (`max_retries=0`): ours back off the same way
-for every provider and end in one `ModelError` that says what to check.
+smolagents 1.26 names them `OpenAIModel` and `AzureOpenAIModel` (the `...ServerModel` names are its
+older aliases): both names work here, for the same classes.
+
+The `openai` client's own retries are switched off (`max_retries=0`, unless `client_kwargs` sets it):
+ours back off the same way for every provider and end in one `ModelError` that says what to check.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import Any
 from .api import ApiModel
 from .retry import RETRYABLE_STATUS, ErrorInfo, RetryPolicy
 
-__all__ = ["OpenAIServerModel", "AzureOpenAIServerModel", "describe_openai_error"]
+__all__ = ["OpenAIServerModel", "OpenAIModel", "AzureOpenAIServerModel", "AzureOpenAIModel", "describe_openai_error"]
 
 
 def _provider_message(err: Any) -> str:
@@ -111,15 +114,10 @@ class OpenAIServerModel(ApiModel):
     def _make_client(self, api_key: str | None) -> Any:
         import openai
 
+        options = {"timeout": self.timeout, "max_retries": 0, **self.client_kwargs}
         try:
             return openai.OpenAI(
-                base_url=self.api_base,
-                api_key=api_key,
-                organization=self.organization,
-                project=self.project,
-                timeout=self.timeout,
-                max_retries=0,
-                **self.client_kwargs,
+                base_url=self.api_base, api_key=api_key, organization=self.organization, project=self.project, **options
             )
         except openai.OpenAIError as err:
             raise ValueError(f"OpenAIServerModel: {err} (pass api_key= or set OPENAI_API_KEY)") from None
@@ -185,14 +183,10 @@ class AzureOpenAIServerModel(OpenAIServerModel):
 
         if not self.azure_endpoint:
             raise ValueError("AzureOpenAIServerModel needs azure_endpoint= (or $AZURE_OPENAI_ENDPOINT).")
+        options = {"timeout": self.timeout, "max_retries": 0, **self.client_kwargs}
         try:
             return openai.AzureOpenAI(
-                azure_endpoint=self.azure_endpoint,
-                api_key=api_key,
-                api_version=self.api_version,
-                timeout=self.timeout,
-                max_retries=0,
-                **self.client_kwargs,
+                azure_endpoint=self.azure_endpoint, api_key=api_key, api_version=self.api_version, **options
             )
         except openai.OpenAIError as err:
             raise ValueError(f"AzureOpenAIServerModel: {err}") from None
@@ -203,3 +197,8 @@ class AzureOpenAIServerModel(OpenAIServerModel):
             "api_version": self.api_version,
             "client_kwargs": self.client_kwargs,
         }
+
+
+# smolagents 1.26's names for the same classes.
+OpenAIModel = OpenAIServerModel
+AzureOpenAIModel = AzureOpenAIServerModel

@@ -1,8 +1,10 @@
-"""Retries with exponential backoff for API models, ending in one clear `ModelError`."""
+"""How API models pace and retry calls: `RateLimiter` (requests per minute) and retries with exponential
+backoff ending in one clear `ModelError`."""
 
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -10,7 +12,7 @@ from typing import Any, TypeVar
 
 from .base import ModelError
 
-__all__ = ["RetryPolicy", "ErrorInfo", "call_with_retries", "HINTS"]
+__all__ = ["RetryPolicy", "RateLimiter", "ErrorInfo", "call_with_retries", "HINTS"]
 
 T = TypeVar("T")
 
@@ -49,6 +51,40 @@ class RetryPolicy:
 
     def dict(self) -> dict[str, float]:
         return {k: getattr(self, k) for k in ("max_retries", "initial_delay", "backoff", "max_delay", "jitter")}
+
+
+class RateLimiter:
+    """At most `requests_per_minute` requests a minute: each request waits for its slot (None: no limit).
+
+    Slots are handed out in order under a lock and waited for outside it, so threads sharing one model
+    (parallel evaluation) are paced together, and none sleeps while holding the lock.
+    """
+
+    def __init__(
+        self,
+        requests_per_minute: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Any] = time.sleep,
+    ) -> None:
+        if requests_per_minute is not None and not requests_per_minute > 0:
+            raise ValueError(f"requests_per_minute must be a positive number or None, got {requests_per_minute!r}")
+        self.requests_per_minute = requests_per_minute
+        self.interval = 60.0 / requests_per_minute if requests_per_minute else 0.0
+        self.clock = clock
+        self.sleep = sleep
+        self._next_slot = float("-inf")
+        self._lock = threading.Lock()
+
+    def throttle(self) -> None:
+        """Wait until this request may go."""
+        if not self.interval:
+            return
+        with self._lock:
+            now = self.clock()
+            slot = max(now, self._next_slot)
+            self._next_slot = slot + self.interval
+        if slot > now:
+            self.sleep(slot - now)
 
 
 @dataclass

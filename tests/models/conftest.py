@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+# LiteLLM fetches its model price list from GitHub at import unless told to use its bundled copy.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from fault_server import FaultServer
 from tiny_model import build_tiny_model
