@@ -120,7 +120,10 @@ def _as_message(answer: Response) -> ChatMessage:
     if isinstance(answer, ChatMessage):
         return ChatMessage(role=MessageRole.ASSISTANT, content=answer.content, tool_calls=answer.tool_calls)
     if isinstance(answer, dict):
-        calls = [c if isinstance(c, ChatMessageToolCall) else ChatMessageToolCall.from_dict(c) for c in answer.get("tool_calls") or []]
+        calls = [
+            c if isinstance(c, ChatMessageToolCall) else ChatMessageToolCall.from_dict(c)
+            for c in answer.get("tool_calls") or []
+        ]
         return ChatMessage(role=MessageRole.ASSISTANT, content=answer.get("content"), tool_calls=calls or None)
     if isinstance(answer, str):
         return ChatMessage(role=MessageRole.ASSISTANT, content=answer)
