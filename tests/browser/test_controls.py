@@ -224,6 +224,27 @@ def test_stop_ends_a_long_blocking_run_within_two_seconds(page, notebook):
     assert "STEPS [1, 2] STOPPED [2] STATUS stopped" in out
 
 
+def test_stop_ends_a_long_c_call_in_the_isolated_executor_within_two_seconds(page, notebook):
+    # sum() over a huge range is one C call that never checks signals: only a process boundary can stop it
+    notebook(
+        "stop_c_call.ipynb",
+        'adder = CodeAgent(tools=[], model=scripted("total = sum(range(10**11))", "final_answer(1)"),'
+        ' executor_type="isolated")',
+        "%%agent --agent adder\nAdd them up.",
+        "report(adder)",
+    )
+    run_cell(page, 1)
+    wait_done(page, 1)
+    run_cell(page, 2)
+    view = widget(page, 2)
+    wait_code_running(view, "sum(range(10**11))")
+    assert executing(page, 2)
+    button(view, "Stop").click()
+    assert wait_done(page, 2, timeout=10) < 2.0
+    expect(status(view)).to_have_text("stopped")
+    assert "STEPS [1] STOPPED [1] STATUS stopped" in output_of(page, 3, "report(adder)")  # the kernel lives on
+
+
 def test_stop_ends_a_long_prepared_run_within_two_seconds(page, notebook):
     notebook(
         "stop_idle.ipynb",
