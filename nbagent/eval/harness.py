@@ -129,7 +129,7 @@ def _evaluate(
         if log is not None:
             log.append(record, outcome.memory)
         records[outcome.key] = record
-        if outcome.memory is not None:
+        if outcome.memory is not None and log is None:  # with a log, runs are read back from disk when opened
             memories[outcome.key] = outcome.memory
         tracker.add(record)
         view.update(tracker, record)
