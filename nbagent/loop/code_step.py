@@ -52,6 +52,7 @@ __all__ = ["CodeLoop", "close_code_fence", "STOP_SEQUENCES", "AnswerRefused", "a
 CODE_END = "\n```\n"
 STOP_SEQUENCES = ["Observation:", "Calling tools:", CODE_END]
 _ANSWER_ECHO = Truncation(300)
+_REPEATED = "This is the same code as your last step, and it failed again: change the line the error names."
 _CUT_SLACK = 3  # streamed token counts are re-tokenized: a cut step may count a token or two less
 _ERROR_ANSWER = re.compile(
     r"^\s*(error\b|an error\b|traceback\b|exception\b|\w*(error|exception)\s*:|(i am |i'm )?(unable|cannot|can't)\b)",
@@ -198,6 +199,15 @@ class CodeLoop(AgentLoop):
             )
         yield ActionOutput(output=output.output, is_final_answer=is_final)
 
+    def _failed_before(self, code: str) -> bool:
+        """True if the last step ran this same code and failed (small models tend to repeat themselves)."""
+        for step in reversed(self.memory.steps):
+            if isinstance(step, ActionStep):
+                return step.error is not None and (step.code_action or "").strip() == code.strip()
+            if isinstance(step, TaskStep):
+                return False
+        return False
+
     def _refused_before(self) -> bool:
         """True if a final answer of this task was refused already (the refusal happens once)."""
         for step in reversed(self.memory.steps):
@@ -240,6 +250,8 @@ class CodeLoop(AgentLoop):
         except ExecutionError as failure:
             memory_step.observations = _logs_observation(failure.logs)
             hint = execution_hint(failure, code, getattr(self.python_executor, "state", {}), self.task or "")
+            if self._failed_before(code):
+                hint = f"{hint}\n{_REPEATED}".strip()
             raise AgentExecutionError(f"{failure}\n{hint}" if hint else str(failure)) from None
         if is_image(output.output):
             _add_image(images, output.output)

@@ -176,6 +176,8 @@ class PromptBuilder:
 _DESCRIBED = re.compile(r"^- `([A-Za-z_][A-Za-z0-9_]*)`:", re.MULTILINE)
 _QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
 _NO_ATTRIBUTE = re.compile(r"'(DataFrame|Series|DataFrameGroupBy|SeriesGroupBy)' object has no attribute '(\w+)'")
+_UNDEFINED = re.compile(r"name '(\w+)' is not defined")
+_MODULE_ALIASES = {"pd": "import pandas as pd", "np": "import numpy as np", "plt": "import matplotlib.pyplot as plt"}
 _MAX_HINT_COLUMNS = 40
 _LONG_CODE_LINES = 40
 
@@ -189,9 +191,14 @@ def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str
     """
     cause = getattr(failure, "cause_type", "") or ""
     message = str(failure)
+    if "subset columns with a tuple" in message:
+        return "Hint: select several columns with a list, frame[['a', 'b']], or compute a new Series from them first."
     if cause == "KeyError" or _NO_ATTRIBUTE.search(message) or "not in index" in message or "do not exist" in message:
         return _columns_hint(message, code, namespace)
     if cause == "NameError":
+        unknown = _UNDEFINED.search(message)
+        if unknown and unknown.group(1) in _MODULE_ALIASES:
+            return f"Hint: import it first: {_MODULE_ALIASES[unknown.group(1)]}"
         names = _DESCRIBED.findall(task)
         if names:
             listed = ", ".join(f"`{name}`" for name in names)

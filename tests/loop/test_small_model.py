@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from nbagent import ActionStep, CodeAgent, ScriptedModel
-from nbagent.loop.code_step import AnswerRefused, looks_like_error
+from nbagent.loop.code_step import AnswerRefused, answer_problem
 from nbagent.loop.prompting import (
     SMALL,
     SMALL_MODEL_STEP_TOKENS,
@@ -271,12 +271,19 @@ def test_errors_without_a_useful_hint_are_left_as_they_are():
     [None, "Error: no such column", "KeyError: 'revenue'", "An error occurred", "Unable to compute", "Traceback ..."],
 )
 def test_error_like_answers_are_recognised(answer):
-    assert looks_like_error(answer)
+    assert answer_problem(answer) in ("it gives no value (None)", "it reads like an error message, not an answer")
+
+
+def test_a_dict_of_series_is_no_answer():
+    per_region = {"North": pd.Series([1.0, 2.0]), "South": pd.Series([3.0])}
+    assert "whole pandas Series" in answer_problem(per_region)
+    assert "whole pandas Series" in answer_problem([pd.DataFrame({"a": [1]})])
+    assert answer_problem({"North": 3.0, "South": 4}) is None
 
 
 @pytest.mark.parametrize("answer", [0, "West", "Errol Flynn", ["Error"], 3.5, "The error rate is 3%"])
 def test_plain_answers_are_not_errors(answer):
-    assert not looks_like_error(answer)
+    assert answer_problem(answer) is None
 
 
 def test_a_small_models_error_answer_is_refused_once_then_taken():
@@ -287,7 +294,7 @@ def test_a_small_models_error_answer_is_refused_once_then_taken():
     assert agent.run("Revenue?") == "Error: still failing"  # refused once only: the second is the answer
     first, second = actions(agent)
     assert isinstance(first.error, AnswerRefused) and not first.is_final_answer
-    assert "reads like an error message" in prompt_text(model.calls[1])
+    assert "was refused: it reads like an error message" in prompt_text(model.calls[1])
     assert second.is_final_answer and second.error is None
 
 
@@ -314,3 +321,27 @@ def test_each_task_gets_its_own_refusal():
 def test_api_models_answers_are_taken_as_they_are():
     model = scripted([code("final_answer('Error: the file is missing')")], profile=None)
     assert agent_for(model, namespace={}).run("What does it say?") == "Error: the file is missing"
+
+
+def test_a_tuple_of_columns_gets_the_list_hint():
+    model = scripted([code("s = sales.groupby('units')['units', 'unit_price'].sum()"), code("final_answer(1)")])
+    agent = agent_for(model, namespace=sales_namespace())
+    agent.run(SALES)
+    assert "frame[['a', 'b']]" in str(actions(agent)[0].error)
+
+
+def test_a_missing_module_alias_gets_its_import():
+    model = scripted([code("print(pd.__version__)"), code("final_answer(1)")])
+    agent = agent_for(model, namespace={})
+    agent.run("Version?")
+    assert "Hint: import it first: import pandas as pd" in str(actions(agent)[0].error)
+
+
+def test_the_same_failing_code_twice_is_pointed_out():
+    model = scripted([code("x = sales['revenue']")] * 2 + [code("final_answer(1)")])
+    agent = agent_for(model, namespace=sales_namespace())
+    agent.run(SALES)
+    first, second, _ = actions(agent)
+    assert "same code as your last step" not in str(first.error)
+    assert "same code as your last step, and it failed again" in str(second.error)
+    assert "`sales` has the columns" in str(second.error)
