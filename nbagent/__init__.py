@@ -130,6 +130,10 @@ _LAZY: dict[str, str] = {
     "WebSearchTool": "nbagent.tools.web_search",
     "DuckDuckGoSearchTool": "nbagent.tools.web_search",
     "GradioUI": "nbagent.gradio_ui",
+    # evaluation
+    "evaluate": "nbagent.eval",
+    "EvalResults": "nbagent.eval",
+    "Score": "nbagent.eval",
     "stream_to_gradio": "nbagent.gradio_ui",
 }
 

@@ -18,6 +18,7 @@ __all__ = ["MODULE_ALIASES", "install_module_aliases"]
 MODULE_ALIASES: dict[str, str] = {
     "nbagent.memory": "nbagent.record",
     "nbagent.agent_types": "nbagent.media.agent_types",
+    "nbagent.scorers": "nbagent.eval.scorers",  # nbagent's own short path to the built-in scorers
 }
 
 

@@ -69,7 +69,7 @@ class EvalLog:
                 "Choose an empty or new directory."
             )
         self.path.mkdir(parents=True, exist_ok=True)
-        from nbagent import __version__
+        from nbagent._version import __version__
 
         self._write_spec(
             {

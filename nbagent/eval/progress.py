@@ -14,6 +14,8 @@ import sys
 import time
 from typing import Any, Protocol
 
+from nbagent.notebook.kernel import in_kernel
+
 __all__ = ["Progress", "Tracker", "NotebookProgress", "TqdmProgress", "NoProgress", "make_progress"]
 
 
@@ -242,15 +244,6 @@ class NotebookProgress:
 
         self._push(tracker)
         update_display(self._bundle(tracker), raw=True, display_id=self.display_id)
-
-
-def in_kernel() -> bool:
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return False
-    shell = get_ipython()
-    return shell is not None and getattr(shell, "kernel", None) is not None
 
 
 def make_progress(progress: Any) -> Any:

@@ -200,7 +200,7 @@ class EvalResults:
         path = record.get("memory_path")
         if self.log_dir is None or not path:
             raise LookupError(f"The run of {key} was not kept (it was {record.get('state')} before it started)")
-        from nbagent import AgentMemory
+        from nbagent.record import AgentMemory
 
         memory = AgentMemory.load(self.log_dir / path)
         self._memories[key] = memory
@@ -208,7 +208,7 @@ class EvalResults:
 
     def run_widget(self, id: Any, agent: str | None = None, epoch: int = 0) -> Any:
         """The step widget (`AgentWidget`) of that sample's run."""
-        from nbagent import AgentWidget
+        from nbagent.notebook.widget import AgentWidget
 
         key = self._key(id, agent, epoch)
         return AgentWidget.from_memory(self.memory(*_args(key)), agent_name=key[0])

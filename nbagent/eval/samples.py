@@ -121,10 +121,10 @@ _MODELS_LOCK = threading.Lock()
 
 def _model_for(model_dict: dict[str, Any]) -> Any:
     """A model rebuilt from its dict: once per process and configuration (list-scripted models: every time)."""
-    import nbagent
+    import nbagent.models as models
 
     kind = model_dict.get("class", "")
-    cls = getattr(nbagent, kind, None) if kind else None
+    cls = getattr(models, kind, None) if kind else None
     if cls is None:
         raise ValueError(f"Cannot rebuild a model of class {kind!r} from its to_dict(); pass a factory instead")
     data = {k: v for k, v in model_dict.items() if k != "class"}
