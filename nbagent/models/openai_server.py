@@ -181,15 +181,16 @@ class AzureOpenAIServerModel(OpenAIServerModel):
     def _make_client(self, api_key: str | None) -> Any:
         import openai
 
-        if not self.azure_endpoint:
-            raise ValueError("AzureOpenAIServerModel needs azure_endpoint= (or $AZURE_OPENAI_ENDPOINT).")
         options = {"timeout": self.timeout, "max_retries": 0, **self.client_kwargs}
         try:
             return openai.AzureOpenAI(
                 azure_endpoint=self.azure_endpoint, api_key=api_key, api_version=self.api_version, **options
             )
-        except openai.OpenAIError as err:
-            raise ValueError(f"AzureOpenAIServerModel: {err}") from None
+        except (openai.OpenAIError, ValueError) as err:
+            raise ValueError(
+                f"AzureOpenAIServerModel: {err} (pass azure_endpoint=, api_key= and api_version=, or set "
+                "AZURE_OPENAI_ENDPOINT, AZURE_OPENAI_API_KEY and OPENAI_API_VERSION)"
+            ) from None
 
     def _init_args(self) -> dict[str, Any]:
         return {

@@ -1,16 +1,18 @@
 """`web_search` tools with smolagents' names: `WebSearchTool` and `DuckDuckGoSearchTool`.
 
-Both search through the `ddgs` package (formerly `duckduckgo_search`), which
-is not a dependency of nbagent: without it, or without a network, a call
-raises one clear error naming what is missing. The agent sees that error with
-the tool's name and can carry on without the web.
+DuckDuckGo and Bing searches go through the `ddgs` package (formerly `duckduckgo_search`),
+which is not a dependency of nbagent; `WebSearchTool(engine="exa")` calls Exa's search API
+with `$EXA_API_KEY`. Without the package, the key or a network, a call raises one clear
+error naming what is missing. The agent sees that error with the tool's name and can carry
+on without the web.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from nbagent.tools import Tool
+from .base import Tool
 
 __all__ = ["WebSearchTool", "DuckDuckGoSearchTool", "WebSearchError", "WEB_SEARCH_TOOLS"]
 
@@ -80,10 +82,13 @@ class DuckDuckGoSearchTool(_DDGSSearch):
         self.ddgs_kwargs = kwargs
 
 
-class WebSearchTool(_DDGSSearch):
-    """A web search through DuckDuckGo or Bing (smolagents' `WebSearchTool`)."""
+EXA_SEARCH_URL = "https://api.exa.ai/search"
 
-    ENGINES = ("duckduckgo", "bing")
+
+class WebSearchTool(_DDGSSearch):
+    """A web search through DuckDuckGo, Bing or Exa (smolagents' `WebSearchTool`); Exa needs `$EXA_API_KEY`."""
+
+    ENGINES = ("duckduckgo", "bing", "exa")
 
     def __init__(self, max_results: int = 10, engine: str = "duckduckgo") -> None:
         super().__init__()
@@ -92,6 +97,40 @@ class WebSearchTool(_DDGSSearch):
         self.max_results = max_results
         self.engine = engine
         self.backend = engine
+
+    def forward(self, query: str) -> str:
+        if self.engine == "exa":
+            return self._search_exa(query)
+        return super().forward(query)
+
+    def _search_exa(self, query: str) -> str:
+        import requests
+
+        key = os.environ.get("EXA_API_KEY")
+        if not key:
+            raise ValueError("web_search with engine='exa' needs an Exa API key: set EXA_API_KEY in the environment.")
+        try:
+            response = requests.post(
+                EXA_SEARCH_URL,
+                headers={"x-api-key": key, "x-exa-integration": "nbagent", "content-type": "application/json"},
+                json={"query": query, "numResults": self.max_results, "contents": {"highlights": True}},
+                timeout=30,
+            )
+            response.raise_for_status()
+            results = response.json().get("results") or []
+        except requests.exceptions.RequestException as failure:
+            raise WebSearchError(
+                f"The Exa search for {query!r} failed ({type(failure).__name__}: {failure}). Check EXA_API_KEY "
+                "and the network."
+            ) from failure
+        if not results:
+            raise WebSearchError(f"No results found for {query!r}! Try a less restrictive/shorter query.")
+        return _format_results(
+            [
+                {"title": r.get("title", ""), "href": r.get("url", ""), "body": " ".join(r.get("highlights") or [])}
+                for r in results
+            ]
+        )
 
 
 # For the CLI's `--tools web_search`.

@@ -176,3 +176,14 @@ def test_inference_client_model_refuses_two_keys():
     with pytest.raises(ValueError, match="Received both `token` and `api_key` arguments."):
         models.InferenceClientModel(model_id="m", token="a", api_key="b")
     assert models.InferenceClientModel(model_id="m", api_key="abc").client.token == "abc"
+
+
+def test_azure_model_without_endpoint_or_key_says_what_to_set(monkeypatch):
+    for name in ("AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY", "OPENAI_API_VERSION"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(ValueError, match="AZURE_OPENAI_ENDPOINT, AZURE_OPENAI_API_KEY and OPENAI_API_VERSION"):
+        models.AzureOpenAIModel("deployment")
+    model = models.AzureOpenAIModel(
+        "deployment", azure_endpoint="https://r.openai.azure.com", api_key="k", api_version="2024-10-21"
+    )
+    assert "/openai/" in str(model.client.base_url)
