@@ -474,7 +474,8 @@ class Model:
     tools_to_call_from=None, **kwargs) -> ChatMessage` returns the assistant
     message with `token_usage` set. `generate_stream(...)` yields
     `ChatMessageStreamDelta`s; the base implementation yields one delta made
-    from `generate`, so every model can be streamed.
+    from `generate` (called by keyword with only the arguments that are set, as
+    smolagents calls it), so every model can be streamed.
     """
 
     # Keys that never appear in to_dict(), saved agents or widget state.
@@ -512,7 +513,18 @@ class Model:
         tools_to_call_from: list[Any] | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatMessageStreamDelta]:
-        yield message_as_delta(self.generate(messages, stop_sequences, response_format, tools_to_call_from, **kwargs))
+        # By keyword, and only what is set: a subclass written for smolagents may declare
+        # `generate(self, messages, stop_sequences=None)` and nothing more.
+        given = {
+            name: value
+            for name, value in (
+                ("stop_sequences", stop_sequences),
+                ("response_format", response_format),
+                ("tools_to_call_from", tools_to_call_from),
+            )
+            if value is not None
+        }
+        yield message_as_delta(self.generate(messages, **given, **kwargs))
 
     def __call__(self, *args: Any, **kwargs: Any) -> ChatMessage:
         return self.generate(*args, **kwargs)

@@ -187,3 +187,17 @@ def test_azure_model_without_endpoint_or_key_says_what_to_set(monkeypatch):
         "deployment", azure_endpoint="https://r.openai.azure.com", api_key="k", api_version="2024-10-21"
     )
     assert "/openai/" in str(model.client.base_url)
+
+
+def test_a_smolagents_style_model_is_called_by_keyword_with_what_is_set():
+    """smolagents calls `generate(messages, stop_sequences=...)` by keyword: a subclass may declare no more."""
+    seen = []
+
+    class Minimal(Model):
+        def generate(self, messages, stop_sequences=None):
+            seen.append(stop_sequences)
+            return ChatMessage(role="assistant", content="ok")
+
+    deltas = list(Minimal().generate_stream([{"role": "user", "content": "hi"}], stop_sequences=["END"]))
+    assert [d.content for d in deltas] == ["ok"] and seen == [["END"]]
+    assert [d.content for d in Minimal().generate_stream([{"role": "user", "content": "hi"}])] == ["ok"]
