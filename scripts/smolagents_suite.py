@@ -18,12 +18,15 @@ What it does:
 3. Prints per file: collected / passed / failed / not applicable / skipped, then the failure classes.
 
 "Not applicable" are tests asserting that smolagents' AST interpreter refuses code CPython allows
-(nbagent runs real Python in a sandboxed worker; its guards differ by design): see `NOT_APPLICABLE`.
+(nbagent runs real Python in a sandboxed worker; its guards differ by design): a test whose source
+expects a refusal (`REFUSAL`) and that failed because nbagent ran the code ("DID NOT RAISE"), plus
+the ids listed in `NOT_APPLICABLE`. A test that cannot run at all (a missing name) stays "failed".
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -59,6 +62,12 @@ DEFAULT_FILES = [
 # Tests that assert smolagents' AST interpreter refuses what CPython allows (nodeid substrings).
 # Filled from the measured failures; each entry is one refusal nbagent does not make on purpose.
 NOT_APPLICABLE: dict[str, str] = {}
+# What a smolagents test says when it expects its interpreter to refuse code.
+REFUSAL = re.compile(
+    r"Forbidden|not allowed|is not among|dangerous|Reached the max number|Maximum number of|Cannot assign to name|"
+    r"Import of \w+ is not allowed|not explicitly authorized|Forbidden access to|could not be imported",
+    re.IGNORECASE,
+)
 
 # --preview: resolve a name nbagent lacks under smolagents' module path from where nbagent keeps it
 # today. A preview of the compat package (issue 12's second half), to see what is left beyond paths.
@@ -798,11 +807,30 @@ def classify(rec: dict) -> str:
     return f"{rec.get('exc_type') or 'failure'}: {first[:90]}"
 
 
-def not_applicable(nodeid: str) -> str | None:
+def not_applicable(nodeid: str, rec: dict, sources: dict[str, str]) -> str | None:
     for key, reason in NOT_APPLICABLE.items():
         if key in nodeid:
             return reason
+    function = nodeid.split("::")[-1].split("[")[0]
+    text = f"{rec.get('message')}\n{rec.get('text')}"
+    if "DID NOT RAISE" in text and not rec.get("touched") and REFUSAL.search(sources.get(function, "")):
+        return "expects smolagents' interpreter to refuse code that nbagent runs"
     return None
+
+
+def test_sources(workdir: Path, name: str) -> dict[str, str]:
+    """Each test function's source in a test file, by function name."""
+    path = workdir / "tests" / name
+    try:
+        source = path.read_text(encoding="utf-8")
+        tree = ast.parse(source)
+    except (OSError, SyntaxError):
+        return {}
+    return {
+        node.name: ast.get_source_segment(source, node) or ""
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test")
+    }
 
 
 def reference_nodeids(workdir: Path, files: list[str]) -> dict[str, list[str]]:
@@ -822,6 +850,7 @@ def summarize(
     show_failures: bool,
     top: int,
     reference: dict[str, list[str]],
+    workdir: Path,
     preview: str = "",
 ) -> dict:
     rows = []
@@ -833,6 +862,7 @@ def summarize(
             if rec.get("session") and (rec.get("real_smolagents_modules") and target == "nbagent"):
                 alias_problems.append((name, rec["real_smolagents_modules"][:3]))
         counts = Counter()
+        sources = test_sources(workdir, name)
         outcomes = final_outcomes(records)
         # Tests the reference collected but this run could not (a file that failed to import, or a
         # parametrization over a missing name): each one counts as a failure.
@@ -862,7 +892,7 @@ def summarize(
                 counts["passed"] += 1
             elif rec["outcome"] == "skipped":
                 counts["skipped"] += 1
-            elif target == "nbagent" and not_applicable(nodeid):
+            elif target == "nbagent" and not_applicable(nodeid, rec, sources):
                 counts["n/a"] += 1
             else:
                 counts["failed"] += 1
@@ -937,7 +967,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     reference = reference_nodeids(args.workdir, files) if args.target == "nbagent" else {}
     label = " (preview: names resolved where nbagent keeps them)" if args.preview else ""
-    summary = summarize(args.target, per_file, args.show_failures, args.top, reference, label)
+    summary = summarize(args.target, per_file, args.show_failures, args.top, reference, args.workdir, label)
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1), encoding="utf-8")
     return 0
