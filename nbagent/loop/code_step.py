@@ -45,7 +45,7 @@ from .prompting import (
     small_model_templates,
 )
 
-__all__ = ["CodeLoop", "close_code_fence", "STOP_SEQUENCES", "AnswerRefused", "answer_problem"]
+__all__ = ["CodeLoop", "close_code_fence", "STOP_SEQUENCES", "AnswerRefused", "answer_problem", "RETRY_TEMPERATURE"]
 
 # The closing fence of the code block ends the answer: what a model writes after its code is never
 # run, and small local models otherwise go on for ~100 tokens. The fence is put back afterwards.
@@ -53,7 +53,9 @@ CODE_END = "\n```\n"
 STOP_SEQUENCES = ["Observation:", "Calling tools:", CODE_END]
 _ANSWER_ECHO = Truncation(300)
 _REPEATED = "This is the same code as your last step, and it failed again: change the line the error names."
-_CUT_SLACK = 3  # streamed token counts are re-tokenized: a cut step may count a token or two less
+_CUT_SLACK = 3
+_LONG_ANSWER_ROWS = 24  # a Series answer longer than this is a column, not a per-group result
+RETRY_TEMPERATURE = 0.6  # a small model retrying greedily after an error tends to write the same code again  # streamed token counts are re-tokenized: a cut step may count a token or two less
 _ERROR_ANSWER = re.compile(
     r"^\s*(error\b|an error\b|traceback\b|exception\b|\w*(error|exception)\s*:|(i am |i'm )?(unable|cannot|can't)\b)",
     re.IGNORECASE,
@@ -74,6 +76,11 @@ def answer_problem(answer: Any) -> str | None:
         return "it gives no value (None)"
     if isinstance(answer, str) and _ERROR_ANSWER.match(answer):
         return "it reads like an error message, not an answer"
+    if _kind(answer) in ("Series", "DataFrame") and len(answer) > _LONG_ANSWER_ROWS:
+        return (
+            f"it has {len(answer)} rows, one per row of the data, not a total or one value per group (note that "
+            "a * b.sum() multiplies every value by the sum; the total is (a * b).sum())"
+        )
     values = answer.values() if isinstance(answer, dict) else answer if isinstance(answer, (list, tuple)) else ()
     if any(_kind(value) in ("Series", "DataFrame") for value in values):
         return (
@@ -160,7 +167,9 @@ class CodeLoop(AgentLoop):
             messages = compact_step_messages(messages)
         memory_step.model_input_messages = messages
         cap = self.max_tokens_per_step
-        limit = {"max_new_tokens": cap} if cap else {}
+        limit: dict[str, Any] = {"max_new_tokens": cap} if cap else {}
+        if small and self._last_step_failed():
+            limit["temperature"] = RETRY_TEMPERATURE
         message = yield from self._generate(messages, stop_sequences=STOP_SEQUENCES, **limit)
         memory_step.model_output_message = message
         memory_step.model_output = close_code_fence(message.text)
@@ -198,6 +207,10 @@ class CodeLoop(AgentLoop):
                 "the values you need), then call final_answer with the answer itself."
             )
         yield ActionOutput(output=output.output, is_final_answer=is_final)
+
+    def _last_step_failed(self) -> bool:
+        last = next((s for s in reversed(self.memory.steps) if isinstance(s, (ActionStep, TaskStep))), None)
+        return isinstance(last, ActionStep) and last.error is not None
 
     def _failed_before(self, code: str) -> bool:
         """True if the last step ran this same code and failed (small models tend to repeat themselves)."""

@@ -210,28 +210,34 @@ def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str
 
 
 def _columns_hint(message: str, code: str, namespace: dict[str, Any]) -> str:
-    frames = [
+    lines = message.splitlines()
+    source = lines[1] if len(lines) > 2 and lines[0].startswith("Error on line") else ""
+    frames = _frames_in(source, namespace) or _frames_in(code, namespace)
+    if not frames:
+        return "Hint: that key is not in the index or the columns; print them to see what exists."
+    said = []
+    for name, frame in frames[:3]:
+        columns = [str(c) for c in frame.columns]
+        shown = ", ".join(columns[:_MAX_HINT_COLUMNS]) + (", …" if len(columns) > _MAX_HINT_COLUMNS else "")
+        said.append(f"`{name}` has the columns: {shown}.")
+        if 0 in list(frame.columns):
+            said.append("(Its column 0 came from reset_index() of an unnamed Series: use the Series itself.)")
+    missing = [key for key in _QUOTED.findall(lines[-1]) if key not in _all_columns(frames)]
+    if missing:
+        where = f" in `{frames[0][0]}`" if len(frames) == 1 else ""
+        said.append(f"There is no column {missing[0]!r}{where}: use the columns listed, or compute it from them.")
+    return "Hint: " + " ".join(said)
+
+
+def _frames_in(text: str, namespace: dict[str, Any]) -> list[tuple[str, Any]]:
+    return [
         (name, value)
         for name, value in namespace.items()
         if not name.startswith("_")
         and type(value).__name__ == "DataFrame"
         and type(value).__module__.startswith("pandas")
-        and re.search(rf"\b{re.escape(name)}\b", code)
+        and re.search(rf"\b{re.escape(name)}\b", text)
     ]
-    if not frames:
-        return "Hint: that key is not in the index or the columns; print them to see what exists."
-    lines = []
-    for name, frame in frames[:3]:
-        columns = [str(c) for c in frame.columns]
-        shown = ", ".join(columns[:_MAX_HINT_COLUMNS]) + (", …" if len(columns) > _MAX_HINT_COLUMNS else "")
-        lines.append(f"`{name}` has the columns: {shown}.")
-    missing = [key for key in _QUOTED.findall(message.splitlines()[-1]) if key not in _all_columns(frames)]
-    if missing:
-        lines.append(
-            f"There is no column {missing[0]!r}: use one of these, or compute it as a new variable first "
-            "(a derived column may go in a copy)."
-        )
-    return "Hint: " + " ".join(lines)
 
 
 def _all_columns(frames: list[tuple[str, Any]]) -> set[str]:

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from nbagent import ActionStep, CodeAgent, ScriptedModel
-from nbagent.loop.code_step import AnswerRefused, answer_problem
+from nbagent.loop.code_step import RETRY_TEMPERATURE, AnswerRefused, answer_problem
 from nbagent.loop.prompting import (
     SMALL,
     SMALL_MODEL_STEP_TOKENS,
@@ -345,3 +345,23 @@ def test_the_same_failing_code_twice_is_pointed_out():
     assert "same code as your last step" not in str(first.error)
     assert "same code as your last step, and it failed again" in str(second.error)
     assert "`sales` has the columns" in str(second.error)
+
+
+def test_a_whole_column_is_no_answer():
+    column = pd.Series(range(200), dtype=float)
+    assert "it has 200 rows" in answer_problem(column) and "(a * b).sum()" in answer_problem(column)
+    assert answer_problem(pd.Series({"North": 1.0, "South": 2.0})) is None  # one value per group is fine
+
+
+def test_a_small_model_retries_a_failed_step_with_some_temperature():
+    seen: list = []
+    answers = iter([code("x = 1 / 0"), code("y = 2"), code("final_answer(y)")])
+
+    def answer(messages, **kwargs):
+        seen.append(kwargs.get("temperature"))
+        return next(answers)
+
+    model = ScriptedModel(answer)
+    model.prompt_profile = SMALL
+    assert agent_for(model, namespace={}).run("Go.") == 2
+    assert seen == [None, RETRY_TEMPERATURE, None]
