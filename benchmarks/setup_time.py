@@ -9,7 +9,8 @@ pip cache or GGUF is reused, an empty npm cache); the project's .venv and ~/.cac
         --wheel-only. --tps installs each wheel in its venv and measures the default model's tokens/s.
     python benchmarks/setup_time.py setup [--ref REF] [--no-quickstart]
         runs `bash scripts/setup.sh && .venv/bin/nbagent quickstart` in a clone of REF (default: the
-        working tree's HEAD) and prints the set-up's own stage lines. Compare with --ref 0d64b9b (before).
+        working tree's HEAD) and prints the set-up's own stage lines. Compare with --ref 837ffd8 (the serial set-up
+        that built everything; `--keep-log F` also writes F.freeze, the pip freeze of the set-up's venv).
 
 Each run prints wall time, CPU time (user+sys of everything it started) and how busy the machine was
 with other work meanwhile (cores' worth, from /proc/stat), since on a shared 2-core machine wall time
@@ -31,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = "0.3.36"
-# the old scripts/install_default_model.sh build (up to commit 0d64b9b)
+# the old scripts/install_default_model.sh build (up to commit 837ffd8)
 BEFORE_CMAKE_ARGS = (
     "-DGGML_NATIVE=ON -DCMAKE_C_FLAGS='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16' "
     "-DCMAKE_CXX_FLAGS='-mno-amx-tile -mno-amx-int8 -mno-amx-bf16'"
@@ -40,21 +41,25 @@ GGUF = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 
 TPS_CODE = r"""
 import json, os, sys, time
-os.environ.setdefault("GOMP_SPINCOUNT", "20000")  # as nbagent.models.llamacpp sets it
 import llama_cpp
-llm = llama_cpp.Llama(model_path=sys.argv[1], n_ctx=2048, n_threads=2, n_threads_batch=2, seed=0,
+threads, n_gen, repeats = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+llm = llama_cpp.Llama(model_path=sys.argv[1], n_ctx=2048, n_threads=threads, n_threads_batch=threads, seed=0,
                       verbose=False, use_mmap=False)
 toks = llm.tokenize(("Write a Python function that returns the n-th Fibonacci number, with a docstring "
                      "and a test.\n" * 4).encode())
 runs = []
-for _ in range(int(sys.argv[3])):
+for _ in range(repeats):
     llm.reset()
-    t = time.perf_counter(); llm.eval(toks); pp = time.perf_counter() - t
+    c, t = time.process_time(), time.perf_counter()
+    llm.eval(toks)
+    pp_cpu, pp = time.process_time() - c, time.perf_counter() - t
     out = []
-    t = time.perf_counter()
-    for _ in range(int(sys.argv[2])):
+    c, t = time.process_time(), time.perf_counter()
+    for _ in range(n_gen):
         out.append(llm.sample(temp=0.0)); llm.eval([out[-1]])
-    runs.append({"pp": len(toks) / pp, "tg": len(out) / (time.perf_counter() - t)})
+    tg_cpu, tg = time.process_time() - c, time.perf_counter() - t
+    runs.append({"pp": len(toks) / pp, "tg": n_gen / tg, "pp_cpu_ms": 1000 * pp_cpu / len(toks),
+                 "tg_cpu_ms": 1000 * tg_cpu / n_gen})
 print(json.dumps({"prompt_tokens": len(toks), "runs": runs, "text": llm.detokenize(out).decode(errors="ignore")}))
 """
 
@@ -125,21 +130,22 @@ def build(variant: str, tmp: Path, sdist: Path) -> tuple[dict, Path | None, Path
     return row, (found[0] if found else None), python
 
 
-def tokens_per_second(python: Path, wheel: Path, gguf: Path, new_tokens: int, repeats: int) -> dict:
+def tokens_per_second(python: Path, wheel: Path, gguf: Path, args: argparse.Namespace) -> dict:
+    """The default model's speed with this build. CPU ms per token with 1 thread is the number to compare
+    on a shared machine (other work barely moves it); tokens/s (wall) is what a user sees on an idle one."""
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-cache-dir", str(wheel)], check=True)
-    out = subprocess.run(
-        [str(python), "-c", TPS_CODE, str(gguf), str(new_tokens), str(repeats)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    env = dict(os.environ, OMP_WAIT_POLICY="passive")  # no spinning: CPU time is work done
+    cmd = [str(python), "-c", TPS_CODE, str(gguf), str(args.threads), str(args.new_tokens), str(args.repeats)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env).stdout
     data = json.loads(out.strip().splitlines()[-1])
     best = {k: max(r[k] for r in data["runs"]) for k in ("pp", "tg")}
+    best |= {k: min(r[k] for r in data["runs"]) for k in ("pp_cpu_ms", "tg_cpu_ms")}
     print(
-        f"  tokens/s: prompt {best['pp']:.1f}, generation {best['tg']:.2f} (best of {repeats}); "
-        f"text: {data['text'][:60]!r}"
+        f"  {args.threads} thread(s), best of {args.repeats}: prompt {best['pp']:.1f} tok/s "
+        f"({best['pp_cpu_ms']:.1f} CPU ms/token), generation {best['tg']:.2f} tok/s "
+        f"({best['tg_cpu_ms']:.1f} CPU ms/token); text: {data['text'][:60]!r}"
     )
-    return {"pp_tps": round(best["pp"], 1), "tg_tps": round(best["tg"], 2), "text": data["text"]}
+    return {k: round(v, 2) for k, v in best.items()} | {"text": data["text"]}
 
 
 def cmd_build(args: argparse.Namespace) -> list[dict]:
@@ -157,7 +163,7 @@ def cmd_build(args: argparse.Namespace) -> list[dict]:
         for variant in variants:
             row, wheel, python = build(variant, tmp / variant, sdist)
             if args.tps and wheel:
-                row.update(tokens_per_second(python, wheel, args.gguf, args.new_tokens, args.repeats))
+                row.update(tokens_per_second(python, wheel, args.gguf, args))
             rows.append(row)
     return rows
 
@@ -174,8 +180,12 @@ def cmd_setup(args: argparse.Namespace) -> list[dict]:
         for line in (tmp / "setup.log").read_text(errors="replace").splitlines():
             if line.startswith("[setup") or "set-up done" in line or "default model works" in line:
                 print(f"  {line}")
-        if args.keep_log:
+        if args.keep_log:  # the log, and what got installed (to compare two refs' set-ups)
             shutil.copy(tmp / "setup.log", args.keep_log)
+            freeze = subprocess.run(
+                [str(repo / ".venv/bin/pip"), "freeze", "--all"], capture_output=True, text=True, cwd=repo
+            ).stdout
+            Path(f"{args.keep_log}.freeze").write_text(freeze)
     return [row]
 
 
@@ -186,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--variant", choices=["before", "after", "both"], default="both")
     b.add_argument("--tps", action="store_true", help="also measure the default model's tokens/s per build")
     b.add_argument("--gguf", type=Path, default=Path.home() / ".cache/nbagent" / GGUF)
+    b.add_argument("--threads", type=int, default=1)
     b.add_argument("--new-tokens", type=int, default=64)
     b.add_argument("--repeats", type=int, default=3)
     s = sub.add_parser("setup", help="README's first command in a fresh clone")

@@ -25,7 +25,7 @@ WHEELS="${XDG_CACHE_HOME:-$HOME/.cache}/nbagent/wheels"
 cached_wheel() { ls "$WHEELS"/llama_cpp_python-"$VERSION"-*.whl 2>/dev/null | head -n 1 || true; }
 
 build_wheel() {
-  echo "building llama-cpp-python $VERSION from source (once; ~4-5 minutes on 2 idle cores)..." >&2
+  echo "building llama-cpp-python $VERSION from source (once; ~5 CPU-minutes, longer on a busy machine)..." >&2
   local tmp
   tmp=$(mktemp -d)
   # Read by CMake after each project() call. llama-cpp-python forces LLAMA_BUILD_COMMON=ON in its own
