@@ -22,11 +22,10 @@ QUICKSTART = [
     new_code_cell("%load_ext nbagent"),
     new_code_cell(
         "import pandas as pd\n\n"
-        "sales = pd.DataFrame({\n"
-        '    "region": ["north", "south", "east", "west"],\n'
-        '    "units": [120, 95, 143, 100],\n'
-        '    "price": [2.5, 3.0, 2.0, 4.0],\n'
-        "})\n"
+        "sales = pd.DataFrame(\n"
+        '    {"units": [120, 95, 143, 100], "price": [2.5, 3.0, 2.0, 4.0]},\n'
+        '    index=pd.Index(["north", "south", "east", "west"], name="region"),\n'
+        ")\n"
         "sales"
     ),
     new_code_cell(

@@ -21,7 +21,7 @@ NOTEBOOK_VARIABLES_HEADING = (
 ADDITIONAL_ARGS_HEADING = (
     "You have been provided with these additional arguments, that you can access directly using the keys as variables:"
 )
-SAMPLE_ROWS = 3
+SAMPLE_ROWS = 5
 MAX_COLUMNS = 30
 _CELL = Truncation(40)
 _TABLE_LINE = Truncation(160)

@@ -40,7 +40,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory, notebook_sources: list[Path]):
         yield server
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # not the session: one sync Playwright at a time, and tests/eval starts its own
 def browser():
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")

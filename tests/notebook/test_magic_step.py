@@ -16,6 +16,8 @@ def ip():
     shell.run_line_magic("load_ext", "nbagent")
     magics = shell.magics_manager.registry["AgentMagics"]
     magics.show_widget = False
+    for name in ("m", "total", "answer"):  # other tests share this shell
+        shell.user_ns.pop(name, None)
     yield shell
     agent = magics.last_agent
     if agent is not None and agent.driver.active:
