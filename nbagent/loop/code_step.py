@@ -51,7 +51,7 @@ __all__ = ["CodeLoop", "close_code_fence", "STOP_SEQUENCES", "AnswerRefused", "a
 # run, and small local models otherwise go on for ~100 tokens. The fence is put back afterwards.
 CODE_END = "\n```\n"
 STOP_SEQUENCES = ["Observation:", "Calling tools:", CODE_END]
-_ANSWER_ECHO = Truncation(300)
+_ANSWER_ECHO = Truncation(160)
 _REPEATED = "This is the same code as your last step, and it failed again: change the line the error names."
 _CUT_SLACK = 3
 _LONG_ANSWER_ROWS = 24  # a Series answer longer than this is a column, not a per-group result
@@ -88,6 +88,14 @@ def answer_problem(answer: Any) -> str | None:
             "e.g. a groupby(...).sum().to_dict())"
         )
     return None
+
+
+def _echo(answer: Any) -> str:
+    """The refused answer, short: a pandas object by its kind and length, anything else by a clipped repr."""
+    kind = _kind(answer)
+    if kind in ("Series", "DataFrame"):
+        return f"<a pandas {kind} of {len(answer)} rows>"
+    return truncate(repr(answer), _ANSWER_ECHO)
 
 
 def _kind(value: Any) -> str:
@@ -203,7 +211,7 @@ class CodeLoop(AgentLoop):
         )
         if refused:
             raise AnswerRefused(
-                f"final_answer({truncate(repr(output.output), _ANSWER_ECHO)}) was refused: {problem}. Fix it (print "
+                f"final_answer({_echo(output.output)}) was refused: {problem}. Fix it (print "
                 "the values you need), then call final_answer with the answer itself."
             )
         yield ActionOutput(output=output.output, is_final_answer=is_final)
