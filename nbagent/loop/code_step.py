@@ -39,9 +39,10 @@ from .parsing import parse_code_blobs
 from .prompting import (
     SMALL,
     SMALL_MODEL_STEP_TOKENS,
-    compact_step_messages,
+    code_warning,
     execution_hint,
     prompt_profile,
+    small_model_messages,
     small_model_templates,
 )
 
@@ -52,10 +53,12 @@ __all__ = ["CodeLoop", "close_code_fence", "STOP_SEQUENCES", "AnswerRefused", "a
 CODE_END = "\n```\n"
 STOP_SEQUENCES = ["Observation:", "Calling tools:", CODE_END]
 _ANSWER_ECHO = Truncation(160)
-_REPEATED = "This is the same code as your last step, and it failed again: change the line the error names."
-_CUT_SLACK = 3
+_REPEATED = (
+    "This is the same code as your last step, and it failed again. Start over with a different, shorter solution."
+)
+_CUT_SLACK = 3  # streamed token counts are re-tokenized: a cut step may count a token or two less
 _LONG_ANSWER_ROWS = 24  # a Series answer longer than this is a column, not a per-group result
-RETRY_TEMPERATURE = 0.6  # a small model retrying greedily after an error tends to write the same code again  # streamed token counts are re-tokenized: a cut step may count a token or two less
+RETRY_TEMPERATURE = 0.9  # a small model retrying greedily after an error tends to write the same code again
 _ERROR_ANSWER = re.compile(
     r"^\s*(error\b|an error\b|traceback\b|exception\b|\w*(error|exception)\s*:|(i am |i'm )?(unable|cannot|can't)\b)",
     re.IGNORECASE,
@@ -170,9 +173,7 @@ class CodeLoop(AgentLoop):
 
     def _step_stream(self, memory_step: ActionStep) -> Iterator[Any]:
         small = self.prompt_profile == SMALL
-        messages = self.write_memory_to_messages()
-        if small:
-            messages = compact_step_messages(messages)
+        messages = small_model_messages(self.memory) if small else self.write_memory_to_messages()
         memory_step.model_input_messages = messages
         cap = self.max_tokens_per_step
         limit: dict[str, Any] = {"max_new_tokens": cap} if cap else {}
@@ -184,6 +185,10 @@ class CodeLoop(AgentLoop):
         memory_step.token_usage = message.token_usage
         cut = bool(cap) and message.token_usage is not None and message.token_usage.output_tokens >= cap - _CUT_SLACK
         code = _parse_code(message.text, cut_at=cap if cut else None)
+        warning = code_warning(code) if small else ""
+        if warning:
+            memory_step.model_code_action = memory_step.code_action = code
+            raise AgentExecutionError(warning)
         memory_step.model_code_action = code
         try:
             memory_step.code_action = self.gates.review_code(memory_step, code)

@@ -8,6 +8,7 @@ tokens of one step, and step messages without the repeated "Calling tools:" copy
 
 from __future__ import annotations
 
+import ast
 import re
 from functools import lru_cache
 from importlib import resources
@@ -17,7 +18,8 @@ import yaml
 
 from nbagent.models.base import ChatMessage, MessageRole
 from nbagent.prompts import merge_prompt_templates, populate_template
-from nbagent.text import RUN_SUMMARY, truncate
+from nbagent.record import ActionStep
+from nbagent.text import RUN_SUMMARY, Truncation, truncate
 
 __all__ = [
     "PromptBuilder",
@@ -29,6 +31,9 @@ __all__ = [
     "prompt_profile",
     "small_model_templates",
     "compact_step_messages",
+    "small_model_messages",
+    "execution_hint",
+    "code_warning",
 ]
 
 CODE_BLOCK_OPENING_TAG = "```python\n"
@@ -70,6 +75,34 @@ def small_model_templates(overrides: dict[str, Any] | None = None) -> dict[str, 
     return merge_prompt_templates(_small_model_yaml(), overrides)
 
 
+def small_model_messages(memory: Any) -> list[ChatMessage]:
+    """What a small model reads at a step: the memory's messages, compacted, with earlier failed steps
+    shortened to one line each (the failing line and the error).
+
+    The latest step stays whole, so the model can fix the line its error names. A failed attempt
+    kept whole in the prompt is what a 1.5B model copies next (measured: the same failing block
+    written four times in a row); one line of what failed is enough to avoid it.
+    """
+    steps = list(memory.steps)
+    last = max((i for i, step in enumerate(steps) if isinstance(step, ActionStep)), default=-1)
+    messages = list(memory.system_prompt.to_messages())
+    for index, step in enumerate(steps):
+        if isinstance(step, ActionStep) and step.error is not None and index != last and not step.stopped:
+            messages.append(_text_message(MessageRole.USER, _failed_step_note(step)))
+        else:
+            messages.extend(step.to_messages())
+    return compact_step_messages(messages)
+
+
+def _failed_step_note(step: ActionStep) -> str:
+    lines = [line.strip() for line in str(step.error).splitlines() if line.strip()]
+    if len(lines) >= 3 and lines[0].startswith("Error on line"):
+        what = f"`{lines[1]}` raised {lines[2]}"
+    else:
+        what = truncate(lines[0] if lines else "an error", _NOTE)
+    return f"(Your step {step.step_number} failed: {what}. That attempt is not shown again; do not repeat it.)"
+
+
 def compact_step_messages(messages: list[ChatMessage]) -> list[ChatMessage]:
     """The step messages with what a small model does not need: the "Calling tools:" repeat of the code
     it wrote just above (as a Python-repr'd string full of escapes), empty observations, and call ids.
@@ -90,6 +123,7 @@ def compact_step_messages(messages: list[ChatMessage]) -> list[ChatMessage]:
     return compact
 
 
+_NOTE = Truncation(200)
 _CALL_ID = re.compile(r"Call id: [^\n]*\n")
 
 
@@ -191,6 +225,13 @@ def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str
     """
     cause = getattr(failure, "cause_type", "") or ""
     message = str(failure)
+    lines = message.splitlines()
+    source = lines[1] if len(lines) > 2 and lines[0].startswith("Error on line") else ""
+    if ".groupby(" in source and re.search(r"\)\s*\[[^\]]+\]\s*[*/]", source):
+        return (
+            "Hint: a groupby(...) cannot be multiplied. Compute the product first, value = df['a'] * df['b'], "
+            "then value.groupby(df['key']).sum()."
+        )
     if "subset columns with a tuple" in message:
         return "Hint: select several columns with a list, frame[['a', 'b']], or compute a new Series from them first."
     if cause == "KeyError" or _NO_ATTRIBUTE.search(message) or "not in index" in message or "do not exist" in message:
@@ -242,3 +283,49 @@ def _frames_in(text: str, namespace: dict[str, Any]) -> list[tuple[str, Any]]:
 
 def _all_columns(frames: list[tuple[str, Any]]) -> set[str]:
     return {str(column) for _, frame in frames for column in frame.columns}
+
+
+# ---------------------------------------------------------------------------------------------- checks before running
+
+_TOTALS = frozenset({"sum", "mean"})
+
+
+def code_warning(code: str) -> str:
+    """A reason not to run `code`, for a small model, or "": today one mistake, a column times another's total.
+
+    `df["units"] * df["unit_price"].sum()` multiplies every value by the total (`*` binds after the
+    call); a 1.5B model writes it for "the total of units × unit_price" and then copies it on every
+    retry. Said before running, with the line, it is fixed more often than after a wrong answer.
+    """
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return ""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            left, right = node.left, node.right
+            total = right if _is_column_total(right) else left if _is_column_total(left) else None
+            other = left if total is right else right
+            if total is not None and _is_column(other):
+                line = ast.get_source_segment(code, node) or ""
+                return (
+                    f"Line {node.lineno}: `{line}` multiplies every value of one column by the total of the other "
+                    "(a * b.sum() is a * (b.sum())). For the total of the products write (a * b).sum(); better, "
+                    "make the products a variable first: value = a * b. The code did not run."
+                )
+    return ""
+
+
+def _is_column_total(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and not node.args
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _TOTALS
+        and _is_column(node.func.value)
+    )
+
+
+def _is_column(node: ast.AST) -> bool:
+    """`df["a"]`, `df[mask]["a"]`, `df.loc[mask, "a"]` or `df.a`-like: a subscript or attribute of a name."""
+    return isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name))

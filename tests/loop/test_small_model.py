@@ -365,3 +365,61 @@ def test_a_small_model_retries_a_failed_step_with_some_temperature():
     model.prompt_profile = SMALL
     assert agent_for(model, namespace={}).run("Go.") == 2
     assert seen == [None, RETRY_TEMPERATURE, None]
+
+
+def test_earlier_failed_steps_shrink_to_one_line_and_the_latest_stays_whole():
+    model = scripted([code("a = sales['revenue']"), code("b = sales['income']"), code("final_answer(1)")])
+    agent_for(model, namespace=sales_namespace()).run(SALES)
+    third = prompt_text(model.calls[2])
+    assert "Your step 1 failed: `a = sales['revenue']` raised KeyError: 'revenue'" in third
+    assert third.count("sales['revenue']") == 1  # the failed block is not shown again
+    assert "```python\nb = sales['income']\n```" in third and "KeyError: 'income'" in third
+
+
+def test_standard_models_keep_every_step_whole():
+    model = scripted([code("a = sales['revenue']"), code("b = sales['income']"), code("final_answer(1)")], None)
+    agent_for(model, namespace=sales_namespace()).run(SALES)
+    assert "```python\na = sales['revenue']\n```" in prompt_text(model.calls[2])
+
+
+def test_multiplying_a_groupby_gets_the_product_first_hint():
+    model = scripted([code("r = sales.groupby('units')['units'] / sales['unit_price'].max()"), code("final_answer(1)")])
+    agent = agent_for(model, namespace=sales_namespace())
+    agent.run(SALES)
+    assert "a groupby(...) cannot be multiplied" in str(actions(agent)[0].error)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "r = sales['units'] * sales['unit_price'].sum()",
+        "r = sales[sales['units'] > 1]['units'] * sales[sales['units'] > 1]['unit_price'].sum()",
+        "r = sales.loc[:, 'units'].mean() * sales.units",
+    ],
+)
+def test_a_column_times_a_total_is_not_run_for_a_small_model(line):
+    model = scripted([code(f"{line}\nfinal_answer(r)"), code("final_answer(8.0)")])
+    agent = agent_for(model, namespace=sales_namespace())
+    assert agent.run(SALES) == 8.0
+    first = actions(agent)[0]
+    assert "multiplies every value of one column by the total" in str(first.error) and "Line 1" in str(first.error)
+    assert "r" not in agent.python_executor.state and first.code_action.startswith(line[:10])
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "r = (sales['units'] * sales['unit_price']).sum()",
+        "r = sales['units'] / sales['units'].sum()",
+        "r = sales['units'].sum() * 100",
+        "r = 2 * sales['units'].sum()",
+    ],
+)
+def test_right_totals_and_shares_run(line):
+    model = scripted([code(f"{line}\nfinal_answer(1)")])
+    assert agent_for(model, namespace=sales_namespace()).run(SALES) == 1
+
+
+def test_api_models_run_a_column_times_a_total():
+    model = scripted([code("final_answer(float((sales['units'] * sales['unit_price'].sum()).sum()))")], None)
+    assert agent_for(model, namespace=sales_namespace()).run(SALES) == 15.0
