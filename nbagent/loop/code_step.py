@@ -53,9 +53,8 @@ __all__ = ["CodeLoop", "close_code_fence", "STOP_SEQUENCES", "AnswerRefused", "a
 CODE_END = "\n```\n"
 STOP_SEQUENCES = ["Observation:", "Calling tools:", CODE_END]
 _ANSWER_ECHO = Truncation(160)
-_REPEATED = (
-    "This is the same code as your last step, and it failed again. Start over with a different, shorter solution."
-)
+_REPEATED = "You ran this same code before and it failed again. Start over with a different, shorter solution."
+_NOTHING_PRINTED = "The code ran and printed nothing. Print the values you need to see, or call final_answer.\n"
 _CUT_SLACK = 3  # streamed token counts are re-tokenized: a cut step may count a token or two less
 _LONG_ANSWER_ROWS = 24  # a Series answer longer than this is a column, not a per-group result
 RETRY_TEMPERATURE = 0.9  # a small model retrying greedily after an error tends to write the same code again
@@ -226,12 +225,16 @@ class CodeLoop(AgentLoop):
         return isinstance(last, ActionStep) and last.error is not None
 
     def _failed_before(self, code: str) -> bool:
-        """True if the last step ran this same code and failed (small models tend to repeat themselves)."""
+        """True if a step of this task already ran this same code and failed (small models repeat themselves)."""
         for step in reversed(self.memory.steps):
-            if isinstance(step, ActionStep):
-                return step.error is not None and (step.code_action or "").strip() == code.strip()
             if isinstance(step, TaskStep):
                 return False
+            if (
+                isinstance(step, ActionStep)
+                and step.error is not None
+                and (step.code_action or "").strip() == code.strip()
+            ):
+                return True
         return False
 
     def _refused_before(self) -> bool:
@@ -282,7 +285,10 @@ class CodeLoop(AgentLoop):
         if is_image(output.output):
             _add_image(images, output.output)
         memory_step.observations_images = images or memory_step.observations_images
-        memory_step.observations = _observation(output.logs, output.output) + _figures_note(images)
+        observed = _observation(output.logs, output.output)
+        if self.prompt_profile == SMALL and output.output is None and not output.logs and not output.is_final_answer:
+            observed = _NOTHING_PRINTED  # "Last output: None" after an assignment read as "no rows" to a 1.5B model
+        memory_step.observations = observed + _figures_note(images)
         return output
 
 

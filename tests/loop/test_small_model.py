@@ -31,9 +31,9 @@ def scripted(responses, profile: str | None = SMALL) -> ScriptedModel:
     return model
 
 
-def agent_for(model, namespace=None, **kwargs) -> CodeAgent:
+def agent_for(model, namespace=None, max_steps=4, **kwargs) -> CodeAgent:
     return CodeAgent(
-        tools=[], model=model, namespace=namespace, verbosity_level=-1, show_widget=False, max_steps=4, **kwargs
+        tools=[], model=model, namespace=namespace, verbosity_level=-1, show_widget=False, max_steps=max_steps, **kwargs
     )
 
 
@@ -338,13 +338,13 @@ def test_a_missing_module_alias_gets_its_import():
 
 
 def test_the_same_failing_code_twice_is_pointed_out():
-    model = scripted([code("x = sales['revenue']")] * 2 + [code("final_answer(1)")])
-    agent = agent_for(model, namespace=sales_namespace())
+    model = scripted([code("x = sales['revenue']"), code("x = sales['rev']"), code("x = sales['revenue']"), "final"])
+    agent = agent_for(model, namespace=sales_namespace(), max_steps=3)
     agent.run(SALES)
-    first, second, _ = actions(agent)
-    assert "same code as your last step" not in str(first.error)
-    assert "same code as your last step, and it failed again" in str(second.error)
-    assert "`sales` has the columns" in str(second.error)
+    first, second, third = actions(agent)[:3]
+    assert "ran this same code before" not in str(first.error) + str(second.error)
+    assert "You ran this same code before and it failed again" in str(third.error)
+    assert "`sales` has the columns" in str(third.error)
 
 
 def test_a_whole_column_is_no_answer():
@@ -423,3 +423,14 @@ def test_right_totals_and_shares_run(line):
 def test_api_models_run_a_column_times_a_total():
     model = scripted([code("final_answer(float((sales['units'] * sales['unit_price'].sum()).sum()))")], None)
     assert agent_for(model, namespace=sales_namespace()).run(SALES) == 15.0
+
+
+def test_a_silent_step_tells_a_small_model_it_printed_nothing():
+    model = scripted([code("x = 5"), code("final_answer(x)")])
+    agent = agent_for(model, namespace={})
+    assert agent.run("Five.") == 5
+    assert actions(agent)[0].observations.startswith("The code ran and printed nothing.")
+    standard = scripted([code("x = 5"), code("final_answer(x)")], None)
+    agent = agent_for(standard, namespace={})
+    agent.run("Five.")
+    assert "Last output from code snippet:\nNone" in actions(agent)[0].observations
