@@ -1,4 +1,4 @@
-"""Write notebooks/quickstart.ipynb and notebooks/memory.ipynb (kept as code so they stay reviewable).
+"""Write the notebooks (quickstart, memory, teaching, demos), kept as code so they stay reviewable.
 
 .venv/bin/python scripts/make_notebooks.py
 """
@@ -121,12 +121,22 @@ MEMORY = [
 
 def write(name: str, cells: list) -> None:
     notebook = new_notebook(cells=cells)
+    for number, cell in enumerate(notebook.cells):
+        cell.id = f"cell-{number}"  # stable ids: re-running this script changes only what the cells say
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     ROOT.mkdir(exist_ok=True)
     nbformat.write(notebook, ROOT / name)
 
 
 if __name__ == "__main__":
-    write("quickstart.ipynb", QUICKSTART)
-    write("memory.ipynb", MEMORY)
-    print(f"wrote {ROOT}/quickstart.ipynb and memory.ipynb")
+    from class_notebooks import DEMOS, TEACHING  # beside this script: run as a script, it is on sys.path
+
+    notebooks = {
+        "quickstart.ipynb": QUICKSTART,
+        "memory.ipynb": MEMORY,
+        "teaching.ipynb": TEACHING,
+        "demos.ipynb": DEMOS,
+    }
+    for name, cells in notebooks.items():
+        write(name, cells)
+    print(f"wrote {', '.join(notebooks)} in {ROOT}")
