@@ -198,7 +198,10 @@ class CodeLoop(AgentLoop):
         call = ToolCall(name=CODE_TOOL_NAME, arguments=memory_step.code_action, id=f"call_{memory_step.step_number}")
         memory_step.tool_calls = [call]
         yield call
-        output = self._execute(memory_step)
+        try:
+            output = self._execute(memory_step)
+        finally:  # what the code created, rebound or changed in the namespace (also when it failed)
+            memory_step.namespace_changes = list(getattr(self.python_executor, "last_changes", None) or [])
         if cut:
             memory_step.observations = (memory_step.observations or "") + _cut_notice(cap, ran=True)
         problem = answer_problem(output.output) if small and output.is_final_answer else None

@@ -127,7 +127,10 @@ class ActionStep(MemoryStep):
     Unlike smolagents 1.26, `timing` has a default, so the documented
     `ActionStep(step_number=1, observations_images=[])` works.
     `code_action` is the code that ran; when a person edited it before it ran,
-    `model_code_action` keeps what the model wrote.
+    `model_code_action` keeps what the model wrote. `namespace_changes` (nbagent's own)
+    lists what the code did to the shared namespace: one dict per name,
+    `{"name", "change": "created" | "rebound" | "modified" | "deleted", "type", "detail"}`
+    (nbagent/sandbox/changes.py); None when the step ran no code.
     """
 
     step_number: int = 1
@@ -145,6 +148,7 @@ class ActionStep(MemoryStep):
     token_usage: TokenUsage | None = None
     is_final_answer: bool = False
     stopped: bool = False
+    namespace_changes: list[dict[str, Any]] | None = None
 
     def to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
         messages: list[ChatMessage] = []

@@ -27,6 +27,8 @@ from typing import Any
 
 from . import policy
 from .capture import CappedBuffer, capture_output
+from .changes import NamespaceSnapshot
+from .copies import InputCopies
 from .errors import (
     ExecutionError,
     ExecutionStopped,
@@ -36,9 +38,11 @@ from .errors import (
     PolicyError,
     Refusal,
     SandboxInterrupt,
+    timeout_message,
 )
 from .guards import Guards, ToolProxy
 from .limits import PROTECTED_CODES, CallState, interrupts, process_limits
+from .namespace import shared_name
 from .rewrite import WRAPPER_NAME, RewriteContext, StaticRefusal, rewrite
 from .wire import AgentValue
 
@@ -98,6 +102,10 @@ class LocalPythonExecutor:
         max_allocation_bytes: largest single ``*``/``**``/``<<`` result (None: unchecked).
         max_memory_bytes: extra address space a call may take (Linux; None: unlimited).
         on_output: called with printed text as the code produces it (also settable as an attribute).
+        report_changes: after each call, ``last_changes`` lists the names it created, rebound, changed in place
+            (when a container's shape, columns, length or keys show it) or deleted (see ``changes.py``).
+        copy_inputs: the code works on copies of the namespace's objects, which stay untouched; names it creates
+            are still bound there (see ``copies.py``). Settable as an attribute between calls.
     """
 
     def __init__(
@@ -112,6 +120,8 @@ class LocalPythonExecutor:
         max_allocation_bytes: int | None = policy.DEFAULT_MAX_ALLOCATION_BYTES,
         max_memory_bytes: int | None = policy.DEFAULT_MAX_MEMORY_BYTES,
         on_output: Callable[[str], None] | None = None,
+        report_changes: bool = True,
+        copy_inputs: bool = False,
     ) -> None:
         _notice_once()
         if isinstance(additional_authorized_imports, str):
@@ -141,6 +151,10 @@ class LocalPythonExecutor:
         self._risky = False  # the code has used a way to make classes without a class statement
         self._seen_classes: weakref.WeakSet = weakref.WeakSet()
         self.on_output: Callable[[str], None] | None = on_output
+        self.report_changes = report_changes
+        self.copy_inputs = copy_inputs
+        self.last_changes: list[dict[str, Any]] = []
+        self._copies = InputCopies()
         self.send_tools({})
 
     # -- smolagents surface -------------------------------------------------------------------------------------------
@@ -168,10 +182,20 @@ class LocalPythonExecutor:
             raise TypeError(f"code must be a str, not {type(code_action).__name__}")
         if not self._running.acquire(blocking=False):
             raise RuntimeError("this executor is already running code (calls cannot overlap or nest)")
+        self.last_changes = []
+        copying = self.copy_inputs
+        if copying:
+            self._copies.enter(self.state, code_action, shared_name)
+        before = NamespaceSnapshot(self.state, shared_name) if self.report_changes else None
         try:
             return self._run(code_action)
         finally:
-            self._running.release()
+            try:
+                changes = before.report(self.state) if before is not None else []
+                kept = self._copies.leave(self.state, shared_name) if copying else set()
+                self.last_changes = [dict(c, kept=True) if c["name"] in kept else c for c in changes]
+            finally:
+                self._running.release()
 
     # -- pipeline -----------------------------------------------------------------------------------------------------
 
@@ -342,7 +366,7 @@ class LocalPythonExecutor:
     def _limit_error(self, call: CallState, error: BaseException | None, logs: str, filename: str) -> ExecutionError:
         where, lineno = self._where(error, filename) if error is not None else ("", None)
         if call.pending == "timeout":
-            text = f"the code ran longer than timeout_seconds={self.timeout_seconds} and was stopped"
+            text = f"{timeout_message(self.timeout_seconds)}: it was stopped"
             return ExecutionTimeout(
                 where + f"ExecutionTimeout: {text}", logs=logs, cause_type="ExecutionTimeout", lineno=lineno
             )

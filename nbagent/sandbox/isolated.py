@@ -33,7 +33,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from . import confine, errors, policy, wire, worker
+from . import changes, confine, errors, policy, wire, worker
 from .capture import CappedBuffer, capture_output
 from .channel import Channel, ChannelClosed, ChannelTimeout
 from .executor import CodeOutput, _default_final_answer
@@ -74,6 +74,11 @@ class IsolatedPythonExecutor:
         confine: False skips the OS confinement (the process boundary and limits stay).
         file_limit_bytes: largest file the worker may write.
         max_transfer_bytes: most plain data one call sends back (larger values stay in the worker as handles).
+        copy_inputs: the notebook's names are never rebound, changed or deleted by the code: its changes stay in
+            the worker's copies (later calls see them); names it creates still come back. Settable between calls.
+
+    After each call, ``last_changes`` lists the names the code created, rebound, changed in place (proven by a
+    checksum in the worker; the detail says what shows: columns, shape, length, keys) or deleted (``changes.py``).
     """
 
     def __init__(
@@ -95,6 +100,7 @@ class IsolatedPythonExecutor:
         confine: bool = True,
         file_limit_bytes: int | None = DEFAULT_FILE_LIMIT_BYTES,
         max_transfer_bytes: int = 2**30,
+        copy_inputs: bool = False,
     ) -> None:
         if not hasattr(os, "fork"):
             raise RuntimeError("IsolatedPythonExecutor needs os.fork (Linux or macOS); use LocalPythonExecutor")
@@ -126,6 +132,7 @@ class IsolatedPythonExecutor:
             "max_recursion": max_recursion,
             "max_allocation_bytes": max_allocation_bytes,
             "max_memory_bytes": None,
+            "report_changes": False,  # the host reports (it knows which names are the notebook's)
         }
         self.state: dict = namespace if namespace is not None else {}
         self.state.setdefault("__name__", "__main__")
@@ -149,6 +156,9 @@ class IsolatedPythonExecutor:
         self._lost_note = ""
         self._synced: dict[str, Any] = {}
         self._call_ids = itertools.count(1)
+        self.copy_inputs = copy_inputs
+        self.last_changes: list[dict[str, Any]] = []
+        self._agent_values: dict[str, Any] = {}  # names this executor bound -> the value (the agent's own)
         self._worker_modules: dict[str, str] = {}  # names bound to modules only the worker imported
         self._pending_module = ""
 
@@ -174,6 +184,7 @@ class IsolatedPythonExecutor:
     def __call__(self, code_action: str) -> CodeOutput:
         if not isinstance(code_action, str):
             raise TypeError(f"code must be a str, not {type(code_action).__name__}")
+        self.last_changes = []
         return self._locked(lambda: self._run({"t": "exec", "code": code_action}, []))
 
     def restart(self) -> None:
@@ -341,20 +352,34 @@ class IsolatedPythonExecutor:
                 if node.get("name") not in values:
                     raise wire.WireError("bad alias")
                 values[name] = values[node["name"]]
+        in_place = header.get("modified") if isinstance(header.get("modified"), dict) else {}
+        report: list[dict[str, Any]] = []
         for name, value in values.items():
             if not self._shared(name):  # never a dunder, an IPython internal, get_ipython...
                 raise wire.WireError(f"the worker may not bind {str(name)[:40]!r}")
-            if value is _MISSING:
+            entry = self._change_of(name, value, in_place)
+            owned = not self._notebook_owns(name)  # a name the agent created (before this call or now)
+            kept = self.copy_inputs and not owned
+            if entry is not None:
+                report.append(dict(entry, kept=True) if kept else entry)
+            if value is _MISSING or kept:  # with copy_inputs the notebook's names keep their objects
                 continue
             self._worker_modules.pop(name, None)
             self.state[name] = value
             self._mirror[name] = value
+            if owned:
+                self._agent_values[name] = value
         deleted = header.get("deleted", [])
         for name in deleted if isinstance(deleted, list) else []:
             if self._shared(name):
+                kept = self.copy_inputs and self._notebook_owns(name)
+                report.append(changes.change(name, "deleted", kept=kept))
+                if kept:
+                    continue
                 self._worker_modules.pop(name, None)
                 self.state.pop(name, None)
                 self._mirror.pop(name, None)
+        self.last_changes = report
         images = [decode(node) for node in header.get("images", [])]
         logs = header.get("logs", "") if isinstance(header.get("logs", ""), str) else ""
         error = header.get("error")
@@ -365,6 +390,24 @@ class IsolatedPythonExecutor:
         else:
             output = decode(header.get("output"))
         return CodeOutput(output=output, logs=logs, is_final_answer=bool(header.get("final")), images=images)
+
+    def _change_of(self, name: str, value: Any, in_place: dict) -> dict[str, Any] | None:
+        """How the worker's binding of ``name`` changed the notebook's namespace (None: it did not, visibly)."""
+        old = self.state.get(name, _MISSING)
+        if value is _MISSING:  # a module only the worker imported: reported as a module (``sys`` stands for it)
+            return changes.change(name, "created" if old is _MISSING else "rebound", sys)
+        if old is _MISSING:
+            return changes.change(name, "created", value)
+        if name not in in_place:
+            return changes.change(name, "rebound", value)
+        detail = changes.difference(changes.snapshot(old), changes.snapshot(value))
+        if not detail and not in_place[name]:
+            return None  # sent back in case (it cannot be checksummed), with no visible change
+        return changes.change(name, "modified", value, detail)
+
+    def _notebook_owns(self, name: str) -> bool:
+        """True for a name the notebook bound (not one this executor bound for the agent)."""
+        return name in self.state and self._agent_values.get(name, _MISSING) is not self.state[name]
 
     def _decoder(self, buffers: list) -> Callable[[Any], Any]:
         def host(node: dict) -> Any:
@@ -419,7 +462,7 @@ class IsolatedPythonExecutor:
         lost = self._lost_note
         if why == "timeout":
             text = (
-                f"ExecutionTimeout: the code ran longer than timeout_seconds={self.timeout_seconds} and was stopped "
+                f"ExecutionTimeout: {errors.timeout_message(self.timeout_seconds)}: it was stopped "
                 f"(its worker process did not respond and was killed). {lost}"
             )
             raise errors.ExecutionTimeout(text.strip(), logs=logs, cause_type="ExecutionTimeout")

@@ -34,6 +34,7 @@ from typing import Any, NoReturn
 
 from . import capture, confine, figures, limits, proxies, wire
 from . import namespace as host_values
+from .changes import is_mutable, referenced_names
 from .channel import Channel, frame
 from .errors import ExecutionError, FinalAnswerException
 from .executor import CodeOutput, LocalPythonExecutor
@@ -440,8 +441,12 @@ class Worker:
             if cached is None or cached[0] != id(value):
                 self.fingerprints[name] = (id(value), wire.fingerprint(value, self.config.max_transfer_bytes))
 
-    def _changes(self, before: dict, referenced: set[str]) -> tuple[dict[str, Any], list[str]]:
+    def _changes(self, before: dict, referenced: set[str]) -> tuple[dict[str, Any], dict[str, bool], list[str]]:
+        """The names bound since ``before`` or maybe changed in place, the latter also listed alone (so the host's
+        report tells a rebinding from an in-place change: True when a checksum proves it, False when the object
+        cannot be checksummed and is sent back in case), and the names deleted."""
         changed: dict[str, Any] = {}
+        in_place: dict[str, bool] = {}
         for name, value in list(self.ns.items()):
             if not self._shared(name):
                 continue
@@ -452,10 +457,11 @@ class Worker:
                 new = wire.fingerprint(value, self.config.max_transfer_bytes)
                 if old is None or old[1] != new or new is None:
                     changed[name] = value
+                    in_place[name] = old is not None and None not in (old[1], new)
                 else:
                     self.fingerprints[name] = (id(value), new)
         deleted = [name for name in before if name not in self.ns and self._shared(name)]
-        return changed, deleted
+        return changed, in_place, deleted
 
     def _shared(self, name: Any) -> bool:
         if not host_values.shared_name(name) or name in self.tool_stubs:
@@ -465,7 +471,7 @@ class Worker:
     # -- answering ----------------------------------------------------------------------------------------------------
 
     def _finish(self, outcome: Any, before_ns: dict, referenced: set[str], images: list) -> None:
-        changed, deleted = self._changes(before_ns, referenced)
+        changed, in_place, deleted = self._changes(before_ns, referenced)
         encoder = wire.Encoder(self._reference, self.config.max_transfer_bytes)
         seen: dict[int, str] = {}
         names: dict[str, Any] = {}
@@ -477,6 +483,7 @@ class Worker:
             names[name] = self._encode(encoder, value)
             self.fingerprints.pop(name, None)  # computed again when a later step reads it
         header: dict[str, Any] = {"t": "done", "id": self.call_id, "names": names, "deleted": deleted}
+        header["modified"] = in_place
         header["images"] = [self._encode(encoder, image) for image in images]
         if isinstance(outcome, CodeOutput):
             header["logs"] = outcome.logs
@@ -555,35 +562,8 @@ class Worker:
 # --- helpers -------------------------------------------------------------------------------------------------------
 
 
-def _referenced_names(code: str) -> set[str]:
-    """Names the code reads or augments, less those its module level simply rebinds (seen by identity): the objects
-    it may change in place."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            names.add(node.id)
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            names.add(node.target.id)
-    rebound = {
-        target.id
-        for statement in tree.body
-        if isinstance(statement, ast.Assign)
-        for target in statement.targets
-        if isinstance(target, ast.Name)
-    }
-    return names - rebound
-
-
-def _mutable(value: Any) -> bool:
-    kind = type(value)
-    if kind in (list, dict, set, bytearray):
-        return True
-    module = getattr(kind, "__module__", "") or ""
-    return module.startswith(("numpy", "pandas", "PIL"))
+_referenced_names = referenced_names
+_mutable = is_mutable
 
 
 def _is_function(obj: Any) -> bool:
@@ -669,7 +649,7 @@ def _limit_error(kind: str, timeout: Any, logs: str) -> ExecutionError:
     from . import errors
 
     text = (
-        f"the code ran longer than timeout_seconds={timeout} and was stopped"
+        f"{errors.timeout_message(timeout)}: it was stopped"
         if kind == "ExecutionTimeout"
         else "the code was stopped on request"
     )
