@@ -58,6 +58,17 @@
  * @property {boolean} stopped
  * @property {string | null} plan planning steps
  * @property {Run[]} children runs of managed agents called in this step
+ * @property {NamespaceChange[]} changes what the step's code did to the namespace (empty: nothing, or no code)
+ */
+
+/**
+ * One name the step's code created, rebound, changed in place or deleted (nbagent/sandbox/changes.py).
+ * @typedef {object} NamespaceChange
+ * @property {string} name
+ * @property {"created" | "rebound" | "modified" | "deleted"} change
+ * @property {string} type what the name holds now, e.g. "DataFrame 50×6" (empty when deleted)
+ * @property {string} detail what changed in place, e.g. "+1 column total_revenue" (empty: not visible)
+ * @property {boolean} [kept] the change stayed in the agent's copy (copy_inputs): the notebook's object is untouched
  */
 
 /** @typedef {StepFields & {kind: "action"}} ActionStep a step where the model wrote code or called tools */

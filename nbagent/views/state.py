@@ -49,7 +49,14 @@ A step is one of::
      "duration": float | None,          # None while the step runs
      "stopped": bool,
      "plan": str | None,                # planning steps
-     "children": [run, ...]}            # runs of managed agents called in this step
+     "children": [run, ...],           # runs of managed agents called in this step
+     "changes": [change, ...]}         # what the code did to the namespace, see below
+
+where ``change`` is ``{"name": str, "change": "created" | "rebound" |
+"modified" | "deleted", "type": str, "detail": str, "kept"?: true}``
+(nbagent/sandbox/changes.py: ``type`` like "DataFrame 50×6", ``detail``
+like "+1 column total_revenue"; ``kept``: the change stayed in the agent's
+copy, ``copy_inputs``).
 
 Transient custom messages (Python -> JS) are not state: ``{"type":
 "step_start", "step_number", "kind"}``, ``{"type": "delta", "step_number",
@@ -215,6 +222,7 @@ def _base_step(kind: str, step_number: int | None) -> dict[str, Any]:
         "stopped": False,
         "plan": None,
         "children": [],
+        "changes": [],
     }
 
 
@@ -238,6 +246,7 @@ def action_step_to_dict(step: ActionStep, images: ImageStore, children: list[dic
         duration=step.timing.duration if step.timing else None,
         stopped=bool(step.stopped),
         children=children or [],
+        changes=[dict(c) for c in step.namespace_changes or []],
     )
     return data
 
