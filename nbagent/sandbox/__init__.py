@@ -11,7 +11,8 @@ Two executors with one surface (smolagents-compatible: ``executor(code) -> CodeO
 Modules (layer 1: nothing from nbagent but ``nbagent.errors`` / ``nbagent.media``):
 
 * ``policy``     -- every rule about what agent code may do (imports, builtins, attributes, per-module denials).
-* ``errors``     -- ExecutionError and its subclasses, the in-code refusals, the control exceptions.
+* ``errors``     -- ExecutionError (an InterpreterError, as in smolagents) and its subclasses, the in-code refusals,
+  the control exceptions.
 * ``scopes``     -- which names each scope of the code binds (for the rewrite).
 * ``rewrite``    -- parse, check, rewrite the code into one guarded function.
 * ``allocation`` -- the ``*``/``**``/``<<`` allocation guard.
@@ -20,6 +21,7 @@ Modules (layer 1: nothing from nbagent but ``nbagent.errors`` / ``nbagent.media`
 * ``limits``     -- timeouts, stop requests, operation budget, recursion and memory limits of a call.
 * ``capture``    -- print capture into a capped buffer (with a hook for streaming).
 * ``executor``   -- LocalPythonExecutor and CodeOutput.
+* ``statement_value`` -- smolagents' value of the code (a trailing assignment's too), for its compat API.
 * ``wire``       -- plain data between worker and host without pickle (JSON tree + raw buffers; AgentValue).
 * ``channel``    -- framed messages over the socket pair, read resumably, with deadlines and size limits.
 * ``proxies``    -- handles and function/class proxies the notebook holds for objects left in the worker.
@@ -37,7 +39,9 @@ from .errors import (
     ExecutionError,
     ExecutionStopped,
     ExecutionTimeout,
+    ExecutionTimeoutError,
     FinalAnswerException,
+    InterpreterError,
     OperationLimitExceeded,
     PolicyError,
 )
@@ -54,7 +58,9 @@ __all__ = [
     "ExecutionError",
     "ExecutionStopped",
     "ExecutionTimeout",
+    "ExecutionTimeoutError",
     "FinalAnswerException",
+    "InterpreterError",
     "IsolatedPythonExecutor",
     "LocalPythonExecutor",
     "OperationLimitExceeded",

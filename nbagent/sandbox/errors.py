@@ -2,8 +2,8 @@
 
 Three families:
 
-* ``ExecutionError`` and its subclasses are what :class:`LocalPythonExecutor` raises to its caller. ``str(err)`` is the
-  one message shown to the model, the widget and the console; ``err.logs`` holds the print output captured before the
+* ``ExecutionError`` and its subclasses are what :class:`LocalPythonExecutor` raises to its caller (all are
+  ``InterpreterError``, a ``ValueError``, as in smolagents). ``str(err)`` is the one message shown to the model, the widget and the console; ``err.logs`` holds the print output captured before the
   error and ``err.cause_type`` the name of the underlying exception class.
 * The *refusals* (``ImportNotAllowed``, ``AttributeNotAllowed``, ...) are raised *inside* agent code when it reaches for
   something the policy does not grant. They subclass the natural builtin exception (``ImportError``, ``AttributeError``,
@@ -18,7 +18,20 @@ from __future__ import annotations
 from typing import Any
 
 
-class ExecutionError(Exception):
+class InterpreterError(ValueError):
+    """smolagents' name for "the executor could not run this code" (a ``ValueError``); base of ``ExecutionError``."""
+
+
+class ExecutionTimeoutError(Exception):
+    """smolagents' name for "the code ran longer than allowed"; ``ExecutionTimeout`` is one."""
+
+
+def timeout_message(seconds: float | None) -> str:
+    """The one wording of a timeout (smolagents' first sentence, then what happened)."""
+    return f"Code execution exceeded the maximum execution time of {seconds} seconds (timeout_seconds={seconds})"
+
+
+class ExecutionError(InterpreterError):
     """The agent code failed. ``str()`` is the complete, model-readable message."""
 
     def __init__(self, message: str, *, logs: str = "", cause_type: str = "", lineno: int | None = None) -> None:
@@ -40,7 +53,7 @@ class ExecutionStopped(ExecutionError):
     """The call was cancelled through :meth:`LocalPythonExecutor.request_stop`."""
 
 
-class ExecutionTimeout(ExecutionError):
+class ExecutionTimeout(ExecutionError, ExecutionTimeoutError):
     """The call ran longer than ``timeout_seconds``."""
 
 
