@@ -10,6 +10,8 @@ export const RunStatus = Object.freeze({
   STOPPED: "stopped",
   DONE: "done",
   ERROR: "error",
+  MAX_STEPS: "max_steps",
+  NO_ANSWER: "no_answer",
 });
 
 /**
@@ -34,7 +36,22 @@ export const STATUS_LABELS = Object.freeze({
   awaiting_approval: "awaiting approval",
   stopped: "stopped",
   done: "done",
-  error: "error",
+  error: "failed",
+  max_steps: "max steps",
+  no_answer: "no answer",
+});
+
+/**
+ * How a run ended, as nbagent/record/status.py's RunOutcome says it. Anything but SUCCESS means the
+ * final box holds no answer (the model's closing reply after max steps, or an error/apology).
+ */
+export const RunOutcome = Object.freeze({
+  SUCCESS: "success",
+  MAX_STEPS: "max_steps_error",
+  STOPPED: "stopped",
+  ERROR: "error",
+  MODEL_ERROR: "model_error",
+  ERROR_ANSWER: "error_answer",
 });
 
 /**

@@ -21,6 +21,7 @@
  * @property {string} text
  * @property {string} type
  * @property {number[]} images
+ * @property {string | null} [outcome] a RunOutcome (status.js); anything but "success": not an answer
  */
 
 /**
@@ -97,6 +98,8 @@
  * @property {TokenUsage | null} token_usage
  * @property {number | null} duration seconds
  * @property {string | null} error what ended the run with status "error"
+ * @property {string | null} [outcome] how the run ended: a RunOutcome (status.js), null while it runs
+ * @property {string | null} [message] a passing note, e.g. "loading the offline model…"
  */
 
 /**
@@ -156,6 +159,7 @@
  * @property {DataView[]} images PNG bytes; steps refer to them by index
  * @property {ControlsState} controls
  * @property {string | null} control_channel the ControlChannel comm the buttons send on
+ * @property {import("./forks.js").ForkSummary[]} forks earlier runs kept by re-runs (agent.forks), oldest first
  */
 
 /**

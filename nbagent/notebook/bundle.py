@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from nbagent.record.status import answered, outcome_message
 from nbagent.text import ONE_LINE, truncate
 from nbagent.views.html import memory_to_html
 from nbagent.views.state import memory_to_state
@@ -16,11 +17,12 @@ __all__ = ["memory_mimebundle", "memory_text"]
 
 
 def memory_text(memory: Any) -> str:
-    """A short text summary: number of steps, and the final answer when there is one."""
+    """A short text summary: number of steps, how the run ended, and the answer when it answered."""
     run, _ = memory_to_state(memory)
     steps = sum(1 for s in run["steps"] if s["kind"] == "action")
-    answer = (run["final_answer"] or {}).get("text")
-    text = f"AgentMemory({steps} step{'' if steps == 1 else 's'}, {run['status']})"
+    ended = outcome_message(run["outcome"]) if run["outcome"] else "nothing ran yet"
+    answer = (run["final_answer"] or {}).get("text") if answered(run["outcome"]) else None
+    text = f"AgentMemory({steps} step{'' if steps == 1 else 's'}, {ended})"
     return text + (f": {truncate(answer, ONE_LINE)}" if answer else "")
 
 

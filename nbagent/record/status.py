@@ -1,25 +1,51 @@
 """The one status vocabulary: how a run ended (`RunOutcome`) and what a view shows (`RunStatus`).
 
-`RunOutcome` is `RunResult.state` (smolagents' values). `RunStatus` is what the
-widget badge, the control gates and the static HTML say; `js/status.js` holds
-the same values (a test keeps the two equal). `status_of(outcome)` is the one
-map from the first to the second.
+`RunResult.state` holds the first four `RunOutcome` values (smolagents' own). The views
+refine it with `run_outcome()`: a run that "succeeded" with an answer that reads as an
+error or an apology is `ERROR_ANSWER`, a run ended by the model failing is `MODEL_ERROR`.
+That refined outcome is the one thing that decides the badge (`status_of`), the final
+box (warning style unless `ANSWERED`), the `-o` value of `%%agent` (the answer only when
+`answered(outcome)`), the memory view and the static HTML. `js/status.js` holds the same
+statuses and labels (a test keeps the two equal).
 """
 
 from __future__ import annotations
 
+import re
 from enum import Enum
+from typing import Any
 
-__all__ = ["RunOutcome", "RunStatus", "STATUSES", "status_of", "LIVE_STATUSES", "ENDED_STATUSES", "HALT_STATUSES"]
+__all__ = [
+    "RunOutcome",
+    "RunStatus",
+    "STATUSES",
+    "OUTCOMES",
+    "status_of",
+    "run_outcome",
+    "answered",
+    "looks_like_error",
+    "outcome_message",
+    "LIVE_STATUSES",
+    "ENDED_STATUSES",
+    "HALT_STATUSES",
+]
 
 
 class RunOutcome(str, Enum):
-    """How a run ended (`RunResult.state`)."""
+    """How a run ended. The first four are `RunResult.state`; the last two are refinements of views."""
 
     SUCCESS = "success"
     MAX_STEPS = "max_steps_error"
     STOPPED = "stopped"
     ERROR = "error"
+    MODEL_ERROR = "model_error"  # the model call failed (API error, context overflow, …)
+    ERROR_ANSWER = "error_answer"  # "answered" with text that reads as an error or an apology
+
+    def __str__(self) -> str:
+        return self.value
+
+
+OUTCOMES: tuple[str, ...] = tuple(outcome.value for outcome in RunOutcome)
 
 
 class RunStatus(str, Enum):
@@ -32,6 +58,8 @@ class RunStatus(str, Enum):
     STOPPED = "stopped"
     DONE = "done"
     ERROR = "error"
+    MAX_STEPS = "max_steps"
+    NO_ANSWER = "no_answer"
 
     def __str__(self) -> str:
         return self.value
@@ -39,16 +67,86 @@ class RunStatus(str, Enum):
 
 STATUSES: tuple[str, ...] = tuple(status.value for status in RunStatus)
 LIVE_STATUSES = frozenset({RunStatus.RUNNING.value, RunStatus.PAUSED.value, RunStatus.AWAITING_APPROVAL.value})
-ENDED_STATUSES = frozenset({RunStatus.STOPPED.value, RunStatus.DONE.value, RunStatus.ERROR.value})
+ENDED_STATUSES = frozenset(
+    {
+        RunStatus.STOPPED.value,
+        RunStatus.DONE.value,
+        RunStatus.ERROR.value,
+        RunStatus.MAX_STEPS.value,
+        RunStatus.NO_ANSWER.value,
+    }
+)
 # A halt is any point where the loop's thread waits or stops: what "step once" and "run" wait for.
 HALT_STATUSES = frozenset({RunStatus.PAUSED.value, RunStatus.AWAITING_APPROVAL.value, *ENDED_STATUSES})
 
 _STATUS_OF_OUTCOME = {
     RunOutcome.SUCCESS: RunStatus.DONE,
-    RunOutcome.MAX_STEPS: RunStatus.DONE,
+    RunOutcome.MAX_STEPS: RunStatus.MAX_STEPS,
     RunOutcome.STOPPED: RunStatus.STOPPED,
     RunOutcome.ERROR: RunStatus.ERROR,
+    RunOutcome.MODEL_ERROR: RunStatus.ERROR,
+    RunOutcome.ERROR_ANSWER: RunStatus.NO_ANSWER,
 }
+
+# What `%%agent` and the memory's text say of an outcome (one line; the answer is not repeated).
+_MESSAGES = {
+    RunOutcome.SUCCESS: "answered",
+    RunOutcome.MAX_STEPS: "max steps reached without an answer (the model's closing reply is not an answer)",
+    RunOutcome.STOPPED: "stopped before an answer",
+    RunOutcome.ERROR: "failed",
+    RunOutcome.MODEL_ERROR: "the model failed",
+    RunOutcome.ERROR_ANSWER: "no answer: the model's final answer reads as an error or an apology",
+}
+
+# An answer that opens like this is an error report or an apology, not an answer to the task.
+_ERROR_OPENINGS = re.compile(
+    r"""^\W{0,3}(
+        error\b\s*[:\-–(] | error\ while\b | traceback\ \(most\ recent | exception\b\s*: |
+        [a-z]*error:\s | i'?m\ sorry\b | i\ am\ sorry\b | sorry,? | i\ apologi[sz]e\b | apologies\b |
+        unfortunately,?\ i\b | i\ (cannot|can'?t|could\ not|couldn'?t|was\ (not|unable)|am\ (not\ able|unable))\b |
+        unable\ to\b | no\ answer\b | n/?a$ | none$ | null$
+    )""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def looks_like_error(answer: Any) -> bool:
+    """True for a text answer that reads as an error or an apology ("Error: …", "I'm sorry, I could not …")."""
+    if not isinstance(answer, str):
+        return False
+    return bool(_ERROR_OPENINGS.match(answer.strip()))
+
+
+def run_outcome(state: str, output: Any = None, error: Any = None) -> RunOutcome:
+    """The refined outcome of a run that ended in `state` (a `RunResult.state`) with `output` and `error`."""
+    try:
+        outcome = RunOutcome(state)
+    except ValueError:
+        return RunOutcome.ERROR
+    if outcome is RunOutcome.SUCCESS and looks_like_error(output):
+        return RunOutcome.ERROR_ANSWER
+    if outcome is RunOutcome.ERROR and _is_model_error(error):
+        return RunOutcome.MODEL_ERROR
+    return outcome
+
+
+def _is_model_error(error: Any) -> bool:
+    if type(error).__name__ == "AgentGenerationError":
+        return True
+    return str(error or "").startswith("Error while generating output with the model")
+
+
+def answered(outcome: str | RunOutcome | None) -> bool:
+    """True when the run's answer is an answer (what `-o` stores; everything else stores `None`)."""
+    return outcome == RunOutcome.SUCCESS
+
+
+def outcome_message(outcome: str | RunOutcome) -> str:
+    """One line naming the outcome, e.g. "max steps reached without an answer (…)"."""
+    try:
+        return _MESSAGES[RunOutcome(outcome)]
+    except ValueError:
+        return str(outcome)
 
 
 def status_of(outcome: str) -> str:

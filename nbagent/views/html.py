@@ -29,7 +29,9 @@ STATUS_LABELS = {
     "awaiting_approval": "awaiting approval",
     "stopped": "stopped",
     "done": "done",
-    "error": "error",
+    "error": "failed",
+    "max_steps": "max steps",
+    "no_answer": "no answer",
 }
 
 
@@ -63,6 +65,22 @@ def format_duration(seconds: float | None) -> str | None:
         return f"{seconds:.{1 if seconds < 10 else 0}f} s"
     minutes = int(seconds // 60)
     return f"{minutes} min {round(seconds - minutes * 60)} s"
+
+
+# The label of a final box by outcome, as js/final.js's ANSWER_LABELS (anything but success: not an answer).
+ANSWER_LABELS = {
+    "success": "Final answer",
+    "max_steps_error": "No answer: max steps reached. The model's closing reply",
+    "error_answer": "No answer: the final answer reads as an error",
+}
+
+
+def _is_answer(answer: dict[str, Any]) -> bool:
+    return answer.get("outcome") in (None, "success")
+
+
+def _answer_label(answer: dict[str, Any]) -> str:
+    return ANSWER_LABELS.get(answer.get("outcome") or "success", "No answer")
 
 
 def _format_tokens(usage: dict[str, int] | None) -> str | None:
@@ -137,6 +155,8 @@ def run_to_html(run: dict[str, Any], images: list[bytes], *, css: bool = True) -
         status_key=lambda status: status if status in STATUS_LABELS else "idle",
         status_label=lambda status: STATUS_LABELS.get(status, "idle"),
         count_steps=lambda r: sum(1 for s in r.get("steps", []) if s.get("kind") == "action"),
+        is_answer=_is_answer,
+        answer_label=_answer_label,
     )
 
 

@@ -15,7 +15,10 @@ Widget traitlets (nbagent/notebook/widget.py; the same schema as JSDoc typedefs 
       "agent_name": str | None,
       "model_id": str | None,
       "status": "idle" | "running" | "paused" | "awaiting_approval"
-                | "stopped" | "done" | "error",
+                | "stopped" | "done" | "error" | "max_steps" | "no_answer",
+      "outcome": None | "success" | "max_steps_error" | "stopped" | "error"
+                 | "model_error" | "error_answer",   # how it ended (record/status.py)
+      "message": str | None,            # a passing note, e.g. "loading the offline model…"
       "steps": [step, ...],             # in order, see below
       "final_answer": answer | None,    # the last final answer
       "token_usage": {"input_tokens": int, "output_tokens": int} | None,
@@ -23,9 +26,13 @@ Widget traitlets (nbagent/notebook/widget.py; the same schema as JSDoc typedefs 
       "error": str | None,              # what ended the run with status "error"
     }
 
-  where ``answer`` is ``{"text": str, "type": str, "images": [int]}``
-  (``type`` is the Python type name of the value, "str" for any text; the
-  front-end renders "str" as markdown and anything else preformatted).
+  where ``answer`` is ``{"text": str, "type": str, "images": [int],
+  "outcome": str | None}`` (``type`` is the Python type name of the value,
+  "str" for any text; the front-end renders "str" as markdown and anything
+  else preformatted; ``outcome`` other than "success" means the text is not
+  an answer: the model's reply after max steps, or an error/apology, shown
+  in a warning style). The forced reply after max steps is not a step: it
+  shows only as that final answer.
 
 * ``images`` (List of Bytes) — PNG bytes. ipywidgets sends them as binary
   buffers, never as base64 inside JSON; steps refer to them by index.
@@ -89,7 +96,7 @@ from nbagent.record import (
     ToolCall,
     ToolOutput,
 )
-from nbagent.record.status import STATUSES, status_of
+from nbagent.record.status import STATUSES, RunOutcome, looks_like_error, run_outcome, status_of
 
 __all__ = [
     "STATUSES",
@@ -102,6 +109,7 @@ __all__ = [
     "action_step_to_dict",
     "planning_step_to_dict",
     "answer_to_dict",
+    "is_forced_answer",
 ]
 
 TEXT_LIMIT = 100_000  # characters kept of one observation/output; the widget collapses long text anyway
@@ -148,6 +156,8 @@ def empty_run(agent_name: str | None = None, model_id: str | None = None) -> dic
         "token_usage": None,
         "duration": None,
         "error": None,
+        "outcome": None,
+        "message": None,
     }
 
 
@@ -271,6 +281,25 @@ def final_step_to_dict(answer: dict[str, Any]) -> dict[str, Any]:
     return {"kind": "final", "step_number": None, "final_answer": answer}
 
 
+def is_forced_answer(step: Any) -> bool:
+    """The model's reply when the steps ran out: recorded as an action step, shown only as a (non-)answer."""
+    return (
+        isinstance(step, ActionStep)
+        and bool(step.is_final_answer)
+        and type(step.error).__name__ == "AgentMaxStepsError"
+    )
+
+
+def _answer_outcome(value: Any, forced: bool) -> str:
+    if forced:
+        return RunOutcome.MAX_STEPS.value
+    return RunOutcome.ERROR_ANSWER.value if looks_like_error(value) else RunOutcome.SUCCESS.value
+
+
+def _final_answer(value: Any, images: ImageStore, forced: bool) -> dict[str, Any]:
+    return {**answer_to_dict(value, images), "outcome": _answer_outcome(value, forced)}
+
+
 def normalize_run(run: dict[str, Any]) -> dict[str, Any]:
     """A copy of a (possibly hand-made, partial) run dict with every key of the schema present."""
     if not isinstance(run, dict) or not isinstance(run.get("steps"), list):
@@ -316,18 +345,21 @@ def memory_to_state(
         elif isinstance(step, PlanningStep):
             run["steps"].append(planning_step_to_dict(step, next_number))
         elif isinstance(step, ActionStep):
-            run["steps"].append(action_step_to_dict(step, store))
+            forced = is_forced_answer(step)
+            if not forced:
+                run["steps"].append(action_step_to_dict(step, store))
             next_number = step.step_number + 1
             if step.is_final_answer:
-                run["final_answer"] = answer_to_dict(step.action_output, store)
+                run["final_answer"] = _final_answer(step.action_output, store, forced)
                 run["steps"].append(final_step_to_dict(run["final_answer"]))
         elif isinstance(step, FinalAnswerStep) and not _ends_with_final(run):
-            run["final_answer"] = answer_to_dict(step.output, store)
+            run["final_answer"] = _final_answer(step.output, store, forced=False)
             run["steps"].append(final_step_to_dict(run["final_answer"]))
     total = memory.total_token_usage()
     run["token_usage"] = _usage(total) if total.input_tokens or total.output_tokens else None
     run["duration"] = _memory_duration(memory)
-    run["status"] = status or _memory_status(memory, run)
+    run["outcome"] = _memory_outcome(memory, run)
+    run["status"] = status or (status_of(run["outcome"]) if run["outcome"] else "idle")
     if status is not None and status not in STATUSES:
         raise ValueError(f"status must be one of {STATUSES}, got {status!r}")
     return run, store.pngs
@@ -337,15 +369,17 @@ def _ends_with_final(run: dict[str, Any]) -> bool:
     return bool(run["steps"]) and run["steps"][-1]["kind"] == "final"
 
 
-def _memory_status(memory: AgentMemory, run: dict[str, Any]) -> str:
+def _memory_outcome(memory: AgentMemory, run: dict[str, Any]) -> str | None:
+    """How the run in `memory` ended (None: nothing ran yet); a memory cut without an end reads as stopped."""
     actions = memory.action_steps()
-    if not actions and not _ends_with_final(run):
-        return "idle"
     if _ends_with_final(run):
-        return "done"
-    if actions and actions[-1].stopped:
-        return "stopped"
-    return "error" if actions and actions[-1].error is not None else "stopped"
+        return run["final_answer"]["outcome"]
+    if not actions:
+        return None
+    last = actions[-1]
+    if last.stopped or last.error is None:
+        return RunOutcome.STOPPED.value
+    return run_outcome(RunOutcome.ERROR.value, error=last.error).value
 
 
 def _memory_duration(memory: AgentMemory) -> float | None:
@@ -399,6 +433,8 @@ class RunStateBuilder:
         self._stream: list[str] = []  # model text of the step in progress
         self._children: dict[str, RunStateBuilder] = {}  # managed agent name -> its builder
         self._started = 0.0
+        self._forced = False  # the steps ran out: the final answer is the model's closing reply
+        self._last_error: Any = None  # the error of the last finished step (tells a model error)
 
     # -- public ---------------------------------------------------------------
 
@@ -429,7 +465,10 @@ class RunStateBuilder:
             final_answer=None,
             error=None,
             duration=None,
+            outcome=None,
+            message=None,
         )
+        self._forced, self._last_error = False, None
         steps = self.run["steps"]
         if getattr(event, "resumed", False):  # re-run from a step: the task is already shown
             self._step, self._stream, self._children = None, [], {}
@@ -445,7 +484,10 @@ class RunStateBuilder:
     def _step_start(self, event: StepStart) -> StateUpdate:
         kind = "planning" if event.kind == "planning" else "action"
         self._step, self._stream, self._children = _base_step(kind, event.step_number), [], {}
-        return StateUpdate("step_start", step_number=event.step_number, step_kind=kind)
+        self.run["message"] = None
+        # "final": the model is asked to conclude after max steps (the live view may say so)
+        live_kind = "final" if event.kind == "final" else kind
+        return StateUpdate("step_start", step_number=event.step_number, step_kind=live_kind)
 
     def _delta(self, event: ChatMessageStreamDelta) -> StateUpdate:
         if not event.content:
@@ -478,6 +520,12 @@ class RunStateBuilder:
         return StateUpdate("state")
 
     def _action_step(self, event: ActionStep) -> StateUpdate:
+        self._last_error = event.error
+        if is_forced_answer(event):  # not a step: it shows as the final (non-)answer
+            self._forced = True
+            self.run["steps"] = [s for s in self.run["steps"] if s is not self._step]
+            self._step, self._stream = None, []
+            return StateUpdate("boundary")
         children = self._step["children"] if self._step else []
         self._replace_current(action_step_to_dict(event, self.images, children))
         return StateUpdate("boundary")
@@ -496,7 +544,7 @@ class RunStateBuilder:
         self._step, self._stream = None, []
 
     def _final_answer(self, event: FinalAnswerStep) -> StateUpdate:
-        answer = answer_to_dict(event.output, self.images)
+        answer = _final_answer(event.output, self.images, self._forced)
         self.run["final_answer"] = answer
         self.run["steps"].append(final_step_to_dict(answer))
         return StateUpdate("boundary")
@@ -508,13 +556,23 @@ class RunStateBuilder:
         self._step = None
         timing = getattr(result, "timing", None)
         duration = getattr(timing, "duration", None)
+        outcome = run_outcome(result.state, result.output, self._last_error or result.error)
+        if self._forced:
+            outcome = RunOutcome.MAX_STEPS
         self.run.update(
-            status=status_of(result.state),
+            status=status_of(outcome),
+            outcome=outcome.value,
+            message=None,
             token_usage=_usage(result.token_usage),
             duration=duration if duration is not None else time.time() - self._started,
-            error=result.error if result.state == "error" else None,
+            error=self._unshown_error(result.error if result.state == "error" else None),
         )
         return StateUpdate("end")
+
+    def _unshown_error(self, error: str | None) -> str | None:
+        """The run's error, unless its last step already shows it (an error is shown once)."""
+        last = next((s for s in reversed(self.run["steps"]) if s["kind"] == "action"), None)
+        return None if last is not None and error is not None and last["error"] == error else error
 
     def _child(self, event: ChildEvent) -> StateUpdate:
         inner = event.event

@@ -45,7 +45,7 @@ class TestMemoryToState:
         assert [s["kind"] for s in run["steps"]] == ["task", "planning", "action", "action", "action", "final"]
         assert run["task"] == "Plot the **squares**"
         assert (run["agent_name"], run["model_id"], run["status"]) == ("analyst", "scripted", "done")
-        assert run["final_answer"] == {"text": "1, 4, 9", "type": "str", "images": []}
+        assert run["final_answer"] == {"text": "1, 4, 9", "type": "str", "images": [], "outcome": "success"}
         assert json.loads(json.dumps(run)) == run  # JSON-able as it is
 
     def test_error_step(self, memory: AgentMemory) -> None:
@@ -98,7 +98,12 @@ class TestMemoryToState:
     def test_other_values_keep_their_type_name(self) -> None:
         memory = AgentMemory()
         memory.steps = [TaskStep(task="t"), ActionStep(step_number=1, action_output=[1, 2], is_final_answer=True)]
-        assert memory_to_state(memory)[0]["final_answer"] == {"text": "[1, 2]", "type": "list", "images": []}
+        assert memory_to_state(memory)[0]["final_answer"] == {
+            "text": "[1, 2]",
+            "type": "list",
+            "images": [],
+            "outcome": "success",
+        }
 
     def test_bad_input(self) -> None:
         with pytest.raises(TypeError, match="AgentMemory"):
@@ -232,7 +237,7 @@ class TestRunStateBuilder:
         assert len(builder.images) == 0 and builder.images.generation == generation + 1
 
     @pytest.mark.parametrize(
-        ("state", "status"), [("stopped", "stopped"), ("error", "error"), ("max_steps_error", "done")]
+        ("state", "status"), [("stopped", "stopped"), ("error", "error"), ("max_steps_error", "max_steps")]
     )
     def test_run_end_status(self, state: str, status: str) -> None:
         builder = RunStateBuilder()
