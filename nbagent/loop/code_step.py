@@ -147,12 +147,11 @@ class CodeLoop(AgentLoop):
         if self.prompt_profile == SMALL:
             prompt_templates = small_model_templates(prompt_templates)
             self.max_tokens_per_step = SMALL_MODEL_STEP_TOKENS
-        self.python_executor = make_executor(
+        self.python_executor = make_executor(  # executor_kwargs may repeat max_print_outputs_length: it wins
             self.executor_type,
             additional_authorized_imports=self.additional_authorized_imports,
-            max_print_outputs_length=max_print_outputs_length,
             namespace=namespace,
-            **self.executor_kwargs,
+            **{"max_print_outputs_length": max_print_outputs_length, **self.executor_kwargs},
         )
         super().__init__(
             tools=tools, model=model, prompt_templates=prompt_templates, planning_interval=planning_interval, **kwargs
