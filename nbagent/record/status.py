@@ -91,7 +91,7 @@ _STATUS_OF_OUTCOME = {
 # What `%%agent` and the memory's text say of an outcome (one line; the answer is not repeated).
 _MESSAGES = {
     RunOutcome.SUCCESS: "answered",
-    RunOutcome.MAX_STEPS: "max steps reached without an answer (the model's closing reply is not an answer)",
+    RunOutcome.MAX_STEPS: "max steps reached, no answer",
     RunOutcome.STOPPED: "stopped before an answer",
     RunOutcome.ERROR: "failed",
     RunOutcome.MODEL_ERROR: "the model failed",

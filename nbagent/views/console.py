@@ -28,7 +28,9 @@ from nbagent.record import (
     TaskStep,
     ToolCall,
 )
+from nbagent.record.status import answered, looks_like_error, outcome_message, run_outcome
 
+from .state import is_forced_answer
 from .thought import step_thought
 
 __all__ = ["LogLevel", "ConsoleView", "replay_memory"]
@@ -37,16 +39,22 @@ ACCENT = "#d4b702"
 
 
 class ConsoleView:
-    """Prints a run as it happens. OFF prints nothing; ERROR only errors; DEBUG adds streamed tokens."""
+    """Prints a run as it happens. INFO: every step; DEBUG adds streamed tokens.
+
+    OFF and ERROR (`verbosity_level=0`) print nothing: the model's own errors are part of the
+    run (the next step reads them), and a run that fails raises to the caller, which says it once.
+    """
 
     def __init__(self, verbosity_level: int = LogLevel.INFO, console: Console | None = None) -> None:
         self.level = LogLevel(max(-1, min(2, int(verbosity_level))))
         self.console = console or Console(highlight=False)
         self._streaming = False
         self._depth = 0
+        self._last_error: str | None = None  # the last step's error as printed: the run's end does not repeat it
+        self._forced: bool | None = None  # the steps ran out: the final "answer" is the model's closing reply
 
     def consume(self, event: Any) -> None:
-        if self.level == LogLevel.OFF:
+        if self.level <= LogLevel.ERROR:
             return
         if isinstance(event, ChildEvent):
             self._depth += 1
@@ -69,6 +77,8 @@ class ConsoleView:
             self.console.print()
             self._streaming = False
         info = self.level >= LogLevel.INFO
+        if isinstance(event, RunStart):
+            self._forced = self._last_error = None
         if isinstance(event, RunStart) and info:
             out.append(task_panel(event.task, event.agent_name))
         elif isinstance(event, StepStart) and info and event.kind == "action":
@@ -77,17 +87,38 @@ class ConsoleView:
             out.append(
                 Panel(Text(f"Calling tool: {event.name!r} with arguments: {event.arguments}"), border_style="cyan")
             )
+        elif isinstance(event, ActionStep) and is_forced_answer(event):
+            self._last_error, self._forced = None, True
+            out.append(Text("Max steps reached: no answer. The model's closing reply:", style="bold yellow"))
         elif isinstance(event, ActionStep):
+            self._last_error = None if event.error is None else str(event.error)
             out.extend(render_action_step(event, self.level, show_model_output=self.level == LogLevel.INFO))
         elif isinstance(event, PlanningStep) and info:
             out.extend(render_planning_step(event))
         elif isinstance(event, FinalAnswerStep) and info:
-            out.append(Text(f"Final answer: {event.output}", style=f"bold {ACCENT}"))
+            out.append(Text(str(event.output)) if self._forced else final_answer_text(event.output))
         elif isinstance(event, Rerun) and info:
             out.append(Rule(f"[bold]Re-running from step {event.step_number}", style=ACCENT))
-        elif isinstance(event, RunEnd) and event.result.state in ("stopped", "error"):
-            out.append(Text(f"Run {event.result.state}: {event.result.error}", style="bold red"))
+        elif isinstance(event, RunEnd):
+            out.extend(self._run_end(event))
         return out
+
+    def _run_end(self, event: RunEnd) -> list[Any]:
+        """One line when the run did not answer; the error only if its last step did not already show it."""
+        result = event.result
+        outcome = run_outcome(result.state, result.output, result.error)
+        if answered(outcome):
+            return []
+        error = result.error if result.error and result.error != self._last_error else None
+        line = f"Run ended: {outcome_message(outcome)}" + (f": {error}" if error else "")
+        return [Text(line, style="bold red" if result.state == "error" else "bold yellow")]
+
+
+def final_answer_text(output: Any) -> Text:
+    """The final answer line; an answer that reads as an error is said not to be one."""
+    if looks_like_error(output):
+        return Text(f"Final answer (reads as an error, not an answer): {output}", style="bold yellow")
+    return Text(f"Final answer: {output}", style=f"bold {ACCENT}")
 
 
 def task_panel(task: str, agent_name: str | None) -> Panel:
@@ -159,6 +190,9 @@ def replay_memory(memory: AgentMemory, console: Console | None = None, detailed:
             console.print(Group(task_panel(step.task, None), *map(Text, images)))
         elif isinstance(step, PlanningStep):
             console.print(Group(*render_planning_step(step)))
+        elif isinstance(step, ActionStep) and is_forced_answer(step):
+            console.print(Text("Max steps reached: no answer. The model's closing reply:", style="bold yellow"))
+            console.print(Text(str(step.action_output)))
         elif isinstance(step, ActionStep):
             console.print(Rule(f"[bold]Step {step.step_number}", style=ACCENT))
             if detailed and step.model_input_messages:
@@ -171,4 +205,4 @@ def replay_memory(memory: AgentMemory, console: Console | None = None, detailed:
                 console.print(Panel(Text(str(step.model_output)), title="Model output", border_style="dim"))
             console.print(Group(*render_action_step(step, LogLevel.INFO, show_model_output=False)))
         elif isinstance(step, FinalAnswerStep):
-            console.print(Text(f"Final answer: {step.output}", style=f"bold {ACCENT}"))
+            console.print(final_answer_text(step.output))

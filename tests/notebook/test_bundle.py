@@ -46,5 +46,5 @@ def test_agent_as_last_expression_shows_its_latest_run() -> None:
 
 
 def test_memory_text(memory: AgentMemory) -> None:
-    assert memory_text(memory) == "AgentMemory(3 steps, done): 1, 4, 9"
-    assert memory_text(AgentMemory()) == "AgentMemory(0 steps, idle)"
+    assert memory_text(memory) == "AgentMemory(3 steps, answered): 1, 4, 9"
+    assert memory_text(AgentMemory()) == "AgentMemory(0 steps, nothing ran yet)"

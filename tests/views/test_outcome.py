@@ -7,6 +7,7 @@ apology, and fail in the model; each is checked in the live builder (events), in
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import subprocess
@@ -76,7 +77,7 @@ def test_max_steps_is_not_done_not_an_extra_step_and_not_an_answer() -> None:
     assert "nba-final nba-final-warn" in html and "No answer: max steps reached" in html
     assert 'nba-status-max_steps" role="status">max steps<' in html
     assert "3 steps" in html and "4 steps" not in html
-    assert memory_text(agent.memory).startswith("AgentMemory(3 steps, max steps reached")
+    assert memory_text(agent.memory) == "AgentMemory(3 steps, max steps reached, no answer)"
 
 
 def test_an_answer_that_reads_as_an_error_is_flagged() -> None:
@@ -146,3 +147,43 @@ def test_outcomes_and_answer_labels_are_the_same_in_js() -> None:
     js = json.loads(out.stdout)
     assert js["outcomes"] == list(OUTCOMES)
     assert js["labels"] == ANSWER_LABELS
+
+
+def console_output(responses: Any, verbosity_level: int, max_steps: int = 5) -> tuple[str, Exception | None]:
+    """What a ConsoleView prints for a scripted run (and the error the run raised, if any)."""
+    from rich.console import Console
+
+    from nbagent.views.console import ConsoleView
+
+    console = Console(file=io.StringIO(), width=300, highlight=False)
+    agent = CodeAgent(
+        model=ScriptedModel(responses),
+        executor_type="local",
+        max_steps=max_steps,
+        show_widget=False,
+        verbosity_level=-1,
+    )
+    agent._views_for_run = lambda: [ConsoleView(verbosity_level, console=console)]
+    try:
+        agent.run("What is 6*7?")
+    except Exception as error:
+        return console.file.getvalue(), error
+    return console.file.getvalue(), None
+
+
+def test_console_says_max_steps_and_prints_nothing_at_verbosity_0() -> None:
+    script = [code("x = 1/0"), code("y = 2"), "Sorry, I could not."]
+    text, _ = console_output(script, verbosity_level=1, max_steps=2)
+    assert "Max steps reached: no answer. The model's closing reply:\nSorry, I could not." in text
+    assert text.rstrip().endswith("Run ended: max steps reached, no answer")
+    assert "Final answer" not in text and "Step 3" not in text
+    assert console_output(script, verbosity_level=0, max_steps=2)[0] == ""
+
+
+def test_console_shows_a_model_error_once() -> None:
+    def broken(_messages: Any, **_kwargs: Any) -> str:
+        raise ConnectionError("is the server running?")
+
+    text, error = console_output(broken, verbosity_level=1)
+    assert text.count("is the server running?") == 1 and "Run ended: the model failed" in text
+    assert error is not None  # the caller (e.g. %%agent) says it once more, as the cell's one-line error
