@@ -42,3 +42,65 @@ export function collapsible(content, { text, maxLines = DEFAULT_MAX_LINES } = {}
   wrapper.append(button);
   return wrapper;
 }
+
+// Folding whole steps: a step's head stays, its body hides. The fold state lives in the run view (steps are
+// rebuilt when their data changes), keyed by `stepKey`, and is put back on every rebuilt step node.
+
+/**
+ * The key a step's fold state is kept under ("action:3", "planning:4"), or null for steps that do not fold.
+ * @param {{kind?: string, step_number?: number | null}} step
+ * @returns {string | null}
+ */
+export function stepKey(step) {
+  if ((step.kind !== "action" && step.kind !== "planning") || step.step_number == null) return null;
+  return `${step.kind}:${step.step_number}`;
+}
+
+/**
+ * Fold or unfold a rendered step (a `.nba-step` with a `.nba-fold` button in its head).
+ * @param {HTMLElement} stepEl
+ * @param {boolean} folded
+ */
+export function setFolded(stepEl, folded) {
+  stepEl.classList.toggle("nba-step-folded", folded);
+  const button = stepEl.querySelector(":scope > .nba-step-head > .nba-fold");
+  if (!button) return;
+  button.setAttribute("aria-expanded", String(!folded));
+  button.textContent = folded ? "▸" : "▾";
+}
+
+/** Which steps of a run are folded, by `stepKey`. */
+export class StepFolds {
+  constructor() {
+    /** @type {Set<string>} */
+    this.folded = new Set();
+  }
+
+  /** @param {string | null} key */
+  has(key) {
+    return key !== null && this.folded.has(key);
+  }
+
+  /**
+   * @param {string} key
+   * @returns {boolean} whether the step is folded now
+   */
+  toggle(key) {
+    if (this.folded.has(key)) this.folded.delete(key);
+    else this.folded.add(key);
+    return this.folded.has(key);
+  }
+
+  /** @param {Iterable<string | null>} keys fold these (collapse all) */
+  foldAll(keys) {
+    for (const key of keys) if (key !== null) this.folded.add(key);
+  }
+
+  unfoldAll() {
+    this.folded.clear();
+  }
+
+  get any() {
+    return this.folded.size > 0;
+  }
+}

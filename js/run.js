@@ -1,6 +1,8 @@
 // A whole run: header (agent, model, status, controls), steps, live step, final answer, totals.
 // Updates are keyed per step: only steps whose JSON changed are rebuilt, so a step finishing in a
 // 100-step run costs one step's DOM, not the run's.
+import { renderRunChanges } from "./changes.js";
+import { StepFolds, setFolded, stepKey } from "./collapse.js";
 import { renderStatus } from "./controls.js";
 import { append, clear, h } from "./dom.js";
 import { renderError } from "./error.js";
@@ -11,6 +13,7 @@ import { renderStep } from "./step.js";
 import { LiveStep } from "./stream.js";
 
 /** @import { ControlsView } from "./controls.js" */
+/** @import { ForksView } from "./forks.js" */
 /** @import { ImageSource } from "./images.js" */
 /** @import { StepContext } from "./step.js" */
 /** @import { Run } from "./types.js" */
@@ -21,6 +24,7 @@ import { LiveStep } from "./stream.js";
  * @property {ImageSource} images
  * @property {boolean} [live] show a live step fed by streamed text (default true)
  * @property {ControlsView} [controls] shown under the header and asked for the status
+ * @property {ForksView} [forks] the earlier runs (re-runs): a button in the header, the list under it
  */
 
 export class RunView {
@@ -34,7 +38,19 @@ export class RunView {
     this.live = ctx.live === false ? null : new LiveStep();
     this.tail = h("div", { class: "nba-tail" });
     this.controls = ctx.controls ?? null; // kept across updates: its review box holds the person's edits
-    append(this.el, [this.header, this.controls?.el, this.steps, this.live?.el, this.tail]);
+    this.folds = new StepFolds();
+    this.foldAllButton = h("button", {
+      type: "button",
+      class: "nba-btn nba-fold-all",
+      title: "Collapse or expand every step",
+      onclick: () => this.toggleAll(),
+    }, "Collapse all");
+    // the top stays in view while a long run scrolls (sticky): status, step counter, Stop/Pause
+    this.top = h("div", { class: "nba-top" },
+      h("div", { class: "nba-top-row" }, this.header, h("span", { class: "nba-top-tools" }, this.foldAllButton, ctx.forks?.toggle)),
+      this.controls?.el);
+    append(this.el, [this.top, ctx.forks?.el, this.steps, this.live?.el, this.tail]);
+    this.steps.addEventListener("click", (event) => this.onStepsClick(event));
     /** @type {Array<string | null>} each shown step's JSON, to tell which changed */
     this.keys = [];
     /** @type {Partial<Run> | null} */
@@ -55,6 +71,7 @@ export class RunView {
       h("span", { class: "nba-agent" }, r.agent_name || "agent"),
       r.model_id ? h("span", { class: "nba-model" }, r.model_id) : null,
       renderStatus(status),
+      h("span", { class: "nba-counter" }, stepCounter(r, this.live?.stepNumber ?? null)),
     ]);
     const steps = r.steps ?? [];
     const nodes = this.steps.children;
@@ -68,14 +85,61 @@ export class RunView {
     });
     while (this.steps.lastElementChild && this.steps.children.length > steps.length) this.steps.lastElementChild.remove();
     this.keys.length = steps.length;
+    this.applyFolds();
     this.live?.sync(r);
     const hasFinalStep = steps.some((s) => s.kind === "final");
     append(clear(this.tail), [
       hasFinalStep ? null : renderFinalAnswer(r.final_answer, this.ctx.images),
       renderError(r.error, { label: "Run error" }),
+      renderRunChanges(steps),
       footer(r),
     ]);
     this.controls?.decorate(this.steps);
+    this.placeReview();
+  }
+
+  /** Put the folded class back on rebuilt steps; the "Collapse all" button says what it will do. */
+  applyFolds() {
+    for (const node of this.stepNodes()) setFolded(node, this.folds.has(nodeKey(node)));
+    this.foldAllButton.textContent = this.folds.any ? "Expand all" : "Collapse all";
+    this.foldAllButton.hidden = this.stepNodes().length === 0;
+  }
+
+  /** Collapse every step shown (or, when some are collapsed, expand them all). */
+  toggleAll() {
+    if (this.folds.any) this.folds.unfoldAll();
+    else this.folds.foldAll(this.stepNodes().map(nodeKey));
+    this.applyFolds();
+  }
+
+  /** @param {Event} event a click in the steps: the fold button of a step toggles it */
+  onStepsClick(event) {
+    const target = /** @type {HTMLElement | null} */ (event.target);
+    const button = target?.closest?.(".nba-fold");
+    const node = /** @type {HTMLElement | null | undefined} */ (button?.closest(".nba-step"));
+    const key = node ? nodeKey(node) : null;
+    if (!node || key === null || node.parentElement !== this.steps) return;
+    this.folds.toggle(key);
+    this.applyFolds();
+  }
+
+  /** @returns {HTMLElement[]} the rendered steps that fold (action and planning steps) */
+  stepNodes() {
+    return /** @type {HTMLElement[]} */ ([...this.steps.querySelectorAll(":scope > .nba-step")]);
+  }
+
+  /**
+   * The review box (code awaiting approval) goes right after the step it belongs to: the live step while
+   * it is shown, else the step of that number, else the end of the steps.
+   */
+  placeReview() {
+    const review = this.controls?.review;
+    if (!review || review.hidden) return;
+    const pending = this.controls?.state.pending_step;
+    const live = this.live && this.live.stepNumber === pending && this.live.el.firstChild ? this.live.el : null;
+    const shown = /** @type {HTMLElement | null} */ (this.steps.querySelector(`:scope > .nba-step-action[data-step="${pending}"]`));
+    const after = live ?? shown ?? this.live?.el ?? this.steps;
+    if (after.nextSibling !== review) after.after(review);
   }
 
   /** Rebuild the steps that show images (called when the `images` list changed). */
@@ -83,6 +147,25 @@ export class RunView {
     this.keys = this.keys.map((key) => (/"images":\[\d/.test(key ?? "") ? null : key));
     if (this.run) this.update(this.run);
   }
+}
+
+/**
+ * The header's step counter: "step 7" while a step runs, "15 steps" otherwise ("" before any step).
+ * @param {Partial<Run>} run
+ * @param {number | null} liveStep the step streaming now, if any
+ * @returns {string}
+ */
+export function stepCounter(run, liveStep) {
+  const actions = (run.steps ?? []).filter((s) => s.kind === "action");
+  const last = actions.length ? actions[actions.length - 1].step_number ?? actions.length : 0;
+  if (liveStep !== null && liveStep > last) return `step ${liveStep}`;
+  if (!actions.length) return "";
+  return `${actions.length} step${actions.length === 1 ? "" : "s"}`;
+}
+
+/** @param {HTMLElement} node a rendered step */
+function nodeKey(node) {
+  return stepKey({ kind: node.dataset.kind, step_number: node.dataset.step ? Number(node.dataset.step) : null });
 }
 
 /**

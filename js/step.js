@@ -1,4 +1,5 @@
 // One step of a run, by kind: "task", "planning", "action" or "final".
+import { renderChanges } from "./changes.js";
 import { renderStepCode, renderToolCalls } from "./code.js";
 import { collapsible } from "./collapse.js";
 import { h } from "./dom.js";
@@ -54,12 +55,23 @@ export function renderStep(step, ctx) {
   if (step.error) classes.push("nba-step-error");
   if (step.stopped) classes.push("nba-step-stopped");
   const title = step.kind === "planning" ? "Plan" : `Step ${step.step_number ?? ""}`;
+  const fold = h("button", {
+    type: "button",
+    class: "nba-fold",
+    "aria-expanded": "true",
+    "aria-label": `Collapse or expand ${title.toLowerCase()}`,
+    title: "Collapse or expand this step",
+  }, "▾");
   const head = h("div", { class: "nba-step-head" },
+    fold,
     h("span", { class: "nba-step-title" }, title),
     step.stopped ? h("span", { class: "nba-chip nba-stopped" }, "stopped") : null,
+    step.error ? h("span", { class: "nba-chip nba-chip-error" }, "error") : null,
     renderMeta(step.token_usage, step.duration));
   const body = step.kind === "planning" ? planningBody(step) : actionBody(step, ctx);
-  return h("div", { class: classes.join(" "), dataset: { step: step.step_number ?? "", kind: step.kind } }, head, body);
+  // the changes line stays visible when the step is folded: a folded run still says what it did
+  return h("div", { class: classes.join(" "), dataset: { step: step.step_number ?? "", kind: step.kind } },
+    head, renderChanges(step.changes), h("div", { class: "nba-step-body" }, body));
 }
 
 /** @param {string | null | undefined} text */

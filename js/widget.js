@@ -6,16 +6,23 @@
 //   {type: "delta", step_number, text}        model text while it streams
 //   {type: "logs", step_number, text}         what the step's code prints while it runs
 //   {type: "images", start} + buffers         images appended at positions start, start+1, …
-// To Python: {type: "request_images", have} when a step refers to an image this model lacks.
+//   {type: "fork", index, run} + buffers      an earlier run (agent.forks[index]) asked for, its PNGs
+// To Python: {type: "request_images", have} when a step refers to an image this model lacks;
+//   {type: "open_fork", index} to see an earlier run (the `forks` trait lists them).
+// While a run is live the page follows its end (js/follow.js) until the person scrolls up.
 // Timing for benchmarks/widget.py is in js/bench.js, off unless the page turns it on.
 import "./widget.css";
 import { benchHooks } from "./bench.js";
 import { ControlsView, connectChannel } from "./controls.js";
+import { Follower } from "./follow.js";
+import { ForksView } from "./forks.js";
 import { createImageUrls } from "./images.js";
-import { RunView } from "./run.js";
+import { RunView, renderRunInto } from "./run.js";
+import { LIVE_STATUSES } from "./status.js";
 
 /** @import { AnyWidget, Initialize, Render } from "@anywidget/types" */
 /** @import { ImageSource } from "./images.js" */
+/** @import { ForkMessage, OpenForkMessage } from "./forks.js" */
 /** @import { RequestImagesMessage, WidgetMessage, WidgetModel } from "./types.js" */
 
 /**
@@ -70,27 +77,54 @@ function render({ model, el }) {
   };
   const controls = new ControlsView({ send: connectChannel(model) });
   controls.update(model.get("controls"));
-  const view = new RunView({ images, controls });
+  const forks = new ForksView({
+    send: (/** @type {OpenForkMessage} */ message) => model.send(message),
+    imagesOf: (buffers) => ({ get: (index) => buffers[index], url: (buffer) => urls.url(buffer) }),
+    renderRun: (run, container, source) => renderRunInto(run, container, { images: source }),
+  });
+  forks.update(model.get("forks"));
+  const view = new RunView({ images, controls, forks });
   el.classList.add("nbagent-widget");
   el.append(view.el);
+  const follower = new Follower(view.el);
+  const followIfLive = () => {
+    if (LIVE_STATUSES.has(/** @type {any} */ (view.el.dataset.status))) follower.follow();
+  };
 
-  const onRun = () => bench.render(() => view.update(model.get("run")));
+  const onRun = () => {
+    bench.render(() => view.update(model.get("run")));
+    followIfLive();
+  };
   const onImages = () => view.refreshImages();
-  /** @param {WidgetMessage | null | undefined} msg */
-  const onMessage = (msg) => {
+  /**
+   * @param {WidgetMessage | ForkMessage | null | undefined} msg
+   * @param {DataView[]} buffers
+   */
+  const onMessage = (msg, buffers) => {
+    if (msg?.type === "fork") {
+      forks.show(msg, buffers);
+      return;
+    }
     const live = view.live;
     if (!live || !msg) return;
-    if (msg.type === "step_start") live.start(msg.step_number, msg.kind);
-    else if (msg.type === "delta") bench.delta(() => live.delta(msg.step_number, String(msg.text ?? "")));
+    if (msg.type === "step_start") {
+      live.start(msg.step_number, msg.kind);
+      view.update(model.get("run")); // the header's step counter, the review box's place
+    } else if (msg.type === "delta") bench.delta(() => live.delta(msg.step_number, String(msg.text ?? "")));
     else if (msg.type === "logs") live.logs(msg.step_number, String(msg.text ?? ""));
+    else return;
+    followIfLive();
   };
   const onControls = () => {
     controls.update(model.get("controls"));
     view.update(model.get("run"));
+    followIfLive();
   };
+  const onForks = () => forks.update(model.get("forks"));
   model.on("change:run", onRun);
   model.on("change:controls", onControls);
   model.on("change:images", onImages);
+  model.on("change:forks", onForks);
   model.on("msg:custom", onMessage);
   onRun();
   el.dataset.rendered = "1"; // the view is built (browser tests and the benchmark wait for it)
@@ -98,7 +132,9 @@ function render({ model, el }) {
     model.off("change:run", onRun);
     model.off("change:controls", onControls);
     model.off("change:images", onImages);
+    model.off("change:forks", onForks);
     model.off("msg:custom", onMessage);
+    follower.disconnect();
     urls.revokeAll();
   };
 }

@@ -185,7 +185,7 @@ describe("ControlsView", () => {
     run.update(sampleRun({ status: "running" }));
     expect(run.el.dataset.status).toBe("paused");
     expect(run.el.querySelector(".nba-status").textContent).toBe("paused");
-    expect(run.el.children[1]).toBe(controls.el); // right under the header
+    expect(run.top.lastElementChild).toBe(controls.el); // right under the header, in the sticky top
   });
 });
 

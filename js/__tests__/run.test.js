@@ -26,7 +26,7 @@ describe("RunView", () => {
     const view = makeView();
     view.update(sampleRun({ model_id: null, agent_name: null }));
     expect(view.el.querySelector(".nba-model")).toBeNull();
-    expect(view.header.textContent).toBe("agentdone");
+    expect(view.header.textContent).toBe("agentdone3 steps"); // agent, status, step counter
     view.update({ status: "running", steps: [] });
     expect(view.tail.textContent).not.toContain("null");
   });

@@ -81,6 +81,8 @@ class RunDriver:
             return
         if detach is not None:
             self._widgets[id(widget)] = (widget, detach)
+        if hasattr(widget, "show_forks"):
+            widget.show_forks(self.session.forks)  # the earlier runs (re-runs) it can reopen
 
     # ------------------------------------------------------------------ re-run from step k
 

@@ -56,6 +56,8 @@ class AgentWidget(anywidget.AnyWidget):
     # Run controls (nbagent/notebook/driver.py, js/controls.js): their state, and the comm the buttons send on.
     controls = traitlets.Dict().tag(sync=True)
     control_channel = traitlets.Instance(Widget, allow_none=True).tag(sync=True, **widget_serialization)
+    # Earlier runs kept by "re-run from here" (agent.forks): one summary each; js/forks.js opens one on request.
+    forks = traitlets.List(traitlets.Dict()).tag(sync=True)
 
     sync_interval: float = 0.1  # seconds between syncs caused by managed agents' events
 
@@ -78,6 +80,7 @@ class AgentWidget(anywidget.AnyWidget):
         self._dirty = False
         self._display_ids: list[str] = []
         self.control_handlers: list[Any] = []  # callables(message) for {"type": "control", ...}
+        self._fork_memories: list[Any] = []  # the agent's forks list (RunSession.forks), read when asked
         self.on_msg(self._on_front_end_message)
 
     # ------------------------------------------------------------------ constructors
@@ -108,12 +111,31 @@ class AgentWidget(anywidget.AnyWidget):
         self._sync_images()
         self._sync_run()
 
+    def show_forks(self, forks: list[Any]) -> None:
+        """List the earlier runs in `forks` (a RunSession's list of memories, kept by reference: a re-run
+        appends to it, and the widget lists the new one when it shows the re-run)."""
+        self._fork_memories = forks
+        self._sync_forks()
+
+    def _sync_forks(self) -> None:
+        self.forks = [fork_summary(index, memory) for index, memory in enumerate(self._fork_memories)]
+
+    def _send_fork(self, index: int) -> None:
+        """Send earlier run `index` to the front-end, its PNGs as buffers (`{"type": "fork", ...}`)."""
+        if not 0 <= index < len(self._fork_memories):
+            return
+        run, pngs = memory_to_state(
+            self._fork_memories[index], agent_name=self.run.get("agent_name"), model_id=self.run.get("model_id")
+        )
+        self.send({"type": "fork", "index": index, "run": run}, buffers=pngs)
+
     # ------------------------------------------------------------------ events
 
     def consume(self, event: Any) -> None:
         """Apply one event of the run's stream (nbagent/record/events.py) and tell the front-end."""
         if isinstance(event, Rerun):
             self.show_memory(event.memory)
+            self._sync_forks()
             return
         if isinstance(event, CodeOutputDelta):
             self.send({"type": "logs", "step_number": event.step_number, "text": event.text})
@@ -171,6 +193,8 @@ class AgentWidget(anywidget.AnyWidget):
             have = max(0, int(content.get("have", 0)))
             if have < len(self.images):
                 self.send({"type": "images", "start": have}, buffers=list(self.images[have:]))
+        elif kind == "open_fork" and isinstance(content.get("index"), int):
+            self._send_fork(content["index"])
         elif kind == "control":
             for handler in list(self.control_handlers):
                 handler(content)
@@ -219,6 +243,20 @@ class AgentWidget(anywidget.AnyWidget):
         bundle = self.mimebundle()
         for display_id in self._display_ids:
             update_display(bundle, raw=True, display_id=display_id)
+
+
+def fork_summary(index: int, memory: Any) -> dict[str, Any]:
+    """How the earlier runs list shows one fork: its task, how many steps it ran, how it ended."""
+    run, _ = memory_to_state(memory, images=_NoImages())
+    steps = sum(1 for s in run["steps"] if s.get("kind") == "action")
+    return {"index": index, "task": run.get("task") or "", "steps": steps, "status": run.get("status") or "idle"}
+
+
+class _NoImages(ImageStore):
+    """An image store that encodes nothing (a summary needs no pictures)."""
+
+    def add(self, image: Any) -> int:
+        return 0
 
 
 def _checked_run(run: Any) -> dict[str, Any]:
