@@ -132,6 +132,11 @@ class AgentMagics(Magics):
         choices=["isolated", "local"],
         help="where the code runs: isolated (a confined worker process, the default) or local (this process)",
     )
+    @argument(
+        "--copy",
+        action="store_true",
+        help="the agent's code works on copies of your variables (they stay untouched); what it creates comes back",
+    )
     @argument("--agent", default=None, help="the name of an existing agent variable to use")
     @argument(
         "--continue", dest="continue_run", action="store_true", help="continue the last conversation (reset=False)"
@@ -181,6 +186,10 @@ class AgentMagics(Magics):
         if args.max_tokens is not None and args.max_tokens < 0:
             raise UsageError(f"--max-tokens must be 0 or more, got {args.max_tokens}\n{magic.parser.format_usage()}")
         agent = self._agent_for(args, namespace)
+        if args.copy:  # h14-widget: copy_inputs of the executor (nbagent/sandbox/copies.py), kept for the agent
+            if not hasattr(getattr(agent, "python_executor", None), "copy_inputs"):
+                raise UsageError("--copy needs a CodeAgent (an agent whose code runs in nbagent's executor)")
+            agent.python_executor.copy_inputs = True
         if args.max_tokens is not None and hasattr(agent, "max_tokens_per_step"):
             agent.max_tokens_per_step = args.max_tokens or None
         return self._run_agent(agent, task, args)
