@@ -11,6 +11,8 @@ Modules:
     legacy       old smolagents options and `agent.logs`, kept for old code
 """
 
+from pathlib import Path  # noqa: F401  (smolagents.agents has it; from_folder looks it up here)
+
 from nbagent.loop import LogLevel
 
 from .base import MultiStepAgent

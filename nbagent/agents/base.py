@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 from nbagent.loop import AgentLoop, RunSession, View
@@ -230,8 +231,10 @@ class MultiStepAgent(AgentLoop):
         persistence.save_agent(self, output_dir)
 
     @classmethod
-    def from_folder(cls, folder: str, **kwargs: Any) -> MultiStepAgent:
-        return persistence.load_agent(cls, folder, **kwargs)
+    def from_folder(cls, folder: str | Path, **kwargs: Any) -> MultiStepAgent:
+        import nbagent.agents as agents  # `Path` looked up there, as smolagents.agents.Path (tests patch it)
+
+        return persistence.load_agent(cls, agents.Path(folder), **kwargs)
 
     def push_to_hub(self, repo_id: str, **kwargs: Any) -> str:
         return persistence.push_agent_to_hub(self, repo_id, **kwargs)

@@ -41,14 +41,14 @@ _KIND_OPTIONS = {
 
 
 def agent_to_dict(agent: MultiStepAgent) -> dict[str, Any]:
+    """The agent as smolagents writes it: the model as `{"class", "data"}`, managed agents as a list of dicts."""
     kind = type(agent).__name__
-    model_dict = _model_to_dict(agent.model)
     return {
         "class": kind,
         "nbagent_version": __version__,
         "tools": [tool.to_dict() for name, tool in agent.tools.items() if name != "final_answer"],
-        "model": model_dict,
-        "managed_agents": {name: managed.to_dict() for name, managed in agent.managed_agents.items()},
+        "model": _model_to_dict(agent.model),
+        "managed_agents": [managed.to_dict() for managed in agent.managed_agents.values()],
         "prompt_templates": agent.prompt_templates,
         **{option: getattr(agent, option, None) for option in _COMMON_OPTIONS + _KIND_OPTIONS.get(kind, ())},
     }
@@ -58,22 +58,25 @@ def _model_to_dict(model: Any) -> dict[str, Any]:
     to_dict = getattr(model, "to_dict", None)
     if to_dict is None:
         raise TypeError(f"The model {type(model).__name__} has no to_dict(), so an agent using it cannot be saved")
-    data = dict(to_dict())
-    data.setdefault("class", type(model).__name__)
-    return data
+    data = to_dict()
+    if isinstance(data, dict):
+        data = {key: value for key, value in data.items() if key != "class"}
+    return {"class": type(model).__name__, "data": data}
 
 
 def agent_from_dict(cls: type, agent_dict: dict[str, Any], **overrides: Any) -> MultiStepAgent:
     kind = agent_dict.get("class", cls.__name__)
     agent_cls = _agent_class(kind) if cls.__name__ in ("MultiStepAgent", kind) else cls
+    agent_dict = _renamed_options(agent_dict)
     options = {k: agent_dict[k] for k in _COMMON_OPTIONS + _KIND_OPTIONS.get(kind, ()) if agent_dict.get(k) is not None}
     options["prompt_templates"] = agent_dict.get("prompt_templates")
     if "model" not in overrides:
         options["model"] = model_from_dict(agent_dict["model"])
     options["tools"] = [Tool.from_dict(tool) for tool in agent_dict.get("tools", [])]
-    options["managed_agents"] = [
-        agent_from_dict(_agent_class(sub["class"]), sub) for sub in agent_dict.get("managed_agents", {}).values()
-    ]
+    if "managed_agents" not in overrides:
+        managed = agent_dict.get("managed_agents") or []
+        managed = managed.values() if isinstance(managed, dict) else managed  # nbagent < 0.3 wrote a dict
+        options["managed_agents"] = [agent_from_dict(_agent_class(sub["class"]), sub) for sub in managed]
     options.update(overrides)
     return agent_cls(**options)
 
@@ -82,21 +85,39 @@ def agent_from_dict(cls: type, agent_dict: dict[str, Any], **overrides: Any) -> 
 AGENT_CLASSES: dict[str, type] = {}
 
 
+def _renamed_options(agent_dict: dict[str, Any]) -> dict[str, Any]:
+    """Options under the names older smolagents versions saved them with (v1.9: `authorized_imports`)."""
+    if "authorized_imports" in agent_dict and "additional_authorized_imports" not in agent_dict:
+        agent_dict = {**agent_dict, "additional_authorized_imports": agent_dict["authorized_imports"]}
+    return agent_dict
+
+
 def _agent_class(kind: str) -> type:
     cls = AGENT_CLASSES.get(kind)
     if cls is None:
-        raise ValueError(f"Unknown agent class {kind!r} in a saved agent; expected CodeAgent or ToolCallingAgent")
+        raise ValueError(f"Unknown agent class '{kind}'. Supported agents: {', '.join(sorted(AGENT_CLASSES))}")
     return cls
 
 
-def model_from_dict(data: dict[str, Any]) -> Any:
+def model_from_dict(info: dict[str, Any]) -> Any:
+    """The model of a saved agent, by class name in `nbagent.models.MODEL_REGISTRY` (as smolagents looks it up).
+
+    `info` is `{"class": ..., "data": {...}}` (smolagents, nbagent >= 0.3) or the older flat dict.
+    """
     import nbagent.models as models
 
-    kind = data.get("class")
-    cls = getattr(models, kind or "", None)
+    kind = info.get("class")
+    if kind == "HfApiModel":
+        kind = "InferenceClientModel"  # smolagents' old name
+    registry = models.MODEL_REGISTRY
+    cls = registry.get(kind or "")
     if cls is None:
-        raise ValueError(f"Cannot rebuild the saved model of class {kind!r}; pass model=... when loading the agent")
-    return cls.from_dict({k: v for k, v in data.items() if k != "class"})
+        raise ValueError(
+            f"Unknown model class '{kind}'. Supported models: {', '.join(sorted(registry))} "
+            "(or pass model=... when loading the agent)"
+        )
+    data = info["data"] if "data" in info else {k: v for k, v in info.items() if k != "class"}
+    return cls.from_dict(data)
 
 
 def save_agent(agent: MultiStepAgent, output_dir: str | Path) -> Path:
@@ -120,8 +141,8 @@ def save_agent(agent: MultiStepAgent, output_dir: str | Path) -> Path:
     return folder
 
 
-def load_agent(cls: type, folder: str | Path, **overrides: Any) -> MultiStepAgent:
-    folder = Path(folder)
+def load_agent(cls: type, folder: Any, **overrides: Any) -> MultiStepAgent:
+    """Load a saved agent from `folder` (a `Path`; `MultiStepAgent.from_folder` makes it)."""
     path = folder / "agent.json"
     if not path.exists():
         raise FileNotFoundError(f"{folder} is not a saved agent (no agent.json in it)")
@@ -130,11 +151,13 @@ def load_agent(cls: type, folder: str | Path, **overrides: Any) -> MultiStepAgen
         {"name": name, "code": (folder / "tools" / f"{name}.py").read_text(encoding="utf-8"), "requirements": []}
         for name in data.get("tools", [])
     ]
-    prompts = folder / "prompts.yaml"
-    data["prompt_templates"] = yaml.safe_load(prompts.read_text(encoding="utf-8")) if prompts.exists() else None
-    managed = {}
-    for name, kind in data.get("managed_agents", {}).items():
-        managed[name] = load_agent(_agent_class(kind), folder / "managed_agents" / name).to_dict()
+    if data.get("prompt_templates") is None:  # nbagent keeps them in prompts.yaml only
+        prompts = folder / "prompts.yaml"
+        data["prompt_templates"] = yaml.safe_load(prompts.read_text(encoding="utf-8")) if prompts.exists() else None
+    managed = [
+        load_agent(_agent_class(kind), folder / "managed_agents" / name).to_dict()
+        for name, kind in (data.get("managed_agents") or {}).items()
+    ]
     data["managed_agents"] = managed
     return agent_from_dict(cls, data, **overrides)
 
@@ -175,7 +198,7 @@ def agent_from_hub(
             "Loading an agent from the Hub runs its tools' code. Read it first, then pass trust_remote_code=True."
         )
     if Path(repo_id).is_dir():
-        return load_agent(cls, repo_id, **overrides)
+        return load_agent(cls, Path(repo_id), **overrides)
     if download is None:
         from huggingface_hub import snapshot_download as download
     with tempfile.TemporaryDirectory() as tmp:

@@ -33,8 +33,8 @@ def call_with_agent(func: Callable, args: tuple[Any, ...], agent: Any) -> Any:
 class CallbackRegistry:
     """Step callbacks: a list (called for ActionSteps) or a dict keyed by step class."""
 
-    def __init__(self, callbacks: list[Callable] | dict[type, Any] | None) -> None:
-        self._by_type: dict[type, list[Callable]] = {}
+    def __init__(self, callbacks: list[Callable] | dict[type, Any] | None = None) -> None:
+        self._callbacks: dict[type, list[Callable]] = {}
         if callbacks is None:
             return
         if isinstance(callbacks, dict):
@@ -52,13 +52,13 @@ class CallbackRegistry:
             raise TypeError(f"step_callbacks keys must be memory step classes (e.g. ActionStep), got {step_type!r}")
         if not callable(func):
             raise TypeError(f"Step callback {func!r} is not callable")
-        self._by_type.setdefault(step_type, []).append(func)
+        self._callbacks.setdefault(step_type, []).append(func)
 
     def callback(self, step: MemoryStep, agent: Any = None) -> None:
-        for step_type, funcs in self._by_type.items():
+        for step_type, funcs in self._callbacks.items():
             if isinstance(step, step_type):
                 for func in funcs:
                     call_with_agent(func, (step,), agent)
 
     def __len__(self) -> int:
-        return sum(len(funcs) for funcs in self._by_type.values())
+        return sum(len(funcs) for funcs in self._callbacks.values())

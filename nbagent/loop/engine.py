@@ -29,7 +29,15 @@ from nbagent.errors import (
     AgentStoppedError,
     RunStopped,
 )
-from nbagent.models.base import ChatMessage, ChatMessageStreamDelta, ModelError, agglomerate_stream_deltas
+from nbagent.media.agent_types import handle_agent_output_types
+from nbagent.models.base import (
+    ChatMessage,
+    ChatMessageStreamDelta,
+    ModelError,
+    TokenUsage,
+    agglomerate_stream_deltas,
+    message_as_delta,
+)
 from nbagent.prompts import load_prompt_templates, merge_prompt_templates
 from nbagent.record import (
     ActionOutput,
@@ -52,10 +60,11 @@ from nbagent.text import MODEL_ECHO, truncate
 
 from .callbacks import CallbackRegistry, call_with_agent
 from .gates import RunGates
+from .monitoring import AgentLogger, Monitor
 from .prompting import PromptBuilder
 from .toolbox import managed_agent_inputs, setup_tools
 from .variables import describe_variables
-from .view import View
+from .view import LogLevel, View
 
 __all__ = ["AgentLoop"]
 
@@ -85,14 +94,22 @@ class AgentLoop:
         provide_run_summary: bool = False,
         final_answer_checks: list[Callable] | None = None,
         return_full_result: bool = False,
+        logger: AgentLogger | None = None,
+        stream_outputs: bool = False,
     ) -> None:
         if not isinstance(max_steps, int) or max_steps < 1:
             raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
         self.model = model if model is not None else _default_model()
+        if stream_outputs and not _can_stream(self.model):
+            raise ValueError(
+                "`stream_outputs` is set to True, but the model class implements no `generate_stream` method."
+            )
+        self.stream_outputs = stream_outputs
+        self.logger = logger if logger is not None else AgentLogger(level=verbosity_level)
+        self.monitor = Monitor(self.model, self.logger)
         self.prompt_templates = merge_prompt_templates(load_prompt_templates(self.prompt_kind), prompt_templates)
         self.instructions = instructions
         self.max_steps = max_steps
-        self.verbosity_level = verbosity_level
         self.planning_interval = planning_interval
         self.name = _validate_name(name)
         self.description = description
@@ -100,10 +117,11 @@ class AgentLoop:
         self.final_answer_checks = list(final_answer_checks or [])
         self.return_full_result = return_full_result
         self.managed_agents = {agent.name: agent for agent in managed_agents or []}
+        _check_unique_names(tools or [], managed_agents or [], self.name)
         self.tools = setup_tools(
             tools or [], add_base_tools, self.managed_agents, code_agent=self.prompt_kind == "code_agent"
         )
-        self.step_callbacks = CallbackRegistry(step_callbacks)
+        self._setup_step_callbacks(step_callbacks)
         self.state: dict[str, Any] = {}
         self.task: str | None = None
         self.step_number = 0
@@ -112,6 +130,8 @@ class AgentLoop:
         self._event_parent: Callable[[Any], None] | None = None
         self._child_events: list[ChildEvent] = []  # managed agents' events, told to the views at once, streamed next
         self._views: Sequence[View] = ()
+        self._live_deltas = False  # a view shows the model's text as it comes: stream from models that can
+        self._interrupted = False
         self._prompts = PromptBuilder(self)
         self.memory = AgentMemory(self.initialize_system_prompt())
 
@@ -120,6 +140,21 @@ class AgentLoop:
     @property
     def system_prompt(self) -> str:
         return self.memory.system_prompt.system_prompt
+
+    @system_prompt.setter
+    def system_prompt(self, value: str) -> None:
+        raise AttributeError(
+            """The 'system_prompt' property is read-only. Use 'self.prompt_templates["system_prompt"]' instead."""
+        )
+
+    @property
+    def verbosity_level(self) -> int:
+        """How much a run prints: `self.logger.level` (a `LogLevel`, -1 nothing … 2 debug)."""
+        return self.logger.level
+
+    @verbosity_level.setter
+    def verbosity_level(self, level: int) -> None:
+        self.logger.level = level
 
     @property
     def inputs(self) -> dict[str, Any]:
@@ -138,7 +173,9 @@ class AgentLoop:
         return answer if memory_step.is_final_answer else None
 
     def interrupt(self) -> None:
-        """Stop before the next step (the running step finishes)."""
+        """Stop before the next step (the running step finishes); the run then raises
+        `AgentError("Agent interrupted.")`, as in smolagents, with the memory and `last_result` kept."""
+        self._interrupted = True
         self.gates.request_interrupt()
 
     def stop(self) -> None:
@@ -198,9 +235,14 @@ class AgentLoop:
             if output is _NO_ANSWER:
                 outcome = RunOutcome.MAX_STEPS
                 output = yield from self._final_answer_from_memory()
-            yield self._notify(FinalAnswerStep(output=output))
+            output = handle_agent_output_types(output)
+            final = FinalAnswerStep(output=output)
+            self._finalize_step(final)
+            yield self._notify(final)
         except RunStopped as stop:
             outcome, error = RunOutcome.STOPPED, stop
+            if self._interrupted:  # smolagents' interrupt(): the run raises, after the views are told
+                error = AgentError("Agent interrupted.")
         except AgentGenerationError as failure:
             outcome, error = RunOutcome.ERROR, failure
         timing.end_time = time.time()
@@ -208,13 +250,13 @@ class AgentLoop:
             output=output,
             state=outcome.value,
             memory_steps=list(self.memory.steps),
-            token_usage=self.memory.total_token_usage(),
+            token_usage=_run_token_usage(self.memory.steps),
             timing=timing,
             error=str(error) if error else None,
         )
         self.gates.finish(outcome.value)
         yield self._notify(RunEnd(self.last_result))
-        if isinstance(error, AgentGenerationError):
+        if isinstance(error, AgentError):
             raise error
 
     def _start_run(
@@ -228,6 +270,7 @@ class AgentLoop:
     ) -> None:
         """Set up a run; `resume=True` goes on from the memory as it is (re-run from a step), same views."""
         self.gates.reset()
+        self._interrupted = False
         if not resume:
             self.task = task + (describe_variables(additional_args) if additional_args else "")
             if additional_args:
@@ -235,8 +278,11 @@ class AgentLoop:
             self.memory.system_prompt = SystemPromptStep(system_prompt=self.initialize_system_prompt())
             if reset:
                 self.memory.reset()
+                self.monitor.reset()
             self.memory.steps.append(TaskStep(task=self.task, task_images=images))
             self._views = tuple(views)
+            if self._event_parent is None:  # a managed agent's manager sets it
+                self._live_deltas = any(_shows_deltas(view) for view in self._views)
         self._prepare_executor()
         self._connect_managed_agents()
 
@@ -283,23 +329,43 @@ class AgentLoop:
         yield self._finish_step(step, record)
 
     def _finish_step(self, step: MemoryStep, record: bool = True) -> MemoryStep:
-        step.timing.end_time = time.time()
         if record:
             self.memory.steps.append(step)
-        self.step_callbacks.callback(step, agent=self)
+        self._finalize_step(step)
         return self._notify(step)
+
+    def _finalize_step(self, memory_step: MemoryStep) -> None:
+        """End a step's timing (not a final answer's) and call the step callbacks (smolagents' hook)."""
+        if not isinstance(memory_step, FinalAnswerStep):
+            memory_step.timing.end_time = time.time()
+        self.step_callbacks.callback(memory_step, agent=self)
+
+    def _setup_step_callbacks(self, step_callbacks: list[Callable] | dict[type, Any] | None) -> None:
+        """The step callbacks, and the monitor's `update_metrics` for action steps (as in smolagents)."""
+        self.step_callbacks = CallbackRegistry(step_callbacks)
+        self.step_callbacks.register(ActionStep, self.monitor.update_metrics)
 
     def _planning_due(self, steps_done_this_run: int) -> bool:
         return bool(self.planning_interval) and steps_done_this_run % self.planning_interval == 0
 
     def _planning_step(self, is_first: bool) -> Iterator[Any]:
         yield self._notify(StepStart(self.step_number, "planning"))
-        step = PlanningStep()
-        step.model_input_messages = self._prompts.plan(self.task or "", is_first, self.step_number)
-        message = yield from self._notified(self._generate(step.model_input_messages, stop_sequences=["<end_plan>"]))
-        step.model_output_message, step.token_usage = message, message.token_usage
-        step.plan = self._prompts.plan_text(message.text, is_first)
+        step = None
+        for event in self._generate_planning_step(self.task or "", is_first, self.step_number):
+            if isinstance(event, PlanningStep):
+                step = event  # yielded once below, when it is in memory
+            else:
+                yield self._notify(event)
         yield self._finish_step(step)
+
+    def _generate_planning_step(self, task: str, is_first_step: bool, step: int) -> Iterator[Any]:
+        """Yield the plan's model deltas, then the `PlanningStep` (not yet in memory): smolagents' method."""
+        planning = PlanningStep()
+        planning.model_input_messages = self._prompts.plan(task, is_first_step, step)
+        message = yield from self._generate(planning.model_input_messages, stop_sequences=["<end_plan>"])
+        planning.model_output_message, planning.token_usage = message, message.token_usage
+        planning.plan = self._prompts.plan_text(message.text, is_first_step)
+        yield planning
 
     def _final_answer_from_memory(self) -> Generator[Any, None, Any]:
         yield self._notify(StepStart(self.step_number, "final"))
@@ -311,22 +377,38 @@ class AgentLoop:
         return message.text
 
     def _generate(self, messages: list[ChatMessage], **kwargs: Any) -> Generator[Any, None, ChatMessage]:
-        """Call the model, streaming when it can; yields deltas, returns the full message."""
-        stream = getattr(self.model, "generate_stream", None)
+        """Call the model; returns the full message.
+
+        As in smolagents, the model streams only with `stream_outputs=True` (its deltas are yielded into
+        the run's stream); it also streams, for the views only, when a view shows text as it comes
+        and the model really streams (`supports_streaming`). Otherwise `generate` is called by keyword
+        and a view that shows deltas is told of the whole message as one.
+        """
         try:
-            if stream is None:
-                return self._call_model(messages, **kwargs)
-            deltas: list[ChatMessageStreamDelta] = []
-            for delta in stream(messages, **kwargs):
-                self.gates.check()
-                deltas.append(delta)
-                yield delta
+            if self.stream_outputs:
+                return (yield from self._streamed_message(messages, kwargs))
+            if self._live_deltas and _really_streams(self.model):
+                return _drain(self._streamed_message(messages, kwargs), self._notify)
+            message = self._call_model(messages, **kwargs)
             self.gates.check()
-            return agglomerate_stream_deltas(deltas)
+            if self._live_deltas:
+                self._notify(message_as_delta(message))
+            return message
         except (RunStopped, KeyboardInterrupt):
             raise
         except Exception as failure:
             raise _generation_error(failure) from failure
+
+    def _streamed_message(
+        self, messages: list[ChatMessage], kwargs: dict[str, Any]
+    ) -> Generator[Any, None, ChatMessage]:
+        deltas: list[ChatMessageStreamDelta] = []
+        for delta in self.model.generate_stream(messages, **kwargs):
+            self.gates.check()
+            deltas.append(delta)
+            yield delta
+        self.gates.check()
+        return agglomerate_stream_deltas(deltas)
 
     def _call_model(self, messages: list[ChatMessage], **kwargs: Any) -> ChatMessage:
         generate = getattr(self.model, "generate", None) or self.model
@@ -384,12 +466,65 @@ class AgentLoop:
         for agent in self.managed_agents.values():
             if isinstance(agent, AgentLoop):
                 agent._event_parent = self._receive_child_event
+                agent._live_deltas = self._live_deltas
 
     def _prepare_executor(self) -> None:
         """Hook for agents that run code."""
 
     def _step_stream(self, memory_step: ActionStep) -> Iterator[Any]:
         raise NotImplementedError(f"{type(self).__name__} must implement _step_stream()")
+
+
+def _drain(events: Generator[Any, None, Any], tell: Callable[[Any], Any]) -> Any:
+    """Run `events` to the end, telling `tell` of each; return what the generator returns."""
+    while True:
+        try:
+            tell(next(events))
+        except StopIteration as done:
+            return done.value
+
+
+def _can_stream(model: Any) -> bool:
+    """smolagents' test for `stream_outputs=True`: the model has a `generate_stream` of its own."""
+    if isinstance(getattr(type(model), "supports_streaming", None), property):
+        return bool(model.supports_streaming)
+    return hasattr(model, "generate_stream")
+
+
+def _shows_deltas(view: Any) -> bool:
+    """Whether `view` shows the model's text as it comes: `view.shows_deltas` if it says; else a view
+    with a verbosity `level` (the console) only at DEBUG, any other (the widget) always."""
+    shows = getattr(view, "shows_deltas", None)
+    if shows is not None:
+        return bool(shows)
+    level = getattr(view, "level", None)
+    return level is None or level >= LogLevel.DEBUG
+
+
+def _really_streams(model: Any) -> bool:
+    """True only for an nbagent `Model` whose class streams for real (a mock's attributes are all truthy)."""
+    return isinstance(getattr(type(model), "supports_streaming", None), property) and model.supports_streaming is True
+
+
+def _run_token_usage(steps: Sequence[Any]) -> TokenUsage | None:
+    """The run's tokens, or None when a model step did not report them (smolagents' rule)."""
+    total = TokenUsage(0, 0)
+    for step in steps:
+        if isinstance(step, (ActionStep, PlanningStep)):
+            if step.token_usage is None:
+                return None
+            total = total + step.token_usage
+    return total
+
+
+def _check_unique_names(tools: list[Any], managed_agents: list[Any], own_name: str | None) -> None:
+    names = [getattr(tool, "name", None) for tool in tools] + [getattr(agent, "name", None) for agent in managed_agents]
+    names += [own_name] if own_name else []
+    repeated = sorted({name for name in names if name is not None and names.count(name) > 1})
+    if repeated:
+        raise ValueError(
+            f"Each tool or managed_agent should have a unique name! You passed these duplicate names: {repeated}"
+        )
 
 
 def _default_model() -> Any:

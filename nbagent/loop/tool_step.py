@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import json
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -56,19 +57,32 @@ class ToolCallingLoop(AgentLoop):
         memory_step.model_output_message = message
         memory_step.model_output = message.text
         memory_step.token_usage = message.token_usage
-        calls = self._read_tool_calls(message)
+        outputs = []
+        for event in self.process_tool_calls(self._with_tool_calls(message), memory_step):
+            if isinstance(event, ToolOutput):
+                outputs.append(event)
+            yield event
+        final = [output for output in outputs if output.is_final_answer]
+        if final and len(outputs) > 1:
+            raise AgentToolCallError("final_answer must be called alone, not together with other tools in one step")
+        yield ActionOutput(output=final[0].output if final else None, is_final_answer=bool(final))
+
+    def process_tool_calls(self, chat_message: Any, memory_step: ActionStep) -> Iterator[ToolCall | ToolOutput]:
+        """Run the tool calls of `chat_message` (in parallel when several), yielding each `ToolCall`, then
+        each `ToolOutput` in call order; records the calls and observations on `memory_step` (smolagents' method)."""
+        calls = [
+            ToolCall(name=tc.function.name, arguments=tc.function.arguments, id=tc.id)
+            for tc in chat_message.tool_calls or []
+        ]
         memory_step.tool_calls = calls
         yield from calls
         outputs = self._run_tool_calls(calls)
         memory_step.observations = "\n".join(output.observation for output in outputs)
         memory_step.observations_images = [img for output in outputs for img in output.images] or None
         yield from outputs
-        final = [output for output in outputs if output.is_final_answer]
-        if final and len(outputs) > 1:
-            raise AgentToolCallError("final_answer must be called alone, not together with other tools in one step")
-        yield ActionOutput(output=final[0].output if final else None, is_final_answer=bool(final))
 
-    def _read_tool_calls(self, message: Any) -> list[ToolCall]:
+    def _with_tool_calls(self, message: Any) -> Any:
+        """`message` with its tool calls read (from the text when the model has no native tool calling)."""
         if not message.tool_calls:
             try:
                 message = self.model.parse_tool_calls(message) if hasattr(self.model, "parse_tool_calls") else message
@@ -79,14 +93,16 @@ class ToolCallingLoop(AgentLoop):
                 ) from None
         if not message.tool_calls:
             raise AgentParsingError("Your answer called no tool. Call a tool, or final_answer to finish.")
-        return [ToolCall(name=tc.function.name, arguments=tc.function.arguments, id=tc.id) for tc in message.tool_calls]
+        return message
 
     def _run_tool_calls(self, calls: list[ToolCall]) -> list[ToolOutput]:
-        if len(calls) == 1:
-            return [self._run_tool_call(calls[0])]
-        workers = self.max_tool_threads or min(len(calls), 4)
+        if len(calls) <= 1:
+            return [self._run_tool_call(call) for call in calls]
+        workers = max(1, self.max_tool_threads or min(len(calls), 4))
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(self._run_tool_call, calls))
+            # each call in a copy of this context: context variables (e.g. the event loop async tools use) go along
+            futures = [pool.submit(contextvars.copy_context().run, self._run_tool_call, call) for call in calls]
+            return [future.result() for future in futures]
 
     def _run_tool_call(self, call: ToolCall) -> ToolOutput:
         result = self.execute_tool_call(call.name, call.arguments)
@@ -109,8 +125,10 @@ class ToolCallingLoop(AgentLoop):
     def execute_tool_call(self, tool_name: str, arguments: dict[str, Any] | str | None) -> Any:
         """Run one tool (or managed agent) with arguments; errors name the tool and what to fix."""
         available = {**self.tools, **self.managed_agents}
-        if tool_name not in available:
-            raise AgentToolCallError(f"Unknown tool {tool_name!r}; available tools: {', '.join(sorted(available))}")
+        if tool_name not in available:  # smolagents raises this kind here
+            raise AgentToolExecutionError(
+                f"Unknown tool {tool_name!r}; available tools: {', '.join(sorted(available))}"
+            )
         tool = available[tool_name]
         arguments = self._substitute_state_variables(_decode_arguments(arguments))
         try:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from ._common import CODEAGENT_RESPONSE_FORMAT
 from .base import (
     REMOVE_PARAMETER,
     TOOL_ROLE_CONVERSIONS,
@@ -80,6 +81,7 @@ _MODEL_CLASSES = (
 )
 
 __all__ = [
+    "CODEAGENT_RESPONSE_FORMAT",
     "ChatMessage",
     "ChatMessageStreamDelta",
     "ChatMessageToolCall",

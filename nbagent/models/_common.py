@@ -7,6 +7,34 @@ from typing import Any
 
 SECRET_KEYS = ("api_key", "token", "azure_ad_token", "azure_ad_token_provider", "password")
 
+# The response format of `CodeAgent(use_structured_outputs_internally=True)`: a thought and the code, as JSON
+# (smolagents' schema, so providers that support structured outputs see the same request).
+CODEAGENT_RESPONSE_FORMAT: dict[str, Any] = {
+    "type": "json_schema",
+    "json_schema": {
+        "schema": {
+            "additionalProperties": False,
+            "properties": {
+                "thought": {
+                    "description": "A free form text description of the thought process.",
+                    "title": "Thought",
+                    "type": "string",
+                },
+                "code": {
+                    "description": "Valid Python code snippet implementing the thought.",
+                    "title": "Code",
+                    "type": "string",
+                },
+            },
+            "required": ["thought", "code"],
+            "title": "ThoughtAndCodeAnswer",
+            "type": "object",
+        },
+        "name": "ThoughtAndCodeAnswer",
+        "strict": True,
+    },
+}
+
 
 def tool_schemas(tools: list[Any] | None) -> list[dict[str, Any]] | None:
     """OpenAI-style `{"type": "function", ...}` schemas for `tools_to_call_from`.

@@ -15,7 +15,7 @@ from nbagent.loop import LogLevel, View
 
 from .kernel import in_kernel
 
-__all__ = ["choose_views", "show_live_widget"]
+__all__ = ["choose_views", "show_live_widget", "show_loading_widget"]
 
 
 def choose_views(agent: Any) -> list[View]:
@@ -23,13 +23,13 @@ def choose_views(agent: Any) -> list[View]:
     # show_widget=True always shows it; left unset, a notebook shows it unless the agent is told to be silent
     auto = agent.show_widget is None and agent.verbosity_level > LogLevel.OFF and in_kernel()
     if agent.show_widget is True or auto:
-        agent._widget = show_live_widget(agent)
+        agent._widget = _adopt_pending_widget(agent) or show_live_widget(agent)
         return [agent._widget]
     if agent.verbosity_level <= LogLevel.OFF:
         return []
     from nbagent.views.console import ConsoleView
 
-    return [ConsoleView(agent.verbosity_level)]
+    return [ConsoleView(agent.verbosity_level, console=getattr(getattr(agent, "logger", None), "console", None))]
 
 
 def show_live_widget(agent: Any) -> Any:
@@ -40,5 +40,32 @@ def show_live_widget(agent: Any) -> Any:
 
     widget = AgentWidget.for_agent(agent)
     display(widget)
+    agent.driver.attach(widget)
+    return widget
+
+
+def show_loading_widget(message: str) -> Any:
+    """Display a widget at once that says `message` (e.g. "loading the offline model…"), before its agent exists.
+
+    Give it to the agent as `agent._pending_widget`: its first run then shows in this widget.
+    """
+    from IPython.display import display
+
+    from .widget import AgentWidget
+
+    widget = AgentWidget()
+    widget.run = {**widget.run, "message": message}
+    display(widget)
+    return widget
+
+
+def _adopt_pending_widget(agent: Any) -> Any:
+    """The widget shown while the agent's model loaded (see `show_loading_widget`), now wired to the agent."""
+    widget = getattr(agent, "_pending_widget", None)
+    if widget is None:
+        return None
+    agent._pending_widget = None
+    model_id = getattr(getattr(agent, "model", None), "model_id", None)
+    widget._builder.run.update(agent_name=getattr(agent, "name", None), model_id=model_id)
     agent.driver.attach(widget)
     return widget

@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 from nbagent import AgentMemory, CodeAgent, ScriptedModel, ToolCallingAgent, cli, tool
-from nbagent.views.console import ConsoleView
+from nbagent.loop.monitoring import AgentLogger
 
 
 def code(body: str) -> str:
@@ -117,9 +117,11 @@ def test_load_errors_are_clear(tmp_path):
 
 
 def console_output(level, responses) -> str:
+    """What a run prints at `level`, caught on the agent's logger console (smolagents' `agent.logger`)."""
     console = Console(record=True, width=100, file=io.StringIO())
-    agent = CodeAgent(tools=[], model=ScriptedModel(responses), verbosity_level=level, show_widget=False)
-    agent._views_for_run = lambda: [ConsoleView(level, console=console)] if level >= 0 else []
+    logger = AgentLogger(level, console=console)
+    agent = CodeAgent(tools=[], model=ScriptedModel(responses), logger=logger, show_widget=False)
+    assert agent.verbosity_level == level and agent.logger is logger
     agent.run("say hi")
     return console.export_text()
 
@@ -130,9 +132,10 @@ def test_console_info_shows_steps_code_logs_and_answer():
         assert expected in text
 
 
-def test_console_error_level_shows_only_errors_and_off_prints_nothing(capsys):
-    text = console_output(0, [code("1/0"), code("final_answer(1)")])
-    assert "ZeroDivisionError" in text and "Step 1" not in text
+def test_console_error_level_and_off_print_nothing(capsys):
+    # level 0 is silent (a failed step is the model's business; a failed run raises), -1 too
+    assert console_output(0, [code("1/0"), code("final_answer(1)")]) == ""
+    assert "ZeroDivisionError" in console_output(1, [code("1/0"), code("final_answer(1)")])
     agent = CodeAgent(
         tools=[],
         model=ScriptedModel([code("print('x')"), code("final_answer(1)")], token_delay=0),

@@ -219,7 +219,7 @@ def test_toolcalling_agent_errors_name_the_tool():
     agent = ToolCallingAgent(tools=[add, broken], model=model, verbosity_level=-1, show_widget=False)
     assert agent.run("t") == "end"
     errors = [s.error for s in agent.memory.action_steps()[:3]]
-    assert isinstance(errors[0], AgentToolCallError) and "nope" in str(errors[0]) and "add" in str(errors[0])
+    assert isinstance(errors[0], AgentToolExecutionError) and "nope" in str(errors[0]) and "add" in str(errors[0])
     assert isinstance(errors[1], AgentToolCallError) and "'add'" in str(errors[1])
     assert (
         isinstance(errors[2], AgentToolExecutionError) and "broken" in str(errors[2]) and "disk full" in str(errors[2])

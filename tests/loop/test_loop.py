@@ -22,6 +22,7 @@ from nbagent import (
     ToolOutput,
     tool,
 )
+from nbagent.errors import AgentError
 from nbagent.models.base import ChatMessageStreamDelta, ModelError
 
 
@@ -128,7 +129,7 @@ def test_run_max_steps_argument_overrides_and_is_validated():
 
 
 def test_stream_yields_typed_events_in_order():
-    agent = make_agent([code("print('hi')"), code("final_answer('done')")])
+    agent = make_agent([code("print('hi')"), code("final_answer('done')")], stream_outputs=True)
     events = list(agent.event_stream("stream it"))
     kinds = [type(e).__name__ for e in events]
     assert isinstance(events[0], RunStart) and isinstance(events[-1], RunEnd)
@@ -147,7 +148,7 @@ def test_stream_yields_typed_events_in_order():
 
 
 def test_run_stream_yields_smolagents_kinds_with_the_final_answer_last():
-    agent = make_agent([code("print('hi')"), code("final_answer('done')")])
+    agent = make_agent([code("print('hi')"), code("final_answer('done')")], stream_outputs=True)
     events = list(agent.run("stream it", stream=True))
     smolagents_kinds = {
         "ChatMessageStreamDelta",
@@ -204,14 +205,17 @@ def test_full_result_carries_tokens_timing_and_steps():
     assert result.steps[0]["task"] == "go"
 
 
-def test_interrupt_from_a_callback_stops_after_the_step():
+def test_interrupt_from_a_callback_raises_agent_interrupted_after_the_step():
     def stop_after_first(step, agent):
         agent.interrupt()
 
     agent = make_agent([code("a = 1"), code("final_answer(2)")], step_callbacks=[stop_after_first])
-    result = agent.run("t", return_full_result=True)
-    assert result.state == "stopped" and result.output is None
+    with pytest.raises(AgentError, match=r"^Agent interrupted\.$"):  # smolagents' interrupt()
+        agent.run("t", return_full_result=True)
+    result = agent.last_result
+    assert result.state == "stopped" and result.output is None and result.error == "Agent interrupted."
     assert len(agent.memory.action_steps()) == 1
+    assert agent.run("again") == 2  # the next run is not interrupted
 
 
 def test_stop_from_another_thread_cancels_running_code():
