@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 import types
 from typing import Any
 
@@ -106,9 +107,15 @@ class AgentMagics(Magics):
     ).tag(config=True)
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
+        from nbagent.notebook.magic_input import install_question_transformer
+
         super().__init__(shell, **kwargs)
-        self._models: dict[str, Any] = {}
+        self._models: dict[tuple[str, int | None], Any] = {}
+        self._loading_widget: Any = None  # shown while the model loaded; the run then shows in it
         self.last_agent: Any = None
+        self.agent.parser.allow_abbrev = False  # --max-step is a typo, not --max-steps
+        if shell is not None:
+            install_question_transformer(shell)  # `%agent … Paris?` runs the magic, not IPython's help
 
     @magic_arguments()
     @argument(
@@ -127,6 +134,12 @@ class AgentMagics(Magics):
         "--max-tokens", type=int, default=None, help="cap on the tokens the model writes per step (0: the model's own)"
     )
     @argument(
+        "--n-ctx",
+        type=int,
+        default=None,
+        help="context window in tokens of a model nbagent loads with llama.cpp (the default model, a .gguf)",
+    )
+    @argument(
         "--executor",
         default=None,
         choices=["isolated", "local"],
@@ -141,8 +154,8 @@ class AgentMagics(Magics):
     @argument(
         "--continue", dest="continue_run", action="store_true", help="continue the last conversation (reset=False)"
     )
-    @argument("-o", "--out", default=None, help="store the final answer in this variable")
-    @argument("--quiet", action="store_true", help="no widget and no console output")
+    @argument("-o", "--out", default=None, help="store the final answer in this variable (None when it did not answer)")
+    @argument("--quiet", action="store_true", help="no widget and no output: the cell's value is the answer")
     @argument(
         "--step",
         action="store_true",
@@ -151,7 +164,7 @@ class AgentMagics(Magics):
     @cell_magic
     def agent(self, line: str, cell: str) -> Any:
         """Run an agent on the task written in the cell body."""
-        return self._run(self.agent, line, cell)
+        return self._run("%%agent", line, cell)
 
     @line_magic("agent")
     def agent_line(self, line: str) -> Any:
@@ -161,19 +174,33 @@ class AgentMagics(Magics):
         except ValueError as error:
             raise UsageError(f"%agent: {error}") from None
         options, task = _split_options(words, self.agent.parser)
-        return self._run(self.agent, shlex.join(options), " ".join(task))
+        return self._run("%agent", shlex.join(options), " ".join(task))
 
     # ---------------------------------------------------------------- helpers
 
-    def _run(self, magic: Any, line: str, cell: str) -> Any:
+    def _parse(self, magic: str, line: str) -> Any:
+        from nbagent.notebook.magic_input import check_options, usage_line
+
+        parser = self.agent.parser
         try:
-            args = magic.parser.parse_args(shlex.split(line))
+            words = shlex.split(line)
         except ValueError as error:  # unbalanced quotes
-            raise UsageError(f"%%agent: {error}\n{magic.parser.format_usage()}") from None
+            raise UsageError(f"{magic}: {error}\n{usage_line(parser, magic)}") from None
+        check_options(words, parser, magic)
+        try:
+            return parser.parse_args(words)
+        except UsageError as error:  # argparse's own message ("argument --max-steps: invalid int value")
+            raise UsageError(f"{magic}: {error}\n{usage_line(parser, magic)}") from None
+
+    def _run(self, magic: str, line: str, cell: str) -> Any:
+        from nbagent.notebook.magic_input import usage_line
+
+        args = self._parse(magic, line)
         namespace = self.shell.user_ns
         task = interpolate_task(cell.strip(), namespace)
         if not task:
-            raise UsageError("%%agent needs a task: write it in the cell body (or after %agent)")
+            where = "after the options" if magic == "%agent" else "in the cell body"
+            raise UsageError(f"{magic} needs a task: write it {where}")
         vars_named = _split_names(args.vars)
         missing = [name for name in vars_named if name != "*" and name not in namespace]
         if missing:
@@ -181,10 +208,14 @@ class AgentMagics(Magics):
         variables = pointed_variables(task, namespace, vars_named)
         if variables:
             task += describe_variables(variables, NOTEBOOK_VARIABLES_HEADING)
-        if args.max_steps is not None and args.max_steps < 1:
-            raise UsageError(f"--max-steps must be at least 1, got {args.max_steps}\n{magic.parser.format_usage()}")
-        if args.max_tokens is not None and args.max_tokens < 0:
-            raise UsageError(f"--max-tokens must be 0 or more, got {args.max_tokens}\n{magic.parser.format_usage()}")
+        for option, value, least in (
+            ("max-steps", args.max_steps, "at least 1"),
+            ("max-tokens", args.max_tokens, "0 or more"),
+        ):
+            if value is not None and value < (1 if option == "max-steps" else 0):
+                raise UsageError(f"--{option} must be {least}, got {value}\n{usage_line(self.agent.parser, magic)}")
+        if args.n_ctx is not None and args.n_ctx < 256:
+            raise UsageError(f"--n-ctx must be at least 256 tokens, got {args.n_ctx}")
         agent = self._agent_for(args, namespace)
         if args.copy:  # h14-widget: copy_inputs of the executor (nbagent/sandbox/copies.py), kept for the agent
             if not hasattr(getattr(agent, "python_executor", None), "copy_inputs"):
@@ -192,7 +223,7 @@ class AgentMagics(Magics):
             agent.python_executor.copy_inputs = True
         if args.max_tokens is not None and hasattr(agent, "max_tokens_per_step"):
             agent.max_tokens_per_step = args.max_tokens or None
-        return self._run_agent(agent, task, args)
+        return self._run_agent(agent, task, args, magic)
 
     def _agent_for(self, args: Any, namespace: dict[str, Any]) -> Any:
         from nbagent.agents import MultiStepAgent
@@ -201,45 +232,85 @@ class AgentMagics(Magics):
             agent = namespace.get(args.agent)
             if not isinstance(agent, MultiStepAgent):
                 raise UsageError(f"--agent {args.agent}: no agent variable with that name (got {type(agent).__name__})")
-            if args.model or args.tools or args.imports or args.executor:
+            if args.model or args.tools or args.imports or args.executor or args.n_ctx:
                 raise UsageError(
-                    "--agent uses an existing agent: --model, --tools, --imports and --executor cannot be combined "
-                    "with it"
+                    "--agent uses an existing agent: --model, --tools, --imports, --executor and --n-ctx cannot be "
+                    "combined with it"
                 )
             return agent
         if args.continue_run:
             if self.last_agent is None:
                 raise UsageError("--continue: no earlier %%agent run in this session to continue")
+            if args.n_ctx:
+                raise UsageError("--n-ctx needs a new run (its model is loaded again): drop --continue")
             return self.last_agent
         return self._new_agent(args, namespace)
 
     def _new_agent(self, args: Any, namespace: dict[str, Any]) -> Any:
         from nbagent.agents import CodeAgent
+        from nbagent.loop.executors import default_executor_type
 
+        spec = args.model or self.default_model
+        tools = self._tools(args.tools, namespace)
+        self._check_model(spec, args.n_ctx, namespace)
+        executor = args.executor or self.default_executor or default_executor_type()
         imports = [*self.default_imports, *_split_names(args.imports)]
-        return CodeAgent(
-            executor_type=args.executor or self.default_executor or None,
-            tools=self._tools(args.tools, namespace),
-            model=self._model(args.model or self.default_model, namespace),
+        self._tell_imports(_split_names(args.imports), executor, args.quiet)
+        model = self._model(spec, namespace, args.n_ctx, show=not args.quiet and self.show_widget)
+        agent = CodeAgent(
+            executor_type=executor,
+            tools=tools,
+            model=model,
             additional_authorized_imports=imports,
             max_steps=args.max_steps or self.default_max_steps,
             namespace=namespace,
         )
+        agent._pending_widget, self._loading_widget = self._loading_widget, None
+        return agent
 
-    def _model(self, spec: str, namespace: dict[str, Any]) -> Any:
-        from nbagent.models.spec import MODEL_SPEC_HELP, model_from_spec
+    def _check_model(self, spec: str, n_ctx: int | None, namespace: dict[str, Any]) -> None:
+        """An unknown spec is a UsageError with suggestions, before any widget opens or model loads."""
+        from nbagent.models.spec import MODEL_SPEC_HELP, check_spec
+
+        if _is_model(namespace.get(spec)):
+            if n_ctx:
+                raise UsageError(
+                    f"--n-ctx sets the context of a model nbagent loads; {spec} is already loaded "
+                    "(make it with LlamaCppModel(..., n_ctx=...))"
+                )
+            return
+        models = [name for name, value in namespace.items() if not name.startswith("_") and _is_model(value)]
+        try:
+            check_spec(spec, models)
+        except ValueError as error:
+            raise UsageError(f"--model {spec}: {error}. Use a variable holding a model, or {MODEL_SPEC_HELP}") from None
+
+    def _model(self, spec: str, namespace: dict[str, Any], n_ctx: int | None, show: bool) -> Any:
+        from nbagent.models.spec import model_from_spec, needs_loading
 
         value = namespace.get(spec)
-        if value is not None and (hasattr(value, "generate") or callable(value)) and not isinstance(value, str):
+        if _is_model(value):
             return value
-        if spec not in self._models:
+        key = (spec, n_ctx)
+        if key not in self._models:
+            loading = _show_loading(spec) if show and needs_loading(spec) else None
             try:
-                self._models[spec] = model_from_spec(spec)
-            except ValueError as error:
-                raise UsageError(
-                    f"--model {spec}: {error}. Use a variable holding a model, or {MODEL_SPEC_HELP}"
-                ) from None
-        return self._models[spec]
+                self._models[key] = model_from_spec(spec, n_ctx=n_ctx)
+            except Exception as error:
+                if loading is not None:
+                    loading.run = {**loading.run, "status": "error", "error": str(error), "message": None}
+                if isinstance(error, ValueError):
+                    raise UsageError(f"--model {spec}: {error}") from None
+                raise AgentRunFailed(f"--model {spec}: {error}") from None
+            self._loading_widget = loading
+        return self._models[key]
+
+    def _tell_imports(self, modules: list[str], executor: str, quiet: bool) -> None:
+        from nbagent.notebook.magic_input import imports_notice
+
+        notice = None if quiet else imports_notice(modules, executor)
+        if notice:
+            print(notice)
 
     def _tools(self, names: str | None, namespace: dict[str, Any]) -> list[Any]:
         from nbagent.tools import Tool
@@ -253,7 +324,8 @@ class AgentMagics(Magics):
             tools.append(value)
         return tools
 
-    def _run_agent(self, agent: Any, task: str, args: Any) -> Any:
+    def _run_agent(self, agent: Any, task: str, args: Any, magic: str) -> Any:
+        """Run; the cell's value is the answer only with --quiet (a widget or the console already shows it)."""
         from nbagent.errors import AgentGenerationError
         from nbagent.loop import LogLevel
 
@@ -267,16 +339,62 @@ class AgentMagics(Magics):
             if args.step:
                 controller = agent.start(task, reset=not args.continue_run)
                 if args.out:
-                    controller.when_finished(lambda result: self.shell.user_ns.__setitem__(args.out, result.output))
+                    controller.when_finished(lambda result: self._store(args.out, _answer_of(result)))
                 return None
             result = agent.run(task, reset=not args.continue_run, return_full_result=True)
         except AgentGenerationError as error:
-            raise AgentRunFailed(f"{error} (the memory so far is kept: `%%agent --continue` goes on from it)") from None
+            if args.out:
+                self._store(args.out, None)
+            if args.quiet:
+                return None
+            raise AgentRunFailed(_failure_line(str(error), args.out)) from None
         finally:
             agent.show_widget, agent.verbosity_level = saved
+            agent._pending_widget = None
+        answer = _answer_of(result)
         if args.out:
-            self.shell.user_ns[args.out] = result.output
-        return result.output
+            self._store(args.out, answer)
+        if not args.quiet and answer is None:
+            _say_outcome(magic, result, args.out)
+        return answer if args.quiet else None
+
+    def _store(self, name: str, value: Any) -> None:
+        self.shell.user_ns[name] = value
+
+
+def _is_model(value: Any) -> bool:
+    return value is not None and not isinstance(value, str) and (hasattr(value, "generate") or callable(value))
+
+
+def _show_loading(spec: str) -> Any:
+    from nbagent.notebook.display import show_loading_widget
+
+    what = "the offline model" if spec in ("", "default") else spec
+    return show_loading_widget(f"loading {what}…")
+
+
+def _answer_of(result: Any) -> Any:
+    """The run's answer when it answered; None for max steps, a stop, a failure, or an answer that reads as an error."""
+    from nbagent.record.status import answered, run_outcome
+
+    return result.output if answered(run_outcome(result.state, result.output, result.error)) else None
+
+
+def _say_outcome(magic: str, result: Any, out: str | None) -> None:
+    """One line under the widget naming how the run ended when it did not answer."""
+    from nbagent.record.status import outcome_message, run_outcome
+
+    outcome = run_outcome(result.state, result.output, result.error)
+    stored = f" ({out} = None)" if out else ""
+    print(f"{magic}: {outcome_message(outcome)}{stored}", file=sys.stderr)
+
+
+def _failure_line(error: str, out: str | None) -> str:
+    """The one line a failed run ends with; --continue is suggested only where it can help."""
+    stored = f" ({out} = None)" if out else ""
+    if "context window" in error:  # continuing would overflow again: the message says what helps
+        return error + stored
+    return f"{error}{stored} (the memory so far is kept: `%%agent --continue` goes on from it)"
 
 
 def _split_options(words: list[str], parser: Any) -> tuple[list[str], list[str]]:

@@ -80,7 +80,7 @@ def test_continue_and_existing_agent(ip):
     [
         ("--max-steps zero", "t", "invalid int"),
         ("--max-steps 0", "t", "at least 1"),
-        ("--bogus", "t", "unrecognized"),
+        ("--bogus", "t", "unknown option --bogus"),
         ("--tools nothing_here", "t", "not defined"),
         ("--tools data", "t", "not a tool"),
         ("--agent data", "t", "no agent variable"),
@@ -115,8 +115,11 @@ def test_model_failure_is_one_clear_error(ip):
 
     ip.user_ns["m"] = ScriptedModel(broken)
     with pytest.raises(AgentRunFailed, match="no route to host") as info:
-        ip.run_cell_magic("agent", "-m m --quiet", "t")
+        ip.run_cell_magic("agent", "-m m", "t")
     assert info.value._render_traceback_()[0].count("\n") == 0
+    ip.user_ns["answer"] = "old"
+    assert ip.run_cell_magic("agent", "-m m --quiet -o answer", "t") is None  # --quiet: no error line
+    assert ip.user_ns["answer"] is None
 
 
 def test_only_variables_the_task_points_at_are_described():

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import difflib
+import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["model_from_spec", "model_from_type", "MODEL_SPEC_HELP"]
+__all__ = ["model_from_spec", "model_from_type", "check_spec", "needs_loading", "MODEL_SPEC_HELP"]
 
 MODEL_SPEC_HELP = (
     "'default' (the offline model), a .gguf file, a local transformers folder, "
-    "openai:<model id>, hf:<model id>, litellm:<model id>, or a Hugging Face model id"
+    "openai:<model id>, hf:<model id>, litellm:<model id>, or a Hugging Face model id (org/name)"
 )
 
 _PREFIXES = {
@@ -21,24 +24,78 @@ _PREFIXES = {
 }
 
 
-def model_from_spec(spec: str | None) -> Any:
-    """A model from `spec` (see `MODEL_SPEC_HELP`); `None`/"default" gives the offline default."""
-    import nbagent.models as models
+def check_spec(spec: str | None, candidates: Iterable[str] = ()) -> None:
+    """Raise `ValueError` (with suggestions) for a spec that names no model, before anything loads.
 
+    `candidates` are other names the spec could have meant (e.g. notebook variables holding models).
+    A bare word is not taken for a Hugging Face id: those are "org/name" (or write `hf:<id>`).
+    """
     if spec is None or spec.strip() in ("", "default"):
-        return models.default_model()
+        return
     spec = spec.strip()
     prefix, sep, rest = spec.partition(":")
     if sep and prefix in _PREFIXES:
         if not rest:
             raise ValueError(f"Model spec {spec!r} names no model after '{prefix}:'")
-        cls = getattr(models, _PREFIXES[prefix])
-        return cls(model_path=rest) if prefix == "llamacpp" else cls(model_id=rest)
+        return
     path = Path(spec).expanduser()
     if path.suffix.lower() == ".gguf":
         if not path.is_file():
             raise ValueError(f"No GGUF file at {spec!r}")
-        return models.LlamaCppModel(model_path=str(path))
+        return
+    if path.is_dir() or _looks_like_hub_id(spec):
+        return
+    if sep and "/" not in prefix:
+        hint = _suggest(f"{prefix}:", [f"{p}:" for p in _PREFIXES])
+        raise ValueError(f"Unknown model prefix {prefix + ':'!r}{hint}")
+    hint = _suggest(spec, ["default", *candidates])
+    raise ValueError(f"Unknown model {spec!r}{hint}")
+
+
+def _looks_like_hub_id(spec: str) -> bool:
+    return bool(re.fullmatch(r"[\w.-]+/[\w.-]+", spec)) and not spec.startswith((".", "/"))
+
+
+def _suggest(word: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(dict.fromkeys(choices)), n=3, cutoff=0.5)
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+
+
+def needs_loading(spec: str | None) -> bool:
+    """True for a spec whose model is loaded into this process (the offline default, a GGUF, a local folder)."""
+    if spec is None or spec.strip() in ("", "default"):
+        return True
+    prefix, sep, _ = spec.strip().partition(":")
+    if sep and prefix in _PREFIXES:
+        return prefix in ("llamacpp", "transformers")
+    path = Path(spec.strip()).expanduser()
+    return path.suffix.lower() == ".gguf" or path.is_dir()
+
+
+def model_from_spec(spec: str | None, n_ctx: int | None = None) -> Any:
+    """A model from `spec` (see `MODEL_SPEC_HELP`); `None`/"default" gives the offline default.
+
+    `n_ctx` sets the context window of a model llama.cpp runs (the default model, a .gguf, `llamacpp:`).
+    """
+    import nbagent.models as models
+
+    check_spec(spec)
+    context = {"n_ctx": n_ctx} if n_ctx else {}
+    if spec is None or spec.strip() in ("", "default"):
+        return models.default_model(**context)
+    spec = spec.strip()
+    prefix, sep, rest = spec.partition(":")
+    path = Path(spec).expanduser()
+    if sep and prefix == "llamacpp":
+        return models.LlamaCppModel(model_path=rest, **context)
+    if path.suffix.lower() == ".gguf":
+        return models.LlamaCppModel(model_path=str(path), **context)
+    if context:
+        raise ValueError(
+            f"n_ctx applies to llama.cpp models (the default, a .gguf file, llamacpp:<path>), not {spec!r}"
+        )
+    if sep and prefix in _PREFIXES:
+        return getattr(models, _PREFIXES[prefix])(model_id=rest)
     if path.is_dir():
         return models.TransformersModel(model_id=str(path))
     return models.InferenceClientModel(model_id=spec)

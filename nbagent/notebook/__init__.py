@@ -10,4 +10,5 @@ Modules:
     driver     RunDriver: the widget's buttons and prepared runs (a worker thread drives them)
     channel    ControlChannel: the receive-only comm the buttons use, heard while a cell runs
     save_hook  the Jupyter server pre-save hook that keeps finished runs as static HTML
+    magic_input  what %%agent checks before a run: options, usage line, `%agent …?`, sensitive imports
 """

@@ -1,0 +1,135 @@
+"""What `%%agent`/`%agent` check in their input before a run: options, the usage line, a task ending in `?`, imports.
+
+* `check_options` refuses an unknown option with "did you mean" (and never takes an abbreviation:
+  `--max-step` is an error, not `--max-steps`).
+* `usage_line` is one clean line naming the magic that was used (`%%agent` or `%agent`).
+* `keep_agent_questions` is an IPython input transformer: IPython reads a line that ends in `?` as a
+  help request (`%agent What is the capital of France?` would show help on `France`); this one hands
+  such a line to the magic instead. `%agent?` alone still shows the magic's help.
+* `imports_notice` says in one line what authorizing a sensitive module (os, sys, shutil, socket, …)
+  does and does not allow, as the sandbox's policy enforces it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = ["check_options", "usage_line", "keep_agent_questions", "install_question_transformer", "imports_notice"]
+
+_NUMBER = re.compile(r"^-\d")
+
+
+def _option_strings(parser: Any) -> tuple[set[str], set[str]]:
+    """Every option string of `parser`, and those that take a value."""
+    known: set[str] = set()
+    with_value: set[str] = set()
+    for action in parser._actions:
+        known.update(action.option_strings)
+        if action.nargs != 0:
+            with_value.update(action.option_strings)
+    return known, with_value
+
+
+def check_options(words: list[str], parser: Any, magic: str) -> None:
+    """Raise a `UsageError` for an option `parser` does not know, suggesting the closest ones."""
+    from IPython.core.error import UsageError
+
+    known, with_value = _option_strings(parser)
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word == "--":
+            return
+        if word.startswith("-") and len(word) > 1 and not _NUMBER.match(word):
+            option = word.split("=", 1)[0]
+            if option not in known:
+                raise UsageError(
+                    f"{magic}: unknown option {option}{_did_you_mean(option, known)}\n{usage_line(parser, magic)}"
+                )
+            if option in with_value and "=" not in word:
+                index += 1  # its value may itself start with "-"
+        index += 1
+
+
+def _did_you_mean(word: str, choices: Iterable[str]) -> str:
+    names = sorted(c[2:] for c in choices if c.startswith("--"))
+    close = difflib.get_close_matches(word.lstrip("-"), names, n=2, cutoff=0.7)
+    return f" (did you mean {' or '.join('--' + c for c in close)}?)" if close else ""
+
+
+def usage_line(parser: Any, magic: str) -> str:
+    """`usage: %%agent [-m MODEL] [--tools TOOLS] …` on one line, for the magic that was used."""
+    text = " ".join(parser.format_usage().replace("::", " ").split())
+    text = re.sub(r"^(usage:\s*)?%{1,2}\S+\s*", "", text)
+    where = "TASK" if magic == "%agent" else "(the task in the cell body)"
+    return f"usage: {magic} {text} {where}".replace("  ", " ")
+
+
+# ---------------------------------------------------------------------------- a task ending in "?"
+
+_AGENT_LINE = re.compile(r"^(?P<indent>[ \t]*)%agent(?P<rest>[ \t]+\S.*?)[ \t]*$")
+
+
+def keep_agent_questions(lines: list[str]) -> list[str]:
+    """IPython cleanup transformer: a `%agent …?` line runs the magic instead of asking for help."""
+    out = []
+    for line in lines:
+        match = _AGENT_LINE.match(line.rstrip("\n"))
+        rest = match.group("rest").strip() if match else ""
+        if match and rest.endswith("?") and rest.strip("?"):
+            newline = "\n" if line.endswith("\n") else ""
+            line = f"{match.group('indent')}get_ipython().run_line_magic('agent', {rest!r}){newline}"
+        out.append(line)
+    return out
+
+
+def install_question_transformer(shell: Any) -> None:
+    """Add `keep_agent_questions` to `shell`'s cleanup transformers once (they run before the help `?` check)."""
+    transformers = getattr(shell, "input_transformers_cleanup", None)
+    if transformers is not None and keep_agent_questions not in transformers:
+        transformers.append(keep_agent_questions)
+
+
+# ---------------------------------------------------------------------------- sensitive imports
+
+_FILE_MODULES = frozenset({"os", "shutil", "pathlib", "glob", "io", "tempfile", "fileinput", "zipfile", "tarfile"})
+
+
+def imports_notice(modules: Iterable[str], executor: str) -> str | None:
+    """One line on what authorizing sensitive `modules` allows with `executor` ("isolated"/"local"); None if none is."""
+    from nbagent.sandbox.isolated import NETWORK_MODULES
+    from nbagent.sandbox.policy import never_importable
+
+    names = list(dict.fromkeys(m.strip() for m in modules if m.strip()))
+    tops = {name.split(".")[0] for name in names}
+    confined = executor == "isolated" and sys.platform.startswith("linux")
+    parts = []
+    refused = [name for name in names if never_importable(name)]
+    if refused:
+        parts.append(f"{', '.join(refused)} stay refused (never importable by agent code)")
+    if "os" in tops:
+        parts.append("os without processes or environment variables")
+    if "sys" in tops:
+        parts.append("sys without sys.modules, sys.path, tracing, exit or stdin")
+    if tops & _FILE_MODULES:
+        parts.append(
+            "files: reads only Python, system libraries and the working directory (no dot-files), "
+            "writes only a scratch directory"
+            if confined
+            else f"files: whatever this kernel may read and write ({_unconfined(executor)})"
+        )
+    if tops & NETWORK_MODULES:
+        parts.append(
+            "network: TCP to ports 80/443 only" if confined else f"network: unrestricted ({_unconfined(executor)})"
+        )
+    if not parts:
+        return None
+    return f"--imports {','.join(names)}: {'; '.join(parts)}."
+
+
+def _unconfined(executor: str) -> str:
+    return "the local executor" if executor == "local" else "no OS confinement on this platform"
