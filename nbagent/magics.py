@@ -221,8 +221,10 @@ class AgentMagics(Magics):
             if not hasattr(getattr(agent, "python_executor", None), "copy_inputs"):
                 raise UsageError("--copy needs a CodeAgent (an agent whose code runs in nbagent's executor)")
             agent.python_executor.copy_inputs = True
-        if args.max_tokens is not None and hasattr(agent, "max_tokens_per_step"):
-            agent.max_tokens_per_step = args.max_tokens or None
+        if hasattr(agent, "max_tokens_per_step") and (args.max_tokens is not None or not agent.max_tokens_per_step):
+            # the model's own cap made explicit (0 or unset): a step cut at it then says so to the model
+            own = getattr(agent.model, "max_new_tokens", None)
+            agent.max_tokens_per_step = args.max_tokens or (own if isinstance(own, int) else None)
         return self._run_agent(agent, task, args, magic)
 
     def _agent_for(self, args: Any, namespace: dict[str, Any]) -> Any:

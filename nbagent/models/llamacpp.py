@@ -46,6 +46,17 @@ def import_llama_cpp() -> Any:
     return llama_cpp
 
 
+def context_overflow_message(prompt_tokens: int, max_tokens: int, n_ctx: int) -> str:
+    """What overflowed and what helps (a larger context, a shorter task; continuing would overflow again)."""
+    larger = max(2 * n_ctx, 1024 * -(-(prompt_tokens + max_tokens) // 1024))
+    return (
+        f"The conversation is {prompt_tokens} tokens; with up to {max_tokens} new tokens it exceeds the context "
+        f"window n_ctx={n_ctx}. What helps: a larger context (`%%agent --n-ctx {larger}`, or "
+        f"LlamaCppModel(..., n_ctx={larger})), fewer or smaller variables in the task, or a new run "
+        "(--continue sends the whole conversation again)."
+    )
+
+
 class LlamaCppModel(Model):
     """A local GGUF model run by llama.cpp, with streaming, stop sequences and prefix KV reuse.
 
@@ -157,10 +168,7 @@ class LlamaCppModel(Model):
         tokens, template_stops = self.prompt_tokens(messages, tools_to_call_from)
         max_tokens = kwargs.pop("max_new_tokens", kwargs.pop("max_tokens", self.max_new_tokens))
         if len(tokens) + max_tokens > self.n_ctx:
-            raise ModelError(
-                f"The conversation is {len(tokens)} tokens; with max_new_tokens={max_tokens} it exceeds the context "
-                f"window n_ctx={self.n_ctx}. Pass a larger n_ctx to LlamaCppModel or shorten the conversation."
-            )
+            raise ModelError(context_overflow_message(len(tokens), max_tokens, self.n_ctx))
         args: dict[str, Any] = {
             "prompt": tokens,
             "stop": [*(stop_sequences or []), *template_stops],
