@@ -5,7 +5,8 @@ run starts it in the caller's thread up to `RunStart` (so views, e.g. a notebook
 widget, are made where the caller displays them), then drives it on a worker thread
 and hands each event to the caller's running event loop. The event loop stays free
 while the agent works: top-level `await` in a notebook needs no `nest_asyncio`.
-Cancelling the awaiting task stops the run, as `agent.stop()` does.
+Cancelling the awaiting task stops the run, as `agent.stop()` does. Async tools called
+during the run are awaited on the caller's event loop (see nbagent/tools/awaiting.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import asyncio
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
+
+from nbagent.tools.awaiting import HOST_LOOP
 
 __all__ = ["pump_events"]
 
@@ -27,6 +30,7 @@ async def pump_events(events: Iterator[Any], stop: Callable[[str], None]) -> Asy
     first = next(events)  # set-up and RunStart in this thread: views show where the caller is
 
     def drive() -> None:
+        HOST_LOOP.set(loop)  # async tools called during the run are awaited on the caller's loop
         try:
             for event in events:
                 loop.call_soon_threadsafe(queue.put_nowait, (event, None))

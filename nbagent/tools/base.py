@@ -11,6 +11,7 @@ from typing import Any
 
 from nbagent.media import is_image, report_image
 
+from .awaiting import resolve_awaitable
 from .errors import ToolDefinitionError, ToolSerializationError
 from .forward_schema import infer_io_from_forward
 from .gradio_demo import gradio_app_code
@@ -179,9 +180,9 @@ class Tool(metaclass=_ToolMeta):
             from nbagent.media.agent_types import handle_agent_input_types, handle_agent_output_types
 
             args, kwargs = handle_agent_input_types(*args, **kwargs)
-            result = handle_agent_output_types(self.forward(*args, **kwargs), self.output_type)
+            result = handle_agent_output_types(resolve_awaitable(self.forward(*args, **kwargs)), self.output_type)
         else:
-            result = self.forward(*args, **kwargs)
+            result = resolve_awaitable(self.forward(*args, **kwargs))  # an `async def forward` is awaited
         if is_image(result):
             report_image(result)  # shown in the step that called the tool
         return result
