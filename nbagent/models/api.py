@@ -9,9 +9,11 @@ after is one clear `ModelError`).
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ._common import StopCutter, public_dict, tool_schemas
@@ -32,7 +34,7 @@ from .base import (
     remove_stop_sequences,
     supports_stop_parameter,
 )
-from .retry import ErrorInfo, RateLimiter, RetryPolicy, call_with_retries, final_error
+from .retry import ErrorInfo, RateLimiter, RetryPolicy, acall_with_retries, call_with_retries, final_error
 
 __all__ = ["ApiModel", "MalformedResponse", "StreamTruncated"]
 
@@ -266,6 +268,37 @@ class ApiModel(Model):
             self.timeout,
             sleep=self.sleep,
         )
+
+    async def agenerate(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> ChatMessage:
+        """`generate` through the provider's async client (`_acreate`): same parameters, retries and errors."""
+        params = self.prepare_params(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
+
+        async def attempt() -> ChatMessage:
+            await self.rate_limiter.athrottle()
+            return self._message(await self._acreate(**params), stop_sequences)
+
+        return await acall_with_retries(
+            attempt, self.retry, self._describe, self.provider_name, self.endpoint, self.timeout
+        )
+
+    async def _acreate(self, **params: Any) -> Any:
+        """One async provider call; subclasses with an async client override it (here: `_create` on a thread)."""
+        return await asyncio.to_thread(functools.partial(self._create, **params))
+
+    def _async_client_for_this_loop(self, make: Callable[[], Any]) -> Any:
+        """The async client made by `make`, one per event loop: its connections belong to the loop they opened on."""
+        loop = asyncio.get_running_loop()
+        cached = self.__dict__.get("_async_client_cache")
+        if cached is None or cached[0] is not loop:
+            cached = self.__dict__["_async_client_cache"] = (loop, make())
+        return cached[1]
 
     def _stream_once(self, params: dict[str, Any], cutter: StopCutter) -> Iterator[ChatMessageStreamDelta]:
         stream = self._request(stream=True, **params)

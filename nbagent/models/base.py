@@ -8,13 +8,15 @@ parts.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import dataclasses
+import functools
 import io
 import json
 import re
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any
@@ -513,18 +515,47 @@ class Model:
         tools_to_call_from: list[Any] | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatMessageStreamDelta]:
-        # By keyword, and only what is set: a subclass written for smolagents may declare
-        # `generate(self, messages, stop_sequences=None)` and nothing more.
-        given = {
-            name: value
-            for name, value in (
-                ("stop_sequences", stop_sequences),
-                ("response_format", response_format),
-                ("tools_to_call_from", tools_to_call_from),
-            )
-            if value is not None
-        }
+        given = _set_arguments(stop_sequences, response_format, tools_to_call_from)
         yield message_as_delta(self.generate(messages, **given, **kwargs))
+
+    async def agenerate(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> ChatMessage:
+        """`generate` for async code: `await model.agenerate(messages)`. Here `generate` runs on a worker
+        thread (the event loop stays free); the API models override this with their async clients."""
+        given = _set_arguments(stop_sequences, response_format, tools_to_call_from)
+        return await asyncio.to_thread(functools.partial(self.generate, messages, **given, **kwargs))
+
+    async def agenerate_stream(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatMessageStreamDelta]:
+        """`generate_stream` for async code: `async for delta in model.agenerate_stream(messages)`.
+
+        The stream is read on a worker thread and each delta handed to the event loop as it comes.
+        """
+        given = _set_arguments(stop_sequences, response_format, tools_to_call_from)
+        stream = iter(self.generate_stream(messages, **given, **kwargs))
+        done = object()
+        try:
+            while True:
+                delta = await asyncio.to_thread(next, stream, done)
+                if delta is done:
+                    return
+                yield delta
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                await asyncio.to_thread(close)
 
     def __call__(self, *args: Any, **kwargs: Any) -> ChatMessage:
         return self.generate(*args, **kwargs)
@@ -607,6 +638,19 @@ class Model:
     def from_dict(cls, data: dict[str, Any]) -> Model:
         data = {k: v for k, v in data.items() if k != "class"}
         return cls(**data)
+
+
+def _set_arguments(
+    stop_sequences: list[str] | None, response_format: dict[str, Any] | None, tools_to_call_from: list[Any] | None
+) -> dict[str, Any]:
+    """The generation arguments that are set, to pass by keyword: a `Model` subclass written for
+    smolagents may declare `generate(self, messages, stop_sequences=None)` and nothing more."""
+    given = {
+        "stop_sequences": stop_sequences,
+        "response_format": response_format,
+        "tools_to_call_from": tools_to_call_from,
+    }
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def _is_jsonable(value: Any) -> bool:

@@ -100,6 +100,28 @@ class InferenceClientModel(ApiModel):
             params.pop("model", None)  # the client already targets model_id through the provider
         return self.client.chat_completion(**params)
 
+    async def _acreate(self, **params: Any) -> Any:
+        """Through `AsyncInferenceClient` (it needs `aiohttp`; without it, the sync client on a thread)."""
+        try:
+            import aiohttp  # noqa: F401  (AsyncInferenceClient's transport)
+            from huggingface_hub import AsyncInferenceClient
+        except ImportError:
+            return await super()._acreate(**params)
+        if self.base_url is None:
+            params.pop("model", None)
+        client = self._async_client_for_this_loop(
+            lambda: AsyncInferenceClient(
+                model=None if self.base_url else self.model_id,
+                provider=None if self.base_url else self.provider,
+                token=self._secrets[0] if self._secrets else None,
+                timeout=self.timeout,
+                base_url=self.base_url,
+                bill_to=self.bill_to,
+                **self.client_kwargs,
+            )
+        )
+        return await client.chat_completion(**params)
+
     def _describe_error(self, err: BaseException) -> ErrorInfo:
         from huggingface_hub.errors import HfHubHTTPError, InferenceTimeoutError
 

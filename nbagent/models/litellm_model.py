@@ -77,6 +77,11 @@ class LiteLLMModel(ApiModel):
             api_base=self.api_base, api_key=self._api_key, timeout=self.timeout, num_retries=0, **params
         )
 
+    async def _acreate(self, **params: Any) -> Any:
+        return await self._litellm.acompletion(
+            api_base=self.api_base, api_key=self._api_key, timeout=self.timeout, num_retries=0, **params
+        )
+
     def _describe_error(self, err: BaseException) -> ErrorInfo:
         # LiteLLM's exceptions subclass openai's, status codes included.
         return describe_openai_error(err, self.timeout) or super()._describe_error(err)
@@ -145,3 +150,6 @@ class LiteLLMRouterModel(LiteLLMModel):
 
     def _create(self, **params: Any) -> Any:
         return self.client.completion(timeout=self.timeout, **params)
+
+    async def _acreate(self, **params: Any) -> Any:
+        return await self.client.acompletion(timeout=self.timeout, **params)

@@ -111,12 +111,13 @@ class OpenAIServerModel(ApiModel):
         self._secrets = [key] if key else []
         self.client = self._make_client(key)
 
-    def _make_client(self, api_key: str | None) -> Any:
+    def _make_client(self, api_key: str | None, asynchronous: bool = False) -> Any:
         import openai
 
         options = {"timeout": self.timeout, "max_retries": 0, **self.client_kwargs}
+        client_class = openai.AsyncOpenAI if asynchronous else openai.OpenAI
         try:
-            return openai.OpenAI(
+            return client_class(
                 base_url=self.api_base, api_key=api_key, organization=self.organization, project=self.project, **options
             )
         except openai.OpenAIError as err:
@@ -136,6 +137,11 @@ class OpenAIServerModel(ApiModel):
 
     def _create(self, **params: Any) -> Any:
         return self.client.chat.completions.create(**params)
+
+    async def _acreate(self, **params: Any) -> Any:
+        key = self._secrets[0] if self._secrets else None
+        client = self._async_client_for_this_loop(lambda: self._make_client(key, asynchronous=True))
+        return await client.chat.completions.create(**params)
 
     def _describe_error(self, err: BaseException) -> ErrorInfo:
         return describe_openai_error(err, self.timeout) or super()._describe_error(err)
@@ -178,12 +184,13 @@ class AzureOpenAIServerModel(OpenAIServerModel):
             **kwargs,
         )
 
-    def _make_client(self, api_key: str | None) -> Any:
+    def _make_client(self, api_key: str | None, asynchronous: bool = False) -> Any:
         import openai
 
         options = {"timeout": self.timeout, "max_retries": 0, **self.client_kwargs}
+        client_class = openai.AsyncAzureOpenAI if asynchronous else openai.AzureOpenAI
         try:
-            return openai.AzureOpenAI(
+            return client_class(
                 azure_endpoint=self.azure_endpoint, api_key=api_key, api_version=self.api_version, **options
             )
         except (openai.OpenAIError, ValueError) as err:

@@ -3,16 +3,17 @@ backoff ending in one clear `ModelError`."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .base import ModelError
 
-__all__ = ["RetryPolicy", "RateLimiter", "ErrorInfo", "call_with_retries", "HINTS"]
+__all__ = ["RetryPolicy", "RateLimiter", "ErrorInfo", "call_with_retries", "acall_with_retries", "HINTS"]
 
 T = TypeVar("T")
 
@@ -77,14 +78,25 @@ class RateLimiter:
 
     def throttle(self) -> None:
         """Wait until this request may go."""
+        wait = self._reserve()
+        if wait > 0:
+            self.sleep(wait)
+
+    async def athrottle(self) -> None:
+        """`throttle()` for async callers: the event loop stays free while waiting."""
+        wait = self._reserve()
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    def _reserve(self) -> float:
+        """Take the next slot; how long to wait for it."""
         if not self.interval:
-            return
+            return 0.0
         with self._lock:
             now = self.clock()
             slot = max(now, self._next_slot)
             self._next_slot = slot + self.interval
-        if slot > now:
-            self.sleep(slot - now)
+        return slot - now
 
 
 @dataclass
@@ -142,3 +154,28 @@ def call_with_retries(
             if delay is None:
                 raise final_error(provider, endpoint, info, attempts, timeout) from err
             sleep(policy.wait(delay, info.retry_after))
+
+
+async def acall_with_retries(
+    fn: Callable[[], Awaitable[T]],
+    policy: RetryPolicy,
+    describe: Callable[[BaseException], ErrorInfo],
+    provider: str,
+    endpoint: str,
+    timeout: float | None = None,
+) -> T:
+    """`call_with_retries` for a coroutine function: the waits between attempts are `asyncio.sleep`s."""
+    delays = policy.delays()
+    attempts = 0
+    while True:
+        attempts += 1
+        try:
+            return await fn()
+        except ModelError:
+            raise
+        except Exception as err:
+            info = describe(err)
+            delay = next(delays, None) if info.retryable else None
+            if delay is None:
+                raise final_error(provider, endpoint, info, attempts, timeout) from err
+            await asyncio.sleep(policy.wait(delay, info.retry_after))
