@@ -194,8 +194,8 @@ class PromptBuilder:
             self.agent.prompt_templates["managed_agent"]["report"], name=self.agent.name, final_answer=answer
         )
         if self.agent.provide_run_summary:
-            summary = "\n---".join(
-                truncate(message.text, RUN_SUMMARY)
+            summary = "".join(  # smolagents' layout: each message on its own lines, then "---"
+                f"\n{truncate(message.text, RUN_SUMMARY)}\n---"
                 for message in self.agent.write_memory_to_messages(summary_mode=True)
             )
             report += (
