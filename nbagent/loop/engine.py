@@ -235,7 +235,7 @@ class AgentLoop:
             if output is _NO_ANSWER:
                 outcome = RunOutcome.MAX_STEPS
                 output = yield from self._final_answer_from_memory()
-            output = handle_agent_output_types(output)
+            output = _as_agent_type(output)
             final = FinalAnswerStep(output=output)
             self._finalize_step(final)
             yield self._notify(final)
@@ -292,7 +292,8 @@ class AgentLoop:
         for self.step_number in range(first, first + max_steps):
             self.gates.before_step()
             if self._planning_due(self.step_number - first):
-                yield from self._planning_step(is_first=self.step_number == first and first == 1)
+                # the initial plan when the memory holds only the task (smolagents' rule), else an updated one
+                yield from self._planning_step(is_first=len(self.memory.steps) == 1)
                 self.gates.before_step()  # a plan is a step of its own for Step/Pause
             step = ActionStep(step_number=self.step_number)
             for event in self._action_step_events(step):
@@ -473,6 +474,12 @@ class AgentLoop:
 
     def _step_stream(self, memory_step: ActionStep) -> Iterator[Any]:
         raise NotImplementedError(f"{type(self).__name__} must implement _step_stream()")
+
+
+def _as_agent_type(output: Any) -> Any:
+    """A text answer as `AgentText` (a `str`), as smolagents returns it. An image stays the PIL image:
+    nbagent's `AgentImage` is no PIL image, and an answer should stay usable as one (`.save`, display)."""
+    return handle_agent_output_types(output) if isinstance(output, str) else output
 
 
 def _drain(events: Generator[Any, None, Any], tell: Callable[[Any], Any]) -> Any:

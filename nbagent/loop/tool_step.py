@@ -64,7 +64,10 @@ class ToolCallingLoop(AgentLoop):
             yield event
         final = [output for output in outputs if output.is_final_answer]
         if final and len(outputs) > 1:
-            raise AgentToolCallError("final_answer must be called alone, not together with other tools in one step")
+            raise AgentToolCallError(
+                "final_answer must be called alone: if you want to return an answer, please do not perform any other "
+                "tool calls than the final answer tool call!"
+            )
         yield ActionOutput(output=final[0].output if final else None, is_final_answer=bool(final))
 
     def process_tool_calls(self, chat_message: Any, memory_step: ActionStep) -> Iterator[ToolCall | ToolOutput]:
@@ -88,7 +91,7 @@ class ToolCallingLoop(AgentLoop):
                 message = self.model.parse_tool_calls(message) if hasattr(self.model, "parse_tool_calls") else message
             except ValueError as failure:
                 raise AgentParsingError(
-                    f"Could not read a tool call from your answer: {failure}\n"
+                    f"Error while parsing tool call from model output: {failure}\n"
                     'Call a tool with a JSON object such as {"name": "final_answer", "arguments": {"answer": "..."}}.'
                 ) from None
         if not message.tool_calls:
@@ -109,7 +112,7 @@ class ToolCallingLoop(AgentLoop):
         images = [result] if is_image(result) else []
         if images:
             name = f"image_{call.id}.png"
-            self.state[name] = result
+            self.state[name] = self.state["image.png"] = result  # "image.png": the latest, smolagents' name
             observation = f"Stored '{name}' in memory."
         else:
             observation = str(result).strip()
@@ -131,6 +134,12 @@ class ToolCallingLoop(AgentLoop):
             )
         tool = available[tool_name]
         arguments = self._substitute_state_variables(_decode_arguments(arguments))
+        one_scalar = isinstance(arguments, (int, float)) and len(getattr(tool, "inputs", {}) or {}) == 1
+        if arguments is not None and not isinstance(arguments, (dict, str)) and not one_scalar:
+            raise AgentToolCallError(
+                f"Invalid arguments for tool {tool_name!r}: give a JSON object of its inputs, not a "
+                f"{type(arguments).__name__}. It takes: {json.dumps(getattr(tool, 'inputs', {}), default=str)}"
+            )
         try:
             if isinstance(arguments, dict):
                 return tool(**arguments)

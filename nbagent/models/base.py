@@ -413,7 +413,10 @@ def parse_json_tool_call(text: str) -> ChatMessageToolCall:
     try:
         data = json.loads(blob)
     except json.JSONDecodeError as err:
-        raise ValueError(f"The tool call is not valid JSON ({err.msg} at char {err.pos}): {blob[:500]!r}") from None
+        raise ValueError(  # smolagents' wording
+            f"The JSON blob you used is invalid due to the following error: {err.msg} at char {err.pos}.\n"
+            f"JSON blob was: {blob[:500]}"
+        ) from None
     name = data.get("name") or data.get("tool_name") or data.get("action")
     if not isinstance(name, str):
         raise ValueError(f'The tool call has no "name" field: {blob[:500]!r}')
