@@ -58,7 +58,7 @@ def test_an_answered_run_is_done_with_a_plain_final_answer() -> None:
     for run in (live, reopened):
         assert (run["status"], run["outcome"], action_count(run)) == ("done", "success", 1)
         assert run["final_answer"]["outcome"] == "success"
-    html = run_to_html(live, [])
+    html = run_to_html(live, [], css=False)
     assert 'class="nba-final"' in html and "nba-final-warn" not in html and ">done<" in html
 
 
