@@ -40,8 +40,14 @@ export class Follower {
     this.scroller = null;
     /** @type {EventTarget | null} */
     this.target = null;
+    /** @type {number | null} where this follower last scrolled to (a lower scrollTop since: the person scrolled up) */
+    this.lastTop = null;
     this.onScroll = () => {
       this.following = this.atEnd();
+    };
+    /** @param {Event} event */
+    this.onWheel = (event) => {
+      if (/** @type {WheelEvent} */ (event).deltaY < 0) this.following = false; // up: the person wants to read
     };
   }
 
@@ -60,10 +66,12 @@ export class Follower {
     this.scroller = scroller;
     this.target = scroller === document.scrollingElement || scroller === document.documentElement ? window : scroller;
     this.target.addEventListener("scroll", this.onScroll, { passive: true });
+    this.target.addEventListener("wheel", this.onWheel, { passive: true });
   }
 
   disconnect() {
     this.target?.removeEventListener("scroll", this.onScroll);
+    this.target?.removeEventListener("wheel", this.onWheel);
     this.target = null;
     this.scroller = null;
   }
@@ -71,8 +79,12 @@ export class Follower {
   /** The run grew: bring the widget's end into view if the person follows it. */
   follow() {
     this.connect();
-    if (!this.following || !this.scroller) return;
+    if (!this.scroller) return;
+    // a scroll up whose event has not arrived yet (events come a frame later) still counts
+    if (this.lastTop !== null && this.scroller.scrollTop < this.lastTop - 2 && !this.atEnd()) this.following = false;
+    if (!this.following) return;
     const below = this.el.getBoundingClientRect().bottom - viewBottom(this.scroller);
     if (below > 0) this.scroller.scrollTop += below;
+    this.lastTop = this.scroller.scrollTop;
   }
 }

@@ -57,4 +57,19 @@ describe("Follower", () => {
     expect(scroller.scrollTop).toBe(1100);
     follower.disconnect();
   });
+
+  it("counts a scroll up whose event has not arrived yet, and a wheel turned up", () => {
+    const { scroller, widget, rect } = page({ widgetBottom: 900 });
+    const follower = new Follower(widget);
+    follower.follow();
+    scroller.scrollTop = 200; // no scroll event yet
+    rect.bottom = 1000;
+    follower.follow();
+    expect(scroller.scrollTop).toBe(200);
+    scroller.scrollTop = 600;
+    scroller.dispatchEvent(new Event("scroll"));
+    expect(follower.following).toBe(true);
+    scroller.dispatchEvent(new WheelEvent("wheel", { deltaY: -40 }));
+    expect(follower.following).toBe(false);
+  });
 });

@@ -18,6 +18,8 @@ import ast
 import types
 from typing import Any
 
+from .proxies import RemoteObject
+
 __all__ = [
     "CHANGE_KINDS",
     "snapshot",
@@ -69,6 +71,10 @@ def snapshot(value: Any) -> dict[str, Any] | None:
 
 def describe(value: Any) -> str:
     """What a value is, short: "DataFrame 50×6", "list of 3", "dict of 2 keys", "int", "function"."""
+    if isinstance(value, RemoteObject):  # left in the isolated worker: its type as the worker said it
+        kind_name = object.__getattribute__(value, "_kind")
+        type_name = str(object.__getattribute__(value, "_type")).rsplit(".", 1)[-1]
+        return kind_name if kind_name in ("function", "class") else f"{type_name} (in the worker)"
     kind = type(value)
     name = kind.__name__
     if isinstance(value, types.ModuleType):
