@@ -34,6 +34,8 @@ _LAZY: dict[str, str] = {
     "CodeAgent": "nbagent.agents",
     "ToolCallingAgent": "nbagent.agents",
     "LogLevel": "nbagent.loop",
+    "AgentLogger": "nbagent.loop.monitoring",
+    "Monitor": "nbagent.loop.monitoring",
     # memory and events
     "AgentMemory": "nbagent.record",
     "ActionStep": "nbagent.record",
@@ -76,6 +78,12 @@ _LAZY: dict[str, str] = {
     "InferenceClientModel": "nbagent.models",
     "HfApiModel": "nbagent.models",
     "LiteLLMModel": "nbagent.models",
+    "LiteLLMRouterModel": "nbagent.models",
+    "OpenAIModel": "nbagent.models",
+    "AzureOpenAIModel": "nbagent.models",
+    "ApiModel": "nbagent.models",
+    "get_clean_message_list": "nbagent.models",
+    "REMOVE_PARAMETER": "nbagent.models",
     "default_model": "nbagent.models",
     "RetryPolicy": "nbagent.models",
     # tools
@@ -97,6 +105,9 @@ _LAZY: dict[str, str] = {
     "AgentImage": "nbagent.media.agent_types",
     "AgentText": "nbagent.media.agent_types",
     "AgentAudio": "nbagent.media.agent_types",
+    "AgentType": "nbagent.media.agent_types",
+    "ToolCollection": "nbagent.tools",
+    "launch_gradio_demo": "nbagent.tools",
     # prompts
     "PromptTemplates": "nbagent.prompts",
     "PlanningPromptTemplate": "nbagent.prompts",
@@ -105,6 +116,7 @@ _LAZY: dict[str, str] = {
     "PromptTemplateError": "nbagent.prompts",
     "load_prompt_templates": "nbagent.prompts",
     "populate_template": "nbagent.prompts",
+    "EMPTY_PROMPT_TEMPLATES": "nbagent.prompts",
     "merge_prompt_templates": "nbagent.prompts",
     # sandbox
     "LocalPythonExecutor": "nbagent.sandbox",
@@ -116,6 +128,7 @@ _LAZY: dict[str, str] = {
     "OperationLimitExceeded": "nbagent.sandbox",
     "FinalAnswerException": "nbagent.sandbox",
     "BASE_BUILTIN_MODULES": "nbagent.sandbox",
+    "evaluate_python_code": "nbagent.compat.local_python_executor",
     # notebook
     "AgentWidget": "nbagent.notebook.widget",
     "RunDriver": "nbagent.notebook.driver",

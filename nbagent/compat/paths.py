@@ -1,8 +1,10 @@
 """smolagents' module paths under `nbagent.`: `from nbagent.memory import ActionStep` works as in smolagents.
 
-Each alias names the module where the real code lives (one place, no copies); the
-first import of `nbagent.<alias>` loads that module and registers it under the
-alias too. Only the paths smolagents users import are aliased.
+Each alias names the module where the real code lives, or a re-export module of
+this package gathering names nbagent keeps in several places (one place for the
+code, no copies); the first import of `nbagent.<alias>` loads that module and
+registers it under the alias too. Only the paths smolagents users import are aliased
+(docs/smolagents-compat.md lists them).
 """
 
 from __future__ import annotations
@@ -16,10 +18,20 @@ from types import ModuleType
 __all__ = ["MODULE_ALIASES", "install_module_aliases"]
 
 MODULE_ALIASES: dict[str, str] = {
-    "nbagent.memory": "nbagent.record",
+    # smolagents' modules whose names live in one nbagent module
     "nbagent.agent_types": "nbagent.media.agent_types",
-    "nbagent.scorers": "nbagent.eval.scorers",  # nbagent's own short path to the built-in scorers
+    "nbagent.monitoring": "nbagent.loop.monitoring",
+    # smolagents' modules whose names nbagent keeps in several places: a re-export module each
+    "nbagent.memory": "nbagent.compat.memory",
+    "nbagent.utils": "nbagent.compat.utils",
+    "nbagent.default_tools": "nbagent.compat.default_tools",
+    "nbagent.local_python_executor": "nbagent.compat.local_python_executor",
+    "nbagent.tool_validation": "nbagent.compat.tool_validation",
+    "nbagent._function_type_hints_utils": "nbagent.compat.function_type_hints_utils",
+    # nbagent's own short path to the built-in scorers
+    "nbagent.scorers": "nbagent.eval.scorers",
 }
+# `nbagent.agents`, `nbagent.models` and `nbagent.tools` are real packages with smolagents' names.
 
 
 class _AliasLoader(importlib.abc.Loader):

@@ -8,7 +8,7 @@ import re
 from nbagent.errors import AgentParsingError
 from nbagent.text import MODEL_ECHO, truncate
 
-__all__ = ["parse_code_blobs"]
+__all__ = ["extract_code_from_text", "parse_code_blobs"]
 
 _FENCED = re.compile(r"```(?:py|python|python3)?[ \t]*\n(.*?)\n?```", re.DOTALL)
 _TAGGED = re.compile(r"<code>\s*(.*?)\s*</code>", re.DOTALL)
@@ -21,13 +21,24 @@ FORMAT_HINT = (
 )
 
 
-def parse_code_blobs(text: str) -> str:
+def extract_code_from_text(text: str, code_block_tags: tuple[str, str]) -> str | None:
+    """The code between `code_block_tags` (opening, closing; taken literally), every block joined; None if none."""
+    opening, closing = (re.escape(tag) for tag in code_block_tags)
+    blocks = re.findall(f"{opening}(.*?){closing}", text, re.DOTALL)
+    return "\n\n".join(block.strip() for block in blocks) if blocks else None
+
+
+def parse_code_blobs(text: str, code_block_tags: tuple[str, str] | None = None) -> str:
     """The Python code of a model's answer: every fenced (or <code>) block, joined.
 
-    A model stopped at a stop sequence may leave the last fence unclosed; that
+    With `code_block_tags` (smolagents' second argument, e.g. `("<code>", "</code>")`), blocks between those
+    tags come first. A model stopped at a stop sequence may leave the last fence unclosed; that
     block is still taken. Raises `AgentParsingError` (shown to the model) when
     there is no code.
     """
+    tagged = extract_code_from_text(text, code_block_tags) if code_block_tags else None
+    if tagged:
+        return tagged
     blocks = _FENCED.findall(text) or _TAGGED.findall(text)
     if not blocks:
         unclosed = _UNCLOSED.search(text)

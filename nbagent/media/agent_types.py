@@ -1,6 +1,6 @@
 """Values tools return that know how to show themselves: text, images, audio.
 
-`AgentImage` wraps a PIL image (PIL only, no torch): it displays in Jupyter
+`AgentImage` wraps a PIL image (made from a path, bytes, a numpy array or a torch tensor): it displays in Jupyter
 (`_repr_png_`), gives the PIL image back with `to_raw()`, and a file path with
 `to_string()`. Unlike smolagents' AgentImage it is a wrapper, not a PIL subclass:
 PIL attributes (`size`, `save`, `convert`, ...) are forwarded to the wrapped image.
@@ -83,12 +83,14 @@ class AgentImage(AgentType):
         elif type(value).__module__.startswith("PIL."):
             self._raw = value
         elif type(value).__name__ == "ndarray":
-            from PIL import Image
-
-            self._raw = Image.fromarray(value)
+            self._raw = _array_image(value)
+        elif type(value).__module__.startswith("torch") and hasattr(value, "detach"):
+            self._tensor = value  # smolagents keeps the tensor under this name
+            self._raw = _array_image(value.detach().cpu().numpy())
         else:
             raise TypeError(
-                f"AgentImage takes a PIL image, a path, image bytes or a numpy array, got {type(value).__name__}"
+                "AgentImage takes a PIL image, a path, image bytes, a numpy array or a torch tensor, "
+                f"got {type(value).__name__}"
             )
 
     def to_raw(self) -> Any:
@@ -130,6 +132,17 @@ class AgentImage(AgentType):
         if raw is None:
             return f"AgentImage(path={self._path!r})"
         return f"AgentImage(size={raw.size}, mode={raw.mode!r})"
+
+
+def _array_image(array: Any) -> Any:
+    """A PIL image of an (H, W) or (H, W, C) array: floats in [0, 1] are scaled, other numbers clipped to 0-255."""
+    import numpy as np
+    from PIL import Image
+
+    if array.dtype != np.uint8:
+        scaled = array * 255 if array.dtype.kind == "f" and array.size and float(array.max()) <= 1.0 else array
+        array = np.clip(scaled, 0, 255).astype(np.uint8)
+    return Image.fromarray(array)
 
 
 class AgentAudio(AgentType):
@@ -189,6 +202,7 @@ def _wav_bytes(samples: Any, samplerate: int) -> bytes:
 
 
 _OUTPUT_TYPES = {"string": AgentText, "image": AgentImage, "audio": AgentAudio}
+_AGENT_TYPE_MAPPING = _OUTPUT_TYPES  # smolagents' name: a tool's output_type -> the AgentType that wraps it
 
 
 def handle_agent_input_types(*args: Any, **kwargs: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:

@@ -111,9 +111,9 @@ def grant_hint(module_name: str) -> str:
 
 def import_refusal(module_name: str, authorized: Iterable[str]) -> str:
     if never_importable(module_name):
-        return f"Import of {module_name!r} is not allowed: this module is never available to agent code."
+        return f"Import of {module_name} is not allowed: this module is never available to agent code."
     allowed = ", ".join(sorted(set(authorized)))
-    return f"Import of {module_name!r} is not allowed. Authorized imports: {allowed}. {grant_hint(module_name)}"
+    return f"Import of {module_name} is not allowed. Authorized imports: {allowed}. {grant_hint(module_name)}"
 
 
 # --- 2. builtins --------------------------------------------------------------------------------------------------
@@ -221,7 +221,7 @@ def attribute_refusal(name: str, *, store: bool = False) -> str | None:
         if store:
             return f"assigning or deleting the special attribute {name!r} is not allowed"
         if name not in READABLE_DUNDERS:
-            return f"access to the special attribute {name!r} is not allowed"
+            return f"Forbidden access to dunder attribute: {name} (special attributes are not available to agent code)"
     return None
 
 

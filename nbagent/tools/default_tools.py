@@ -64,9 +64,11 @@ class PythonInterpreterTool(Tool):
     def forward(self, code: str) -> str:
         # Imported here so that tools import before (and without) the sandbox package.
         from nbagent.sandbox import LocalPythonExecutor
+        from nbagent.sandbox.statement_value import with_last_statement_value
 
         executor = LocalPythonExecutor(additional_authorized_imports=self.authorized_imports, **self.executor_kwargs)
-        result = executor(code)  # ExecutionError propagates: the agent reports it with the tool's name
+        # As in smolagents, the output is the last statement's value, a trailing assignment's too.
+        result = executor(with_last_statement_value(code))  # ExecutionError propagates: reported with the tool's name
         return f"Stdout:\n{result.logs}\nOutput: {result.output}"
 
 

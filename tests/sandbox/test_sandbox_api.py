@@ -143,7 +143,7 @@ def test_policy_error_says_how_to_grant(executor: LocalPythonExecutor) -> None:
     with pytest.raises(PolicyError) as info:
         executor("import json\njson.dumps({})")
     message = str(info.value)
-    assert message.startswith("Error on line 1 of the code:\n    import json\nImportNotAllowed: Import of 'json'")
+    assert message.startswith("Error on line 1 of the code:\n    import json\nImportNotAllowed: Import of json")
     assert "additional_authorized_imports=['json']" in message and "%%agent --imports json" in message
     assert info.value.cause_type == "ImportNotAllowed"
 

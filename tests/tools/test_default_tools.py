@@ -141,7 +141,7 @@ def test_python_interpreter_uses_the_sandbox_executor(monkeypatch):
         def __call__(self, code):
             if "boom" in code:
                 raise ExecutionError("line 1: boom")
-            return types.SimpleNamespace(output=len(code), logs="printed\n", is_final_answer=False)
+            return types.SimpleNamespace(output=repr(code), logs="printed\n", is_final_answer=False)
 
     fake = types.ModuleType("nbagent.sandbox")
     fake.LocalPythonExecutor = FakeExecutor
@@ -150,7 +150,8 @@ def test_python_interpreter_uses_the_sandbox_executor(monkeypatch):
 
     interpreter = PythonInterpreterTool(authorized_imports=["numpy", "math"], timeout_seconds=3)
     assert "It may also import: math, numpy." in interpreter.inputs["code"]["description"]
-    assert interpreter(code="x = 1") == "Stdout:\nprinted\n\nOutput: 5"
+    # as in smolagents, the output is the last statement's value: a trailing assignment is read back
+    assert interpreter(code="x = 1") == "Stdout:\nprinted\n\nOutput: 'x = 1\\nx\\n'"
     assert made == [(["math", "numpy"], {"timeout_seconds": 3})]
     with pytest.raises(ExecutionError, match="boom"):
         interpreter("boom")

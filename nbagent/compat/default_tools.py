@@ -1,0 +1,30 @@
+"""smolagents' `default_tools` module: `from nbagent.default_tools import FinalAnswerTool, BASE_PYTHON_TOOLS, ...`.
+
+The tools are nbagent's (`nbagent.tools.default_tools`, `nbagent.tools.web_search`). Not provided:
+`WikipediaSearchTool`, `GoogleSearchTool`, `ApiWebSearchTool`, `SpeechToTextTool` (docs/smolagents-compat.md).
+"""
+
+from __future__ import annotations
+
+from nbagent.compat.local_python_executor import BASE_PYTHON_TOOLS
+from nbagent.tools.default_tools import (
+    BASE_TOOLS,
+    TOOL_MAPPING,
+    FinalAnswerTool,
+    PythonInterpreterTool,
+    UserInputTool,
+    VisitWebpageTool,
+)
+from nbagent.tools.web_search import DuckDuckGoSearchTool, WebSearchTool
+
+__all__ = [
+    "BASE_PYTHON_TOOLS",
+    "BASE_TOOLS",
+    "TOOL_MAPPING",
+    "DuckDuckGoSearchTool",
+    "FinalAnswerTool",
+    "PythonInterpreterTool",
+    "UserInputTool",
+    "VisitWebpageTool",
+    "WebSearchTool",
+]
