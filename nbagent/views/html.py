@@ -44,6 +44,12 @@ def widget_css() -> str:
     return path.read_text(encoding="utf-8")
 
 
+@functools.lru_cache(maxsize=1)
+def static_css() -> str:
+    """Rules of the static page only: separators hidden when styled, no per-line bands behind code."""
+    return (Path(__file__).parent / "templates" / "static.css").read_text(encoding="utf-8")
+
+
 def format_count(n: float | None) -> str:
     """950 -> "950", 1234 -> "1.2k", 2500000 -> "2.5M" (as js/meta.js)."""
     if n is None:
@@ -144,7 +150,7 @@ def run_to_html(run: dict[str, Any], images: list[bytes], *, css: bool = True) -
     return _template().render(
         run=run,
         schema=SCHEMA,
-        css=Markup(widget_css()) if css else "",
+        css=Markup(widget_css() + "\n" + static_css()) if css else "",
         markdown=lambda text: Markup('<div class="nba-md">%s</div>') % Markup(_markdown().render(text or "").strip()),
         python=lambda code: Markup(highlight_python(code)),
         image_src=image_src,
