@@ -157,6 +157,8 @@ class SchemaCheck:
         self._optional("TokenUsage", step.get("token_usage"), f"{where}.token_usage")
         for j, call in enumerate(step.get("tool_calls") or []):
             self.check("ToolCall", call, f"{where}.tool_calls[{j}]")
+        for j, change in enumerate(step.get("changes") or []):
+            self.check("NamespaceChange", change, f"{where}.changes[{j}]")
         for j, child in enumerate(step.get("children") or []):
             self.run(child, f"{where}.children[{j}]")
 
@@ -216,6 +218,7 @@ def every_step_kind(image: Image.Image) -> AgentMemory:
             observations="Execution logs:\nplotted\n",
             observations_images=[Image.new("RGB", (8, 8), (0, 0, 255))],
             token_usage=TokenUsage(120, 25),
+            namespace_changes=[{"name": "img", "change": "created", "type": "Image", "detail": "", "kept": True}],
         ),
         ActionStep(
             step_number=3,
@@ -314,7 +317,7 @@ def test_memory_to_state_matches(typedefs: dict[str, Typedef], red_image: Image.
     assert check.problems == []
     assert [s["kind"] for s in run["steps"]] == ["task", "planning", "action", "action", "action", "action", "final"]
     assert len(pngs) == 2 and run["steps"][4]["tool_calls"] and run["steps"][2]["error"]
-    assert check.seen == {"Run", "Answer", "TokenUsage", "ToolCall", *STEP_TYPES.values()}
+    assert check.seen == {"Run", "Answer", "TokenUsage", "ToolCall", "NamespaceChange", *STEP_TYPES.values()}
 
 
 def test_run_state_builder_matches(typedefs: dict[str, Typedef]) -> None:
