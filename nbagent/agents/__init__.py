@@ -13,10 +13,53 @@ Modules:
 
 from pathlib import Path  # noqa: F401  (smolagents.agents has it; from_folder looks it up here)
 
+# smolagents' `agents` module also hands out these names (its tests and users import them from there).
+from nbagent.errors import (
+    AgentError,
+    AgentExecutionError,
+    AgentGenerationError,
+    AgentMaxStepsError,
+    AgentParsingError,
+    AgentToolCallError,
+    AgentToolExecutionError,
+)
 from nbagent.loop import LogLevel
+from nbagent.prompts import (
+    EMPTY_PROMPT_TEMPLATES,
+    FinalAnswerPromptTemplate,
+    ManagedAgentPromptTemplate,
+    PlanningPromptTemplate,
+    PromptTemplates,
+    populate_template,
+)
+from nbagent.record import ActionOutput, ActionStep, FinalAnswerStep, RunResult, ToolCall, ToolOutput
 
 from .base import MultiStepAgent
 from .code import CodeAgent
 from .toolcalling import ToolCallingAgent
 
-__all__ = ["CodeAgent", "LogLevel", "MultiStepAgent", "ToolCallingAgent"]
+__all__ = [
+    "EMPTY_PROMPT_TEMPLATES",
+    "ActionOutput",
+    "ActionStep",
+    "AgentError",
+    "AgentExecutionError",
+    "AgentGenerationError",
+    "AgentMaxStepsError",
+    "AgentParsingError",
+    "AgentToolCallError",
+    "AgentToolExecutionError",
+    "CodeAgent",
+    "FinalAnswerPromptTemplate",
+    "FinalAnswerStep",
+    "LogLevel",
+    "ManagedAgentPromptTemplate",
+    "MultiStepAgent",
+    "PlanningPromptTemplate",
+    "PromptTemplates",
+    "RunResult",
+    "ToolCall",
+    "ToolCallingAgent",
+    "ToolOutput",
+    "populate_template",
+]
