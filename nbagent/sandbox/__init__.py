@@ -30,6 +30,8 @@ Modules (layer 1: nothing from nbagent but ``nbagent.errors`` / ``nbagent.media`
 * ``confine``    -- the confinement plan (computed in the host) and its application in the worker.
 * ``figures``    -- matplotlib in the worker: Agg backend, new figures taken as images.
 * ``namespace``  -- which names the notebook and the worker share, and how the host sends values (pickle).
+* ``changes``    -- what a call did to the shared namespace (created, rebound, changed in place, deleted), in words.
+* ``copies``     -- ``copy_inputs`` for the local executor: the code works on copies of the notebook's objects.
 * ``process``    -- the worker process seen from the host: fork, poll, kill, reap, describe its end.
 * ``worker``     -- the worker process: cut ties to the kernel, confine, serve calls.
 * ``isolated``   -- IsolatedPythonExecutor, the host side: fork, sync, wait, decode, tools, limits from outside.
