@@ -65,9 +65,10 @@ class MultiStepAgent(AgentLoop):
 
         The stream holds smolagents' kinds only (model deltas, `ToolCall`, `ToolOutput`,
         `ActionOutput`, `ActionStep`, `PlanningStep`, and `FinalAnswerStep` last);
-        `event_stream()` yields nbagent's own events too.
+        `event_stream()` yields nbagent's own events too. As in smolagents, model deltas are
+        in the stream only with `stream_outputs=True`.
         """
-        events = self.event_stream(task, reset, images, additional_args, max_steps)
+        events = self._event_stream(task, reset, images, additional_args, max_steps, model_deltas=False)
         if stream:
             return _smolagents_events(events)
         for _ in events:
@@ -88,17 +89,27 @@ class MultiStepAgent(AgentLoop):
 
         nbagent's own: `RunStart` first and `RunEnd` last (with the `RunResult`), `StepStart`
         before each step, `ChildEvent` for a managed agent's events, `Rerun` when a person
-        re-runs from a step. This is the stream the views see (see nbagent/record/events.py).
+        re-runs from a step. This is the stream the views see (see nbagent/record/events.py), so
+        it holds the model's text as it comes (`ChatMessageStreamDelta`s: streamed from a model
+        that streams, else each reply as one delta) whatever `stream_outputs` says.
         """
+        return self._event_stream(task, reset, images, additional_args, max_steps, model_deltas=True)
+
+    def _event_stream(
+        self, task: str, reset: bool, images: Any, additional_args: Any, max_steps: int | None, model_deltas: bool
+    ) -> Iterator[Any]:
         _check_task(task)
         _check_max_steps(max_steps)
         if self.session.active:
             raise RuntimeError(self.session.busy_message())
-        return self._streamed(task, reset, images, additional_args, max_steps or self.max_steps)
+        return self._streamed(task, reset, images, additional_args, max_steps or self.max_steps, model_deltas)
 
-    def _streamed(self, task: str, reset: bool, images: Any, additional_args: Any, max_steps: int) -> Iterator[Any]:
+    def _streamed(
+        self, task: str, reset: bool, images: Any, additional_args: Any, max_steps: int, model_deltas: bool
+    ) -> Iterator[Any]:
         # views are made when the stream starts, so a stream never iterated shows nothing
         views = self._views_for_run()
+        self._stream_model_deltas = model_deltas
         yield from self.session.events(task, reset, images, additional_args, max_steps, views=views)
 
     async def arun(
@@ -128,7 +139,7 @@ class MultiStepAgent(AgentLoop):
     ) -> AsyncIterator[Any]:
         """`async for event in agent.astream(task)`: the events of `run(stream=True)` (all of
         `event_stream()` with `all_events=True`); the same memory, views and controls as a sync run."""
-        events = self.event_stream(task, reset, images, additional_args, max_steps)
+        events = self._event_stream(task, reset, images, additional_args, max_steps, model_deltas=all_events)
         async for event in pump_events(events, self.gates.request_stop):
             if all_events or isinstance(event, SMOLAGENTS_EVENTS):
                 yield event

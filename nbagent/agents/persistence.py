@@ -41,7 +41,7 @@ _KIND_OPTIONS = {
 
 
 def agent_to_dict(agent: MultiStepAgent) -> dict[str, Any]:
-    """The agent as smolagents writes it: the model as `{"class", "data"}`, managed agents as a list of dicts."""
+    """The agent as a dict; managed agents as a list of dicts, as smolagents writes them."""
     kind = type(agent).__name__
     return {
         "class": kind,
@@ -55,13 +55,15 @@ def agent_to_dict(agent: MultiStepAgent) -> dict[str, Any]:
 
 
 def _model_to_dict(model: Any) -> dict[str, Any]:
+    """The model as `{"class": ..., **its to_dict()}` (flat: nbagent.eval rebuilds models from it);
+    `model_from_dict` also reads smolagents' `{"class": ..., "data": {...}}`."""
     to_dict = getattr(model, "to_dict", None)
     if to_dict is None:
         raise TypeError(f"The model {type(model).__name__} has no to_dict(), so an agent using it cannot be saved")
     data = to_dict()
-    if isinstance(data, dict):
-        data = {key: value for key, value in data.items() if key != "class"}
-    return {"class": type(model).__name__, "data": data}
+    if not isinstance(data, dict):  # a mock, or a model whose to_dict() is not a dict: smolagents' shape
+        return {"class": type(model).__name__, "data": data}
+    return {**data, "class": type(model).__name__}
 
 
 def agent_from_dict(cls: type, agent_dict: dict[str, Any], **overrides: Any) -> MultiStepAgent:

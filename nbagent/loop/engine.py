@@ -131,6 +131,7 @@ class AgentLoop:
         self._child_events: list[ChildEvent] = []  # managed agents' events, told to the views at once, streamed next
         self._views: Sequence[View] = ()
         self._live_deltas = False  # a view shows the model's text as it comes: stream from models that can
+        self._stream_model_deltas = False  # the run's own stream holds the model's text (event_stream())
         self._interrupted = False
         self._prompts = PromptBuilder(self)
         self.memory = AgentMemory(self.initialize_system_prompt())
@@ -381,18 +382,21 @@ class AgentLoop:
         """Call the model; returns the full message.
 
         As in smolagents, the model streams only with `stream_outputs=True` (its deltas are yielded into
-        the run's stream); it also streams, for the views only, when a view shows text as it comes
-        and the model really streams (`supports_streaming`). Otherwise `generate` is called by keyword
-        and a view that shows deltas is told of the whole message as one.
+        the run's stream) — or for `event_stream()`, nbagent's full stream, when it really streams
+        (`supports_streaming`); it also streams, for the views only, when a view shows text as it
+        comes. Otherwise `generate` is called by keyword and the whole reply is one delta for
+        whoever shows deltas.
         """
         try:
-            if self.stream_outputs:
+            if self.stream_outputs or (self._stream_model_deltas and _really_streams(self.model)):
                 return (yield from self._streamed_message(messages, kwargs))
             if self._live_deltas and _really_streams(self.model):
                 return _drain(self._streamed_message(messages, kwargs), self._notify)
             message = self._call_model(messages, **kwargs)
             self.gates.check()
-            if self._live_deltas:
+            if self._stream_model_deltas:
+                yield message_as_delta(message)
+            elif self._live_deltas:
                 self._notify(message_as_delta(message))
             return message
         except (RunStopped, KeyboardInterrupt):

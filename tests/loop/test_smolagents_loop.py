@@ -231,9 +231,13 @@ def test_to_dict_writes_the_model_and_managed_agents_as_smolagents_and_reads_the
     helper = ToolCallingAgent(tools=[], model=ScriptedModel([]), name="helper", description="helps", **quiet())
     agent = CodeAgent(tools=[shout], model=ScriptedModel([]), managed_agents=[helper], **quiet())
     data = agent.to_dict()
-    assert data["model"]["class"] == "ScriptedModel" and "data" in data["model"]
+    assert data["model"]["class"] == "ScriptedModel"
     assert [m["name"] for m in data["managed_agents"]] == ["helper"]
     again = CodeAgent.from_dict(data)
     assert list(again.managed_agents) == ["helper"] and "shout" in again.tools
+    model_data = {k: v for k, v in data["model"].items() if k != "class"}  # smolagents' {"class", "data"} too
+    assert isinstance(
+        CodeAgent.from_dict({**data, "model": {"class": "ScriptedModel", "data": model_data}}).model, ScriptedModel
+    )
     with pytest.raises(ValueError, match="Unknown model class 'Nope'. Supported models: .*ScriptedModel"):
         CodeAgent.from_dict({**data, "model": {"class": "Nope", "data": {}}})
