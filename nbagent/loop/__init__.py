@@ -12,6 +12,7 @@ Modules:
     toolbox     the agent's tools by name; how a managed agent is called
     callbacks   step callbacks and final-answer checks: one way to call the user's functions
     view        the View protocol and LogLevel
+    monitoring  AgentLogger and Monitor: smolagents' `agent.logger` (the console a run prints to) and `agent.monitor`
 """
 
 from .code_step import CodeLoop
