@@ -13,7 +13,8 @@ pandas (the expected answer) and once by an agent, asked the way a person would 
     %%agent --quiet -o answer --imports pandas,numpy
     What was the total revenue (units × unit_price) by region in `sales`? ...
 
-in an IPython shell with `%load_ext nbagent`, the frames in `user_ns`. Before each question the
+in an IPython shell with `%load_ext nbagent`, the frames in `user_ns` (with `pd` and `np`, as in the
+notebook that made them). Before each question the
 namespace is put back as it was (fresh copies of the frames, the agent's own variables removed).
 Answers are compared by a tolerant checker (numbers within 0.5 % or a rounding step, strings
 without case and quotes, dicts/Series/lists element by element). Prints a row per question, the
@@ -43,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 MAGIC_OPTIONS = "--quiet -o answer --imports pandas,numpy"
+NOTEBOOK_IMPORTS = "import numpy as np\nimport pandas as pd"
 MODEL_VARIABLE = "_data_questions_model"  # a private name: never described to the model
 REGIONS = ["North", "South", "East", "West"]
 PRODUCTS = {"Laptop": 950.0, "Monitor": 240.0, "Keyboard": 45.0, "Mouse": 25.0, "Headset": 80.0}
@@ -423,6 +425,7 @@ class Bench:
         self.magics = self.shell.magics_manager.registry["AgentMagics"]
         self.frames = frames
         self.options = options
+        self.shell.run_cell(NOTEBOOK_IMPORTS)  # the notebook that made the frames imported pandas
         if model is not None:
             self.shell.user_ns[MODEL_VARIABLE] = model
             self.options += f" -m {MODEL_VARIABLE}"
@@ -431,7 +434,7 @@ class Bench:
     def close(self) -> None:
         """Take the frames, the model and the agent's variables out of the shell's namespace."""
         self.reset_namespace()
-        for name in [*self.frames, MODEL_VARIABLE, "answer"]:
+        for name in [*self.frames, MODEL_VARIABLE, "answer", "pd", "np"]:
             self.shell.user_ns.pop(name, None)
         self.magics.last_agent = None
 
@@ -487,6 +490,11 @@ class Bench:
                 for s in steps
             ]
             state = getattr(agent.last_result, "state", None)
+            if outcome.answer is None and state == "success":  # -o keeps only a real answer, not "Error: …"
+                outcome.answer = agent.last_result.output
+            if state == "error" and not failed:  # --quiet: a failed run's cell ends quietly, its -o is None
+                failed = True
+                outcome.detail = str(getattr(agent.last_result, "error", "") or "the run failed")
             if state == "stopped" and not timed_out.is_set():
                 failed = True
         outcome.solved = not failed and not timed_out.is_set() and check_answer(outcome.answer, expected)

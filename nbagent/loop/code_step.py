@@ -42,6 +42,7 @@ from .prompting import (
     code_warning,
     execution_hint,
     prompt_profile,
+    silent_step_observation,
     small_model_messages,
     small_model_templates,
 )
@@ -54,7 +55,6 @@ CODE_END = "\n```\n"
 STOP_SEQUENCES = ["Observation:", "Calling tools:", CODE_END]
 _ANSWER_ECHO = Truncation(160)
 _REPEATED = "You ran this same code before and it failed again. Start over with a different, shorter solution."
-_NOTHING_PRINTED = "The code ran and printed nothing. Print the values you need to see, or call final_answer.\n"
 _CUT_SLACK = 3  # streamed token counts are re-tokenized: a cut step may count a token or two less
 _LONG_ANSWER_ROWS = 24  # a Series answer longer than this is a column, not a per-group result
 RETRY_TEMPERATURE = 0.9  # a small model retrying greedily after an error tends to write the same code again
@@ -289,7 +289,8 @@ class CodeLoop(AgentLoop):
         memory_step.observations_images = images or memory_step.observations_images
         observed = _observation(output.logs, output.output)
         if self.prompt_profile == SMALL and output.output is None and not output.logs and not output.is_final_answer:
-            observed = _NOTHING_PRINTED  # "Last output: None" after an assignment read as "no rows" to a 1.5B model
+            # "Last output: None" after an assignment read as "no rows" to a 1.5B model
+            observed = silent_step_observation(code, getattr(self.python_executor, "state", {}))
         memory_step.observations = observed + _figures_note(images)
         return output
 

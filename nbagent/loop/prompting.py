@@ -21,6 +21,8 @@ from nbagent.prompts import merge_prompt_templates, populate_template
 from nbagent.record import ActionStep
 from nbagent.text import RUN_SUMMARY, Truncation, truncate
 
+from .variables import describe_value
+
 __all__ = [
     "PromptBuilder",
     "CODE_BLOCK_OPENING_TAG",
@@ -34,6 +36,7 @@ __all__ = [
     "small_model_messages",
     "execution_hint",
     "code_warning",
+    "silent_step_observation",
 ]
 
 CODE_BLOCK_OPENING_TAG = "```python\n"
@@ -329,3 +332,32 @@ def _is_column_total(node: ast.AST) -> bool:
 def _is_column(node: ast.AST) -> bool:
     """`df["a"]`, `df[mask]["a"]`, `df.loc[mask, "a"]` or `df.a`-like: a subscript or attribute of a name."""
     return isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name))
+
+
+# ---------------------------------------------------------------------------------------------- a silent step
+
+NOTHING_PRINTED = "The code ran and printed nothing. Print the values you need to see, or call final_answer.\n"
+
+
+def silent_step_observation(code: str, namespace: dict[str, Any]) -> str:
+    """What a small model reads after code that printed nothing: the variable its last line made, described.
+
+    A 1.5B model that merges two tables into a variable without printing it reads "printed
+    nothing" as "the merge failed" and merges again; shown the new variable's schema (as a
+    notebook would show it), it goes on to use its columns.
+    """
+    name = _last_assigned_name(code)
+    if name is None or name not in namespace:
+        return NOTHING_PRINTED
+    return f"The code ran and printed nothing. `{name}` is now:\n{describe_value(name, namespace[name])}\n"
+
+
+def _last_assigned_name(code: str) -> str | None:
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return None
+    last = body[-1] if body else None
+    targets = last.targets if isinstance(last, ast.Assign) else [last.target] if isinstance(last, ast.AnnAssign) else []
+    names = [target.id for target in targets if isinstance(target, ast.Name)]
+    return names[-1] if names else None

@@ -99,7 +99,7 @@ def test_a_small_model_gets_the_short_pandas_prompt_and_an_api_model_the_standar
     assert "Never type their data" in small.system_prompt and 'orders["qty"]' in small.system_prompt
     assert "Never type their data" not in standard.system_prompt
     assert standard.prompt_templates == load_prompt_templates("code_agent")
-    assert len(small.system_prompt) < len(standard.system_prompt) * 1.6  # short, despite two pandas examples
+    assert len(small.system_prompt) < 4200  # about a thousand tokens, with three pandas examples
     assert small.max_tokens_per_step == SMALL_MODEL_STEP_TOKENS and standard.max_tokens_per_step is None
 
 
@@ -434,3 +434,22 @@ def test_a_silent_step_tells_a_small_model_it_printed_nothing():
     agent = agent_for(standard, namespace={})
     agent.run("Five.")
     assert "Last output from code snippet:\nNone" in actions(agent)[0].observations
+
+
+def test_a_silent_step_shows_a_small_model_the_variable_it_made():
+    merge = 'merged = sales.merge(shops, on="shop")'
+    model = scripted([code(merge), code("final_answer(len(merged))")])
+    namespace = {**sales_namespace(), "shops": pd.DataFrame({"shop": ["a"], "city": ["Graz"]})}
+    namespace["sales"]["shop"] = "a"
+    agent = agent_for(model, namespace=namespace)
+    assert agent.run("How many rows after the merge?") == 2
+    seen = actions(agent)[0].observations
+    assert seen.startswith("The code ran and printed nothing. `merged` is now:\n- `merged`: pandas DataFrame, 2 rows")
+    assert "columns: units (int64), unit_price (float64), shop (" in seen and "city (" in seen
+
+
+@pytest.mark.parametrize("body", ["print_me = None\ndel print_me", "for i in range(2):\n    total = i", "x, y = 1, 2"])
+def test_a_silent_step_without_one_new_variable_says_only_that_it_printed_nothing(body):
+    agent = agent_for(scripted([code(body), code("final_answer(1)")]), namespace={})
+    agent.run("One.")
+    assert actions(agent)[0].observations.startswith("The code ran and printed nothing. Print the values")
