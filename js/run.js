@@ -72,6 +72,7 @@ export class RunView {
       r.model_id ? h("span", { class: "nba-model" }, r.model_id) : null,
       renderStatus(status),
       h("span", { class: "nba-counter" }, stepCounter(r, this.live?.stepNumber ?? null)),
+      r.message ? h("span", { class: "nba-message", role: "status" }, r.message) : null,
     ]);
     const steps = r.steps ?? [];
     const nodes = this.steps.children;

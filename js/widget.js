@@ -12,6 +12,7 @@
 // While a run is live the page follows its end (js/follow.js) until the person scrolls up.
 // Timing for benchmarks/widget.py is in js/bench.js, off unless the page turns it on.
 import "./widget.css";
+import "./outcome.css";
 import { benchHooks } from "./bench.js";
 import { ControlsView, connectChannel } from "./controls.js";
 import { Follower } from "./follow.js";
