@@ -235,6 +235,9 @@ def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str
             "Hint: a groupby(...) cannot be multiplied. Compute the product first, value = df['a'] * df['b'], "
             "then value.groupby(df['key']).sum()."
         )
+    series_groupby = _series_grouped_by_name(source, namespace)
+    if series_groupby:
+        return series_groupby
     if "subset columns with a tuple" in message:
         return "Hint: select several columns with a list, frame[['a', 'b']], or compute a new Series from them first."
     if cause == "KeyError" or _NO_ATTRIBUTE.search(message) or "not in index" in message or "do not exist" in message:
@@ -251,6 +254,31 @@ def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str
     if cause == "SyntaxError" and code.count("\n") >= _LONG_CODE_LINES:
         return "Hint: write shorter code; use the variables by name instead of typing out their data."
     return ""
+
+
+_GROUPBY_BY_NAME = re.compile(r"\b([A-Za-z_]\w*)\.groupby\(\s*['\"](\w+)['\"]")
+
+
+def _series_grouped_by_name(source: str, namespace: dict[str, Any]) -> str:
+    """`value.groupby("region")` of a Series (a product of columns) looks for "region" in its index: say so."""
+    match = _GROUPBY_BY_NAME.search(source)
+    series = namespace.get(match.group(1)) if match else None
+    if type(series).__name__ != "Series":
+        return ""
+    name, column = match.groups()
+    return (
+        f"Hint: `{name}` is a Series, not a table, so it has no column {column!r}. Group it by the column of "
+        f"the table it came from: {name}.groupby({_owner_of(series, column, namespace)}[{column!r}])."
+    )
+
+
+def _owner_of(series: Any, column: str, namespace: dict[str, Any]) -> str:
+    """The frame that has `column` and the same rows as `series` (it was computed from it), else "df"."""
+    with_column = [(n, f) for n, f in _frames_in(" ".join(namespace), namespace) if column in map(str, f.columns)]
+    for name, frame in with_column:
+        if len(frame) == len(series) and frame.index.equals(series.index):
+            return name
+    return with_column[0][0] if with_column else "df"
 
 
 def _columns_hint(message: str, code: str, namespace: dict[str, Any]) -> str:

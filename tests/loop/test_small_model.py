@@ -453,3 +453,18 @@ def test_a_silent_step_without_one_new_variable_says_only_that_it_printed_nothin
     agent = agent_for(scripted([code(body), code("final_answer(1)")]), namespace={})
     agent.run("One.")
     assert actions(agent)[0].observations.startswith("The code ran and printed nothing. Print the values")
+
+
+def test_grouping_a_series_by_a_column_name_gets_the_owner_frames_column():
+    sales = pd.DataFrame({"region": ["N", "S", "N"], "units": [1, 2, 3], "unit_price": [2.0, 3.0, 4.0]})
+    june = sales[sales["units"] > 1]
+    value = june["units"] * june["unit_price"]
+    failing = 'total = value.groupby("region").sum()'
+    model = scripted(
+        [code(failing), code("total = value.groupby(june['region']).sum()\nfinal_answer(total.to_dict())")]
+    )
+    agent = agent_for(model, namespace={"sales": sales, "june": june, "value": value})
+    assert agent.run("Revenue of `june` by region?") == {"N": 12.0, "S": 6.0}
+    hint = str(actions(agent)[0].error)
+    assert "`value` is a Series, not a table, so it has no column 'region'" in hint
+    assert "value.groupby(june['region'])" in hint  # june has value's rows; sales has the column too
