@@ -142,6 +142,9 @@ _LAZY: dict[str, str] = {
     "from_hub": "nbagent.compat.legacy",
     "WebSearchTool": "nbagent.tools.web_search",
     "DuckDuckGoSearchTool": "nbagent.tools.web_search",
+    "GoogleSearchTool": "nbagent.tools.service_tools",
+    "WikipediaSearchTool": "nbagent.tools.service_tools",
+    "SpeechToTextTool": "nbagent.tools.service_tools",
     "GradioUI": "nbagent.gradio_ui",
     # evaluation
     "evaluate": "nbagent.eval",

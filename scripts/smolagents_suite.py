@@ -105,9 +105,28 @@ FAILURE_CLASSES: list[tuple[str, str]] = [
     (r"_operations_count", "AST-interpreter internal: the `_operations_count` it keeps in the state"),
     (r"Maximum number of \d+ iterations in While loop", "AST-interpreter internal: MAX_WHILE_ITERATIONS"),
     (
-        r"object has no attribute '__source__'",
+        r"(?s)object has no attribute '__source__'.*(LocalPythonExecutor|executor\()",
         "AST-interpreter internal: `__source__` on functions the code defines (inspect.getsource works)",
     ),
+    (
+        r"object has no attribute '__source__'|^AssertionError: assert 'items' == 'self'",
+        "deliberate: a @tool's forward is the function itself (no self, no __source__)",
+    ),
+    (
+        r"saved by nbagent\.",
+        "deliberate: Tool.to_dict()/save() write the tool's own source and the globals it uses",
+    ),
+    (
+        r"(?s)DID NOT RAISE (ValueError|Exception).*(validate_tool_attributes|save|saving|to_dict)",
+        "deliberate: a tool may use module imports, constants and complex attributes (saved along)",
+    ),
+    (
+        r"You must set an attribute output_type",
+        "deliberate: output_type comes from forward's return annotation",
+    ),
+    (r"assert 'nullable' in \{'type': \[", "deliberate: nullable inputs are JSON Schema type lists"),
+    (r"assert 'nbagent' == 'smolagents'", "deliberate: Exa requests name nbagent as the integration"),
+    (r"ToolCollection.from_mcp is not available", "deliberate: no MCP client (ToolCollection.from_mcp)"),
     (
         r"never available to agent code|is not available to agent code, even when|"
         r"is not available to agent code: it (executes|creates)",
@@ -852,13 +871,13 @@ def classify(rec: dict, reference_failed: bool = False) -> str:
     if rec["when"] == "collect":
         last = [line for line in (rec.get("text") or "").splitlines() if line.startswith("E ")][-1:]
         return f"collection error: {last[0][2:].strip()[:120] if last else '?'}"
+    if reference_failed:
+        return "environment: fails for smolagents here too (network, packages not installed)"
     if rec.get("touched"):
         return _missing(re.sub(r"(\(\)|\[.*\]).*$", "", rec["touched"][0]))
     found = re.search(r"missing in nbagent: ([\w.]+)", text)
     if found:
         return _missing(found.group(1))
-    if reference_failed:
-        return "environment: fails for smolagents here too (network, packages not installed)"
     for pattern, label in FAILURE_CLASSES:
         match = re.search(pattern, text)
         if match:

@@ -1,7 +1,7 @@
 """smolagents' `default_tools` module: `from nbagent.default_tools import FinalAnswerTool, BASE_PYTHON_TOOLS, ...`.
 
-The tools are nbagent's (`nbagent.tools.default_tools`, `nbagent.tools.web_search`). Not provided:
-`WikipediaSearchTool`, `GoogleSearchTool`, `ApiWebSearchTool`, `SpeechToTextTool` (docs/smolagents-compat.md).
+The tools are nbagent's (`nbagent.tools.default_tools`, `nbagent.tools.web_search`,
+`nbagent.tools.service_tools`). Not provided: `ApiWebSearchTool` (docs/smolagents-compat.md).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from nbagent.tools.default_tools import (
     UserInputTool,
     VisitWebpageTool,
 )
+from nbagent.tools.service_tools import GoogleSearchTool, SpeechToTextTool, WikipediaSearchTool
 from nbagent.tools.web_search import DuckDuckGoSearchTool, WebSearchTool
 
 __all__ = [
@@ -23,8 +24,11 @@ __all__ = [
     "TOOL_MAPPING",
     "DuckDuckGoSearchTool",
     "FinalAnswerTool",
+    "GoogleSearchTool",
     "PythonInterpreterTool",
+    "SpeechToTextTool",
     "UserInputTool",
     "VisitWebpageTool",
     "WebSearchTool",
+    "WikipediaSearchTool",
 ]

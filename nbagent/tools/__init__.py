@@ -15,6 +15,7 @@ Modules:
     gradio_demo      launch_gradio_demo and the app.py of a Space
     default_tools    final_answer, python_interpreter, user_input, visit_webpage
     web_search       web search tools
+    service_tools    GoogleSearchTool, WikipediaSearchTool, SpeechToTextTool (a web service or a model each)
     errors           ToolDefinitionError (+ DocstringParsingException, TypeHintParsingException), ...
 """
 
