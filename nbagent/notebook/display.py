@@ -54,7 +54,7 @@ def show_loading_widget(message: str) -> Any:
     from .widget import AgentWidget
 
     widget = AgentWidget()
-    widget.run = {**widget.run, "message": message}
+    widget.run = {**widget.run, "status": "running", "message": message}
     display(widget)
     return widget
 
