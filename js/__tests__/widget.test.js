@@ -115,3 +115,30 @@ describe("widget", () => {
     expect(revoked.length).toBe(1);
   });
 });
+
+describe("widget: long runs", () => {
+  it("lists earlier runs from the `forks` trait and shows the one Python sends", () => {
+    const { model, el } = mount({ run: sampleRun(), images: [], forks: [] });
+    const toggle = el.querySelector(".nba-forks-toggle");
+    expect(toggle.hidden).toBe(true);
+    model.set("forks", [{ index: 0, task: "Plot the squares", steps: 3, status: "done" }]);
+    expect(toggle.hidden).toBe(false);
+    expect(el.querySelector(".nba-top").contains(toggle)).toBe(true); // in the sticky top
+    toggle.click();
+    el.querySelector(".nba-fork-open").click();
+    expect(model.sent).toContainEqual({ type: "open_fork", index: 0 });
+    model.fire("msg:custom", { type: "fork", index: 0, run: sampleRun({ agent_name: "earlier" }) }, [PNG]);
+    const panel = el.querySelector(".nba-fork-panel");
+    expect(panel.querySelector(".nba-agent").textContent).toBe("earlier");
+    expect(panel.querySelectorAll(".nba-step-action")).toHaveLength(3);
+    expect(panel.querySelectorAll("img.nba-img")).toHaveLength(1); // its image from the message's buffers
+    expect(panel.querySelector(".nba-controls")).toBeNull(); // read-only
+  });
+
+  it("counts the live step in the header as soon as it begins", () => {
+    const { model, el } = mount({ run: { status: "running", steps: sampleRun().steps.slice(0, 2) }, images: [] });
+    expect(el.querySelector(".nba-counter").textContent).toBe("1 step");
+    model.fire("msg:custom", { type: "step_start", step_number: 2, kind: "action" }, []);
+    expect(el.querySelector(".nba-counter").textContent).toBe("step 2");
+  });
+});
