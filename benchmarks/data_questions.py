@@ -211,8 +211,8 @@ QUESTIONS: list[Question] = [
         "join with targets",
     ),
     Question(
-        "What was the East region's revenue (units × unit_price) in May 2024 divided by its May 2024 target "
-        "in `targets`? Round to 2 decimals.",
+        "What was the East region's revenue (units × unit_price) in `sales` in May 2024 divided by its May 2024 "
+        "target in `targets`? Round to 2 decimals.",
         "may = sales[(sales['date'].dt.strftime('%Y-%m') == '2024-05') & (sales['region'] == 'East')]\n"
         "t = targets.loc[(targets['region'] == 'East') & (targets['month'] == '2024-05'), 'target'].iloc[0]\n"
         "result = round(float((may['units'] * may['unit_price']).sum() / t), 2)",

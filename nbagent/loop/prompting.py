@@ -213,6 +213,7 @@ class PromptBuilder:
 _DESCRIBED = re.compile(r"^- `([A-Za-z_][A-Za-z0-9_]*)`:", re.MULTILINE)
 _QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
 _NO_ATTRIBUTE = re.compile(r"'(DataFrame|Series|DataFrameGroupBy|SeriesGroupBy)' object has no attribute '(\w+)'")
+_ROW_NUMBERS = re.compile(r"'RangeIndex' object has no attribute")
 _UNDEFINED = re.compile(r"name '(\w+)' is not defined")
 _MODULE_ALIASES = {"pd": "import pandas as pd", "np": "import numpy as np", "plt": "import matplotlib.pyplot as plt"}
 _MAX_HINT_COLUMNS = 40
@@ -238,6 +239,12 @@ def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str
     series_groupby = _series_grouped_by_name(source, namespace)
     if series_groupby:
         return series_groupby
+    if _ROW_NUMBERS.search(message):
+        columns = "; ".join(
+            f"`{n}` has {', '.join(map(str, f.columns[:_MAX_HINT_COLUMNS]))}"
+            for n, f in _frames_in(source, namespace)[:2]
+        )
+        return f"Hint: that index holds row numbers (0, 1, 2, …), not dates or labels; use a column instead. {columns}".strip()
     if "subset columns with a tuple" in message:
         return "Hint: select several columns with a list, frame[['a', 'b']], or compute a new Series from them first."
     if cause == "KeyError" or _NO_ATTRIBUTE.search(message) or "not in index" in message or "do not exist" in message:

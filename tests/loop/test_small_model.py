@@ -468,3 +468,16 @@ def test_grouping_a_series_by_a_column_name_gets_the_owner_frames_column():
     hint = str(actions(agent)[0].error)
     assert "`value` is a Series, not a table, so it has no column 'region'" in hint
     assert "value.groupby(june['region'])" in hint  # june has value's rows; sales has the column too
+
+
+def test_a_date_attribute_of_row_numbers_gets_the_use_a_column_hint():
+    targets = pd.DataFrame({"month": ["2024-04", "2024-05"], "target": [10.0, 20.0]})
+    failing = "may = targets.loc[targets.index.month == 5]"
+    model = scripted(
+        [code(failing), code("final_answer(float(targets.loc[targets['month'] == '2024-05', 'target'].iloc[0]))")]
+    )
+    agent = agent_for(model, namespace={"targets": targets})
+    assert agent.run("May's target in `targets`?") == 20.0
+    hint = str(actions(agent)[0].error)
+    assert "that index holds row numbers (0, 1, 2, …), not dates or labels; use a column instead." in hint
+    assert "`targets` has month, target" in hint
