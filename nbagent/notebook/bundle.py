@@ -39,4 +39,4 @@ def memory_mimebundle(memory: Any, widget: Any = None) -> dict[str, Any]:
         return {"text/html": memory_to_html(memory), "text/plain": memory_text(memory)}
     if widget is None or widget.run.get("status", "idle") == "idle":
         widget = AgentWidget.from_memory(memory)
-    return widget.mimebundle()
+    return {**widget.mimebundle(), "text/plain": memory_text(memory)}  # says how the run ended

@@ -18,7 +18,7 @@ def test_memory_displays_in_ipython_as_widget_html_and_text(memory: AgentMemory)
     bundle, _ = shell.display_formatter.format(memory)
     assert set(bundle) == {WIDGET_VIEW_MIMETYPE, "text/html", "text/plain"}
     assert 'data-status="done"' in bundle["text/html"] and "ZeroDivisionError" in bundle["text/html"]
-    assert bundle["text/plain"] == "AgentWidget(agent · done · 3 steps · final answer: 1, 4, 9)"
+    assert bundle["text/plain"] == "AgentMemory(3 steps, answered): 1, 4, 9"  # how the run ended, never "null"
 
 
 def test_loaded_memory_displays_the_same(memory: AgentMemory, tmp_path) -> None:
