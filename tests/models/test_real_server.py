@@ -73,8 +73,10 @@ def test_code_agent_runs_against_the_server(server_model, stream):
 
     CodeAgent = code_agent_class()
 
-    agent = CodeAgent(tools=[], model=server_model, max_steps=2, verbosity_level=0, show_widget=False)
-    if stream:
+    agent = CodeAgent(
+        tools=[], model=server_model, max_steps=2, verbosity_level=0, show_widget=False, stream_outputs=stream
+    )
+    if stream:  # smolagents' rule: the model's deltas are in run(stream=True) with stream_outputs=True
         events = list(agent.run("What is 2**10?", stream=True))
         assert any(isinstance(e, ChatMessageStreamDelta) and e.content for e in events)
     else:
