@@ -51,19 +51,19 @@ def snapshot(value: Any) -> dict[str, Any] | None:
         return None
     outline: dict[str, Any] = {}
     try:
+        if isinstance(value, (list, dict, set, bytearray)):
+            outline["len"] = len(value)
+            if isinstance(value, dict) and len(value) <= _MAX_KEYS:
+                outline["keys"] = list(value)  # the keys themselves: repr() only for a detail
+            return outline
         shape = getattr(value, "shape", None)
         if isinstance(shape, tuple):
             outline["shape"] = tuple(int(n) for n in shape)
         columns = getattr(value, "columns", None)
         if columns is not None and len(columns) <= _MAX_KEYS:
-            outline["columns"] = [str(c) for c in columns]
-        if isinstance(value, dict) and len(value) <= _MAX_KEYS:
-            outline["keys"] = [repr(k)[:60] for k in value]
-        if isinstance(value, (list, dict, set, bytearray)):
-            outline["len"] = len(value)
-        size = getattr(value, "size", None)
-        if isinstance(size, tuple) and not outline.get("shape"):  # a PIL image
-            outline["size"] = size
+            outline["columns"] = list(columns)
+        if type(value).__module__.startswith("PIL"):
+            outline["size"] = tuple(value.size)
     except Exception:  # a library object that fails to describe itself: no outline
         return None
     return outline
@@ -101,14 +101,21 @@ def difference(before: dict[str, Any] | None, after: dict[str, Any] | None) -> s
     if not before or not after:
         return ""
     parts: list[str] = []
-    for label, key in (("column", "columns"), ("key", "keys")):
+    for label, key, say in (("column", "columns", str), ("key", "keys", _key_text)):
         if key in before and key in after:
-            parts += _added_removed(label, before[key], after[key])
+            parts += _added_removed(label, [say(k) for k in before[key]], [say(k) for k in after[key]])
     if not parts and before.get("shape") != after.get("shape") and "shape" in after:
         parts.append(f"shape {_dims(before.get('shape'))} → {_dims(after['shape'])}")
     if not parts and before.get("len") != after.get("len") and "len" in after:
         parts.append(f"length {before.get('len')} → {after['len']}")
     return "; ".join(parts)
+
+
+def _key_text(key: Any) -> str:
+    try:
+        return repr(key)[:60]
+    except Exception:
+        return f"<{type(key).__name__}>"
 
 
 def _added_removed(label: str, old: list[str], new: list[str]) -> list[str]:
@@ -167,13 +174,15 @@ def referenced_names(code: str) -> set[str]:
 
 
 class NamespaceSnapshot:
-    """The shared names of a namespace before a call (values by identity, outlines of mutable ones), compared with
-    the namespace after it (the local executor's report)."""
+    """The shared names of a namespace before a call (values by identity, outlines of the mutable ones the code
+    mentions: only those can change in place, short of a function of an earlier call doing it), compared with the
+    namespace after it (the local executor's report)."""
 
-    def __init__(self, namespace: dict, shared: Any) -> None:
+    def __init__(self, namespace: dict, shared: Any, code: str | None = None) -> None:
         self.shared = shared
         self.values = {name: value for name, value in list(namespace.items()) if shared(name)}
-        self.outlines = {name: snapshot(value) for name, value in self.values.items()}
+        mentioned = self.values.keys() if code is None else referenced_names(code) & self.values.keys()
+        self.outlines = {name: snapshot(self.values[name]) for name in mentioned}
 
     def report(self, namespace: dict) -> list[dict[str, Any]]:
         entries: list[dict[str, Any]] = []

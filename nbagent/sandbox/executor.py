@@ -186,7 +186,7 @@ class LocalPythonExecutor:
         copying = self.copy_inputs
         if copying:
             self._copies.enter(self.state, code_action, shared_name)
-        before = NamespaceSnapshot(self.state, shared_name) if self.report_changes else None
+        before = NamespaceSnapshot(self.state, shared_name, code_action) if self.report_changes else None
         try:
             return self._run(code_action)
         finally:

@@ -166,3 +166,14 @@ def test_snapshot_ignores_names_the_namespace_does_not_share() -> None:
     before = NamespaceSnapshot(namespace, lambda name: not name.startswith("_") and name != "In")
     namespace.update(_=2, _i4="more", value=2)
     assert [c["name"] for c in before.report(namespace)] == ["value"]
+
+
+def test_the_local_snapshot_outlines_only_the_objects_the_code_mentions() -> None:
+    """Outlining every frame of a big notebook on every call would be slow: only the names the code uses can change
+    in place (short of a function from an earlier call doing it, which the report then misses)."""
+    namespace = {"a": [1], "b": [2], "n": 3}
+    before = NamespaceSnapshot(namespace, str.isidentifier, code="a.append(2)\nb = [5]")
+    assert set(before.outlines) == {"a"}  # b is rebound (seen by identity), n is not mutable
+    namespace["a"].append(2)
+    namespace["b"] = [5]
+    assert [(c["name"], c["change"]) for c in before.report(namespace)] == [("a", "modified"), ("b", "rebound")]
