@@ -485,9 +485,7 @@ class RunStateBuilder:
         kind = "planning" if event.kind == "planning" else "action"
         self._step, self._stream, self._children = _base_step(kind, event.step_number), [], {}
         self.run["message"] = None
-        # "final": the model is asked to conclude after max steps (the live view may say so)
-        live_kind = "final" if event.kind == "final" else kind
-        return StateUpdate("step_start", step_number=event.step_number, step_kind=live_kind)
+        return StateUpdate("step_start", step_number=event.step_number, step_kind=kind)
 
     def _delta(self, event: ChatMessageStreamDelta) -> StateUpdate:
         if not event.content:
