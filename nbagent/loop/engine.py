@@ -117,7 +117,7 @@ class AgentLoop:
         self.final_answer_checks = list(final_answer_checks or [])
         self.return_full_result = return_full_result
         self.managed_agents = {agent.name: agent for agent in managed_agents or []}
-        _check_unique_names(tools or [], managed_agents or [], self.name)
+        _check_unique_names(tools or [], managed_agents or [])
         self.tools = setup_tools(
             tools or [], add_base_tools, self.managed_agents, code_agent=self.prompt_kind == "code_agent"
         )
@@ -528,9 +528,10 @@ def _run_token_usage(steps: Sequence[Any]) -> TokenUsage | None:
     return total
 
 
-def _check_unique_names(tools: list[Any], managed_agents: list[Any], own_name: str | None) -> None:
+def _check_unique_names(tools: list[Any], managed_agents: list[Any]) -> None:
+    """smolagents' check, except that an agent may share its own name with one of its tools (its
+    manager calls it by that name; inside it, the name is the tool's): smolagents' docs do so."""
     names = [getattr(tool, "name", None) for tool in tools] + [getattr(agent, "name", None) for agent in managed_agents]
-    names += [own_name] if own_name else []
     repeated = sorted({name for name in names if name is not None and names.count(name) > 1})
     if repeated:
         raise ValueError(
