@@ -355,6 +355,9 @@ def code_warning(code: str) -> str:
 
 
 def _is_column_total(node: ast.AST) -> bool:
+    """`df["b"].sum()`, also followed by more calls (`.sum().round(2).to_dict()`)."""
+    while _is_method_call(node) and node.func.attr not in _TOTALS:
+        node = node.func.value
     return (
         isinstance(node, ast.Call)
         and not node.args
@@ -362,6 +365,10 @@ def _is_column_total(node: ast.AST) -> bool:
         and node.func.attr in _TOTALS
         and _is_column(node.func.value)
     )
+
+
+def _is_method_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
 
 
 def _is_column(node: ast.AST) -> bool:

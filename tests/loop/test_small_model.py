@@ -395,6 +395,7 @@ def test_multiplying_a_groupby_gets_the_product_first_hint():
         "r = sales['units'] * sales['unit_price'].sum()",
         "r = sales[sales['units'] > 1]['units'] * sales[sales['units'] > 1]['unit_price'].sum()",
         "r = sales.loc[:, 'units'].mean() * sales.units",
+        "r = sales.groupby('units')['units'] * sales['unit_price'].sum().round(2).to_dict()",
     ],
 )
 def test_a_column_times_a_total_is_not_run_for_a_small_model(line):
