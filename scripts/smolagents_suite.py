@@ -129,13 +129,21 @@ FAILURE_CLASSES: list[tuple[str, str]] = [
     (r"ToolCollection.from_mcp is not available", "deliberate: no MCP client (ToolCollection.from_mcp)"),
     (
         r"never available to agent code|is not available to agent code, even when|"
-        r"is not available to agent code: it (executes|creates)",
+        r"is not available to agent code: it (executes|creates)|it exposes interpreter internals",
         "deliberate: refused even when authorized (modules and functions on nbagent's never-list)",
     ),
     (
         r"(?s)Regex pattern did not match.*(ImportNotAllowed|AttributeNotAllowed|NameNotAllowed|PolicyError)|"
         r"assert '(Forbidden|Import of)[^']*' in .*(ImportNotAllowed|AttributeNotAllowed|PolicyError)",
         "deliberate: refused as well, at another point or in nbagent's words",
+    ),
+    (
+        r"(?s)DID NOT RAISE InterpreterError.*Non-installed authorized modules",
+        "deliberate: an authorized module that is not installed fails when imported, not when the executor is made",
+    ),
+    (
+        r"missing in nbagent: smolagents\.(utils\.random|models\.\w+\.create_client|models\.RETRY_WAIT)",
+        "deliberate: smolagents' internals patched by its tests (utils.random, create_client, RETRY_WAIT)",
     ),
     (
         r"comes from the module '[\w.]+', which the agent was not granted",
@@ -861,7 +869,11 @@ def _missing(path: str) -> str:
     leaf = path.rsplit(".", 1)[-1]
     if leaf in AST_INTERNALS or (leaf.startswith("evaluate_") and leaf != "evaluate_python_code"):
         return f"AST-interpreter internal: {path}"
-    return f"missing in nbagent: {path}"
+    label = f"missing in nbagent: {path}"
+    for pattern, deliberate in FAILURE_CLASSES:
+        if pattern.startswith(r"missing in nbagent") and re.search(pattern, label):
+            return deliberate
+    return label
 
 
 def classify(rec: dict, reference_failed: bool = False) -> str:

@@ -9,6 +9,7 @@ in the state) do not exist here: see docs/smolagents-compat.md.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import math
 import re
@@ -29,7 +30,7 @@ from nbagent.sandbox import (
     policy,
 )
 from nbagent.sandbox.errors import timeout_message
-from nbagent.sandbox.statement_value import with_last_statement_value
+from nbagent.sandbox.statement_value import readable_again, with_last_statement_value
 
 __all__ = [
     "BASE_BUILTIN_MODULES",
@@ -214,8 +215,8 @@ def evaluate_python_code(
 ) -> tuple[Any, bool]:
     """Run `code` in nbagent's sandbox with `state` as its namespace; return `(value, is_final_answer)`.
 
-    The value is that of the last statement when it is an expression or an assignment (`x = 3` gives 3), or the
-    argument of `final_answer(...)`. `static_tools` and `custom_tools` are callable and protected (assigning to
+    The value is the last statement's: an expression's, an assignment's (`x = 3` gives 3), for code ending in
+    if/for/while/with/try the last one run inside it; or the argument of `final_answer(...)`. `static_tools` and `custom_tools` are callable and protected (assigning to
     their names is refused; smolagents lets code rebind a custom tool). `state` is updated in place, with the printed
     text in `state["_print_outputs"]` (a PrintContainer). A failure raises InterpreterError (a ValueError) whose
     message names the line and the exception; a timeout raises ExecutionTimeoutError.
@@ -225,13 +226,64 @@ def evaluate_python_code(
     executor.send_tools(_protected_tools({**(custom_tools or {}), **(static_tools or {})}))
     printed = PrintContainer()
     state["_print_outputs"] = printed
+    state[_VALUE] = None
     try:
-        result = executor(with_last_statement_value(code))
+        result = executor(_with_compound_value(with_last_statement_value(code)))
     except ExecutionError as error:
         printed.value = error.logs
         raise
+    finally:
+        state.pop(_VALUE, None)
     printed.value = result.logs
     return result.output, result.is_final_answer
+
+
+# Code ending in if/for/while/with/try: smolagents' value is the last statement run inside. The statements
+# that can end it (an expression, an assignment) also store their value here, which the code then ends with.
+_VALUE = "_smolagents_value_"
+_COMPOUND = (ast.If, ast.For, ast.While, ast.With, ast.Try)
+
+
+def _with_compound_value(code: str) -> str:
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return code
+    if not tree.body or not isinstance(tree.body[-1], _COMPOUND):
+        return code
+    lines = code.splitlines(keepends=True)
+    # splice from the end so that earlier positions stay valid (ast offsets count UTF-8 bytes)
+    for tail in sorted(_tails(tree.body[-1]), key=lambda node: (node.lineno, node.col_offset), reverse=True):
+        _record_value(lines, tail)
+    return "".join(lines).rstrip() + f"\n{_VALUE}\n"
+
+
+def _tails(statement: ast.stmt) -> list[ast.stmt]:
+    """The simple statements that can be the last one run by `statement`."""
+    if not isinstance(statement, _COMPOUND):
+        return [statement] if isinstance(statement, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)) else []
+    bodies = [statement.body, getattr(statement, "orelse", [])]
+    bodies += [handler.body for handler in getattr(statement, "handlers", [])]
+    return [tail for body in bodies if body for tail in _tails(body[-1])]
+
+
+def _record_value(lines: list[str], statement: ast.stmt) -> None:
+    if statement.end_lineno is None or statement.end_col_offset is None:
+        return
+    if isinstance(statement, ast.Expr):
+        start, end = (statement.lineno, statement.col_offset), (statement.end_lineno, statement.end_col_offset)
+        _insert(lines, end, ")")
+        _insert(lines, start, f"{_VALUE} = (")
+        return
+    target = statement.targets[-1] if isinstance(statement, ast.Assign) else statement.target
+    if getattr(statement, "value", None) is not None and readable_again(target):
+        _insert(lines, (statement.end_lineno, statement.end_col_offset), f"; {_VALUE} = {ast.unparse(target)}")
+
+
+def _insert(lines: list[str], position: tuple[int, int], text: str) -> None:
+    line_number, byte_offset = position
+    encoded = lines[line_number - 1].encode("utf-8")
+    lines[line_number - 1] = (encoded[:byte_offset] + text.encode("utf-8") + encoded[byte_offset:]).decode("utf-8")
 
 
 class _StateExecutor(LocalPythonExecutor):

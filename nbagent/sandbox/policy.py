@@ -104,8 +104,8 @@ def is_import_authorized(module_name: str, authorized: Iterable[str]) -> bool:
 def grant_hint(module_name: str) -> str:
     top = module_name.split(".")[0]
     return (
-        f"To grant it, authorize it: LocalPythonExecutor(additional_authorized_imports=[{top!r}]) "
-        f"or `%%agent --imports {top}`."
+        f"To grant it, add it to `additional_authorized_imports`: "
+        f"LocalPythonExecutor(additional_authorized_imports=[{top!r}]) or `%%agent --imports {top}`."
     )
 
 

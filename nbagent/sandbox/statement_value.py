@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["with_last_statement_value"]
+__all__ = ["readable_again", "with_last_statement_value"]
 
 
 def with_last_statement_value(code: str) -> str:
@@ -34,15 +34,15 @@ def _assigned(statement: ast.stmt) -> ast.expr | None:
         target = statement.target
     else:
         return None
-    return target if _readable_again(target) else None
+    return target if readable_again(target) else None
 
 
-def _readable_again(target: ast.expr) -> bool:
+def readable_again(target: ast.expr) -> bool:
     """Reading the target back runs no code twice: names, tuples of them, attributes of names."""
     if isinstance(target, ast.Name):
         return True
     if isinstance(target, (ast.Tuple, ast.List)):
-        return bool(target.elts) and all(_readable_again(element) for element in target.elts)
+        return bool(target.elts) and all(readable_again(element) for element in target.elts)
     if isinstance(target, ast.Attribute):
         return isinstance(target.value, ast.Name)
     if isinstance(target, ast.Subscript):

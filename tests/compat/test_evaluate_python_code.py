@@ -21,6 +21,13 @@ def test_the_value_is_the_last_statements_and_the_state_is_updated() -> None:
     assert evaluate_python_code("x + 1", state=state) == (11, False)
 
 
+def test_code_ending_in_a_compound_statement_has_the_last_value_run_inside() -> None:
+    assert evaluate_python_code("x = 3\nif x <= 3:\n    y = 2\nelse:\n    y = 5")[0] == 2
+    state: dict = {}
+    assert evaluate_python_code("total = 0\nfor i in range(4):\n    total += i", state=state)[0] == 6
+    assert set(state) >= {"total", "i"} and not any(key.startswith("_smolagents") for key in state)
+
+
 def test_functions_defined_in_one_call_work_in_the_next() -> None:
     state: dict = {}
     evaluate_python_code("def double(v):\n    return 2 * v", state=state)
