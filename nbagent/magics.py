@@ -19,6 +19,7 @@ import re
 import shlex
 import sys
 import types
+from pathlib import Path
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -371,7 +372,8 @@ def _is_model(value: Any) -> bool:
 def _show_loading(spec: str) -> Any:
     from nbagent.notebook.display import show_loading_widget
 
-    what = "the offline model" if spec in ("", "default") else spec
+    name = spec.partition(":")[2] if ":" in spec and not spec.lower().endswith(".gguf") else spec
+    what = "the offline model" if spec in ("", "default") else Path(name).expanduser().name or spec
     return show_loading_widget(f"loading {what}…")
 
 
