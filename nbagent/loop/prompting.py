@@ -213,6 +213,7 @@ class PromptBuilder:
 _DESCRIBED = re.compile(r"^- `([A-Za-z_][A-Za-z0-9_]*)`:", re.MULTILINE)
 _QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
 _NO_ATTRIBUTE = re.compile(r"'(DataFrame|Series|DataFrameGroupBy|SeriesGroupBy)' object has no attribute '(\w+)'")
+_CANNOT_TOTAL = re.compile(r"does not support operation|agg function failed|[Cc]ould not convert|unsupported operand")
 _ROW_NUMBERS = re.compile(r"'RangeIndex' object has no attribute")
 _UNDEFINED = re.compile(r"name '(\w+)' is not defined")
 _MODULE_ALIASES = {"pd": "import pandas as pd", "np": "import numpy as np", "plt": "import matplotlib.pyplot as plt"}
@@ -239,6 +240,11 @@ def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str
     series_groupby = _series_grouped_by_name(source, namespace)
     if series_groupby:
         return series_groupby
+    if ".groupby(" in source and _CANNOT_TOTAL.search(message):
+        return (
+            'Hint: pick the column before the total: df.groupby("key")["column"].sum(); '
+            "a whole table's other columns (dates, text) cannot be totalled."
+        )
     if _ROW_NUMBERS.search(message):
         columns = "; ".join(
             f"`{n}` has {', '.join(map(str, f.columns[:_MAX_HINT_COLUMNS]))}"

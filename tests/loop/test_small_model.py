@@ -482,3 +482,11 @@ def test_a_date_attribute_of_row_numbers_gets_the_use_a_column_hint():
     hint = str(actions(agent)[0].error)
     assert "that index holds row numbers (0, 1, 2, …), not dates or labels; use a column instead." in hint
     assert "`targets` has month, target" in hint
+
+
+def test_totalling_a_whole_grouped_table_gets_the_pick_a_column_hint():
+    sales = pd.DataFrame({"day": pd.to_datetime(["2024-01-01", "2024-01-02"]), "product": ["a", "b"], "units": [1, 2]})
+    model = scripted([code("top = sales.groupby('product').sum()['units']"), code("final_answer(1)")])
+    agent = agent_for(model, namespace={"sales": sales})
+    agent.run("Units per product in `sales`?")
+    assert 'pick the column before the total: df.groupby("key")["column"].sum()' in str(actions(agent)[0].error)
