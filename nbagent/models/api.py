@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from ._common import StopCutter, public_dict, tool_schemas
@@ -90,6 +91,64 @@ def _usage(raw: Any) -> TokenUsage | None:
     if raw is None:
         return None
     return TokenUsage(int(_get(raw, "prompt_tokens", 0) or 0), int(_get(raw, "completion_tokens", 0) or 0))
+
+
+class _StreamReader:
+    """Turns a provider's stream chunks into deltas: stop sequences cut, usage kept, the finish noted."""
+
+    def __init__(self, cutter: StopCutter) -> None:
+        self.cutter = cutter
+        self.finished = False
+        self.usage: TokenUsage | None = None
+        self.pieces = 0  # content chunks: the output token count when the server streams no usage
+
+    def read(self, chunk: Any) -> ChatMessageStreamDelta | None:
+        self.usage = _usage(_get(chunk, "usage")) or self.usage
+        choices = _get(chunk, "choices") or []
+        if not choices:
+            return None
+        choice = choices[0]
+        self.finished = self.finished or bool(_get(choice, "finish_reason"))
+        delta = _get(choice, "delta")
+        if delta is None:
+            return None
+        raw_text = _get(delta, "content") or ""
+        self.pieces += bool(raw_text)
+        text = self.cutter.feed(raw_text)
+        calls = [
+            ChatMessageToolCallStreamDelta(
+                index=_get(tc, "index"),
+                id=_get(tc, "id"),
+                type=_get(tc, "type"),
+                function=ChatMessageToolCallFunction(
+                    name=_get(_get(tc, "function"), "name"),
+                    arguments=_get(_get(tc, "function"), "arguments"),
+                )
+                if _get(tc, "function") is not None
+                else None,
+            )
+            for tc in _get(delta, "tool_calls") or []
+        ]
+        return ChatMessageStreamDelta(content=text or None, tool_calls=calls or None) if text or calls else None
+
+    def end(self) -> ChatMessageStreamDelta:
+        if not self.finished:
+            raise StreamTruncated("the stream ended before the model finished (no finish_reason was sent)")
+        tail = self.cutter.flush()
+        # Servers that ignore stream_options (llama.cpp's) send no usage: count one token per chunk,
+        # and leave the prompt size unknown (0) rather than guess it.
+        return ChatMessageStreamDelta(content=tail or None, token_usage=self.usage or TokenUsage(0, self.pieces))
+
+
+async def _chunks(stream: Any) -> AsyncIterator[Any]:
+    """The chunks of an async stream, or of a sync one read on a worker thread (the loop stays free)."""
+    if hasattr(stream, "__aiter__"):
+        async for chunk in stream:
+            yield chunk
+        return
+    iterator, done = iter(stream), object()
+    while (chunk := await asyncio.to_thread(next, iterator, done)) is not done:
+        yield chunk
 
 
 class ApiModel(Model):
@@ -302,49 +361,34 @@ class ApiModel(Model):
 
     def _stream_once(self, params: dict[str, Any], cutter: StopCutter) -> Iterator[ChatMessageStreamDelta]:
         stream = self._request(stream=True, **params)
-        finished = False
-        usage: TokenUsage | None = None
-        pieces = 0  # content chunks: the output token count when the server streams no usage
+        reader = _StreamReader(cutter)
         try:
             for chunk in stream:
-                usage = _usage(_get(chunk, "usage")) or usage
-                choices = _get(chunk, "choices") or []
-                if not choices:
-                    continue
-                choice = choices[0]
-                finished = finished or bool(_get(choice, "finish_reason"))
-                delta = _get(choice, "delta")
-                if delta is None:
-                    continue
-                raw_text = _get(delta, "content") or ""
-                pieces += bool(raw_text)
-                text = cutter.feed(raw_text)
-                calls = [
-                    ChatMessageToolCallStreamDelta(
-                        index=_get(tc, "index"),
-                        id=_get(tc, "id"),
-                        type=_get(tc, "type"),
-                        function=ChatMessageToolCallFunction(
-                            name=_get(_get(tc, "function"), "name"),
-                            arguments=_get(_get(tc, "function"), "arguments"),
-                        )
-                        if _get(tc, "function") is not None
-                        else None,
-                    )
-                    for tc in _get(delta, "tool_calls") or []
-                ]
-                if text or calls:
-                    yield ChatMessageStreamDelta(content=text or None, tool_calls=calls or None)
+                delta = reader.read(chunk)
+                if delta is not None:
+                    yield delta
         finally:
             close = getattr(stream, "close", None)
             if callable(close):
                 close()
-        if not finished:
-            raise StreamTruncated("the stream ended before the model finished (no finish_reason was sent)")
-        tail = cutter.flush()
-        # Servers that ignore stream_options (llama.cpp's) send no usage: count one token per chunk,
-        # and leave the prompt size unknown (0) rather than guess it.
-        yield ChatMessageStreamDelta(content=tail or None, token_usage=usage or TokenUsage(0, pieces))
+        yield reader.end()
+
+    async def _astream_once(self, params: dict[str, Any], cutter: StopCutter) -> AsyncIterator[ChatMessageStreamDelta]:
+        await self.rate_limiter.athrottle()
+        stream = await self._acreate(stream=True, **params)
+        reader = _StreamReader(cutter)
+        try:
+            async for chunk in _chunks(stream):
+                delta = reader.read(chunk)
+                if delta is not None:
+                    yield delta
+        finally:
+            close = getattr(stream, "aclose", None) or getattr(stream, "close", None)
+            if callable(close):
+                closed = close()
+                if inspect.isawaitable(closed):
+                    await closed
+        yield reader.end()
 
     def generate_stream(
         self,
@@ -378,6 +422,40 @@ class ApiModel(Model):
                 if delay is None:
                     raise final_error(self.provider_name, self.endpoint, info, attempts, self.timeout) from err
                 self.sleep(self.retry.wait(delay, info.retry_after))
+
+    async def agenerate_stream(
+        self,
+        messages: list[ChatMessage | dict[str, Any]],
+        stop_sequences: list[str] | None = None,
+        response_format: dict[str, Any] | None = None,
+        tools_to_call_from: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatMessageStreamDelta]:
+        """`generate_stream` through the provider's async client: the same deltas, retries and errors."""
+        params = self.prepare_params(messages, stop_sequences, response_format, tools_to_call_from, **kwargs)
+        params.update(self._stream_params())
+        delays = self.retry.delays()
+        attempts = 0
+        while True:
+            attempts += 1
+            emitted = False
+            try:
+                async for delta in self._astream_once(params, StopCutter(stop_sequences)):
+                    emitted = emitted or bool(delta.content or delta.tool_calls)
+                    yield delta
+                return
+            except ModelError:
+                raise
+            except Exception as err:
+                info = self._describe(err)
+                if emitted:
+                    info.message = f"the stream broke off after partial output ({info.message})"
+                    info.status = info.status or 200
+                    raise final_error(self.provider_name, self.endpoint, info, attempts, self.timeout) from err
+                delay = next(delays, None) if info.retryable else None
+                if delay is None:
+                    raise final_error(self.provider_name, self.endpoint, info, attempts, self.timeout) from err
+                await asyncio.sleep(self.retry.wait(delay, info.retry_after))
 
     def _stream_params(self) -> dict[str, Any]:
         return {"stream_options": {"include_usage": True}}

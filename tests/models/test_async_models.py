@@ -1,4 +1,5 @@
-"""`await model.agenerate(...)` and `async for d in model.agenerate_stream(...)` against the real llama.cpp server."""
+"""`await model.agenerate(...)` and `async for d in model.agenerate_stream(...)` against the real llama.cpp server
+(the API models through their async clients: AsyncOpenAI, AsyncInferenceClient, litellm.acompletion)."""
 
 from __future__ import annotations
 
@@ -58,8 +59,13 @@ def test_agenerate_failure_is_one_clear_model_error(kind, unused_port):
     model = api_model(kind, f"http://127.0.0.1:{unused_port}/v1")
     model.retry.max_retries = 1
     model.retry.initial_delay = 0.01
-    with pytest.raises(ModelError, match=r"failed after 2 attempts: no HTTP response"):
-        asyncio.run(model.agenerate(MESSAGES))
+
+    async def stream() -> list:
+        return [delta async for delta in model.agenerate_stream(MESSAGES)]
+
+    for call in (lambda: model.agenerate(MESSAGES), stream):
+        with pytest.raises(ModelError, match=r"failed after 2 attempts: no HTTP response"):
+            asyncio.run(call())
 
 
 def test_every_model_has_agenerate_and_agenerate_stream():
