@@ -393,6 +393,10 @@ class AliasModule(types.ModuleType):
 class AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname, path=None, target=None):
         if fullname == "smolagents" or fullname.startswith("smolagents."):
+            if SUBMODULES and fullname != "smolagents" and fullname not in SUBMODULES:
+                # as the real package: `smolagents.models.MODEL_REGISTRY` is no module (mock.patch.dict and
+                # pkgutil.resolve_name try to import it before reading the attribute)
+                return None
             return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
         return None
 
