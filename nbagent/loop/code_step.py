@@ -181,6 +181,7 @@ class CodeLoop(AgentLoop):
         memory_step.model_output_message = message
         memory_step.model_output = close_code_fence(message.text)
         memory_step.token_usage = message.token_usage
+        cap = cap or getattr(self.model, "max_new_tokens", None)  # a local model's own cap cuts steps too
         cut = bool(cap) and message.token_usage is not None and message.token_usage.output_tokens >= cap - _CUT_SLACK
         code = _parse_code(message.text, cut_at=cap if cut else None)
         warning = code_warning(code) if small else ""

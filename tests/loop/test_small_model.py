@@ -183,6 +183,15 @@ def test_a_step_cut_in_its_code_does_not_run_and_the_next_prompt_says_write_shor
     assert "cut off after 30 tokens" in prompt_text(model.calls[1])
 
 
+def test_a_step_cut_at_the_models_own_cap_says_so_for_any_agent():
+    runaway = "Thought: I type the data.\n```python\nrows = [" + ", ".join(["'West'"] * 40)
+    model = scripted([runaway, code("final_answer(2)")], None)  # a standard agent: no cap of its own
+    model.max_new_tokens = 30  # what a local model (LlamaCppModel, TransformersModel) generates at most
+    agent = agent_for(model, namespace={})
+    assert agent.max_tokens_per_step is None and agent.run("Count.") == 2
+    assert "cut off after 30 tokens" in str(actions(agent)[0].error)
+
+
 def test_a_cut_step_whose_code_is_complete_runs_with_a_notice():
     long_thought = "Thought: " + " ".join(["think"] * 40) + "\n```python\nx = 5\n"
     model = scripted([long_thought, code("final_answer(x)")])
