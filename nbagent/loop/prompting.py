@@ -335,11 +335,12 @@ _TOTALS = frozenset({"sum", "mean"})
 
 
 def code_warning(code: str) -> str:
-    """A reason not to run `code`, for a small model, or "": today one mistake, a column times another's total.
+    """A reason not to run `code`, for a small model, or "": a column times another's total, or two totals multiplied.
 
     `df["units"] * df["unit_price"].sum()` multiplies every value by the total (`*` binds after the
-    call); a 1.5B model writes it for "the total of units × unit_price" and then copies it on every
-    retry. Said before running, with the line, it is fixed more often than after a wrong answer.
+    call); a 1.5B model writes it for "the total of units × unit_price", copies it on every retry,
+    and told so, often "fixes" it as `df["units"].sum() * df["unit_price"].sum()`. Said before
+    running, with the corrected line to copy, it is fixed more often than after a wrong answer.
     """
     try:
         tree = ast.parse(code)
@@ -347,28 +348,47 @@ def code_warning(code: str) -> str:
         return ""
     for node in ast.walk(tree):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-            left, right = node.left, node.right
-            total = right if _is_column_total(right) else left if _is_column_total(left) else None
-            other = left if total is right else right
-            if total is not None and _is_column(other):
-                line = ast.get_source_segment(code, node) or ""
-                return (
-                    f"Line {node.lineno}: `{line}` multiplies every value of one column by the total of the other "
-                    "(a * b.sum() is a * (b.sum())). For the total of the products write (a * b).sum(); better, "
-                    "make the products a variable first: value = a * b. The code did not run."
-                )
+            warning = _product_warning(code, node)
+            if warning:
+                return f"Line {node.lineno}: `{ast.get_source_segment(code, node)}` {warning} The code did not run."
     return ""
 
 
-def _is_column_total(node: ast.AST) -> bool:
-    """`df["b"].sum()`, also followed by more calls (`.sum().round(2).to_dict()`)."""
+def _product_warning(code: str, node: ast.BinOp) -> str:
+    left, right = node.left, node.right
+    if _is_column_total(left, "sum") and _is_column_total(right, "sum"):
+        fixed = f"({_total_column(code, left)} * {_total_column(code, right)}).sum()"
+        return f"multiplies two totals; the total of the products is {fixed}."
+    total = right if _is_column_total(right) else left if _is_column_total(left) else None
+    other = left if total is right else right
+    if total is None or not _is_column(other):
+        return ""
+    fixed = f"({ast.get_source_segment(code, other)} * {_total_column(code, total)}).sum()"
+    if ".groupby(" in fixed:
+        fixed = "value = a * b first, then value.groupby(df['key']).sum()"
+    return (
+        "multiplies every value of one column by the total of the other (a * b.sum() is a * (b.sum())). "
+        f"For the total of the products write {fixed}."
+    )
+
+
+def _total_column(code: str, node: ast.AST) -> str:
+    """The column a total is taken of: `df["b"]` in `df["b"].sum().round(2)`."""
+    while _is_method_call(node) and node.func.attr not in _TOTALS:
+        node = node.func.value
+    return ast.get_source_segment(code, node.func.value) or "b"
+
+
+def _is_column_total(node: ast.AST, *totals: str) -> bool:
+    """`df["b"].sum()` (or another of `totals`), also followed by more calls (`.sum().round(2).to_dict()`)."""
+    totals = totals or tuple(_TOTALS)
     while _is_method_call(node) and node.func.attr not in _TOTALS:
         node = node.func.value
     return (
         isinstance(node, ast.Call)
         and not node.args
         and isinstance(node.func, ast.Attribute)
-        and node.func.attr in _TOTALS
+        and node.func.attr in totals
         and _is_column(node.func.value)
     )
 

@@ -499,3 +499,19 @@ def test_totalling_a_whole_grouped_table_gets_the_pick_a_column_hint():
     agent = agent_for(model, namespace={"sales": sales})
     agent.run("Units per product in `sales`?")
     assert 'pick the column before the total: df.groupby("key")["column"].sum()' in str(actions(agent)[0].error)
+
+
+def test_two_totals_multiplied_are_not_run_and_the_right_line_is_given():
+    line = "r = sales['units'].sum() * sales['unit_price'].sum()"
+    model = scripted([code(f"{line}\nfinal_answer(r)"), code("final_answer(8.0)")])
+    agent = agent_for(model, namespace=sales_namespace())
+    assert agent.run(SALES) == 8.0
+    said = str(actions(agent)[0].error)
+    assert "multiplies two totals; the total of the products is (sales['units'] * sales['unit_price']).sum()" in said
+
+
+def test_the_column_times_total_warning_gives_the_line_to_copy():
+    model = scripted([code("r = sales['units'] * sales['unit_price'].sum().round(2)"), code("final_answer(8.0)")])
+    agent = agent_for(model, namespace=sales_namespace())
+    agent.run(SALES)
+    assert "write (sales['units'] * sales['unit_price']).sum()." in str(actions(agent)[0].error)
