@@ -51,6 +51,7 @@ from .executor import CodeOutput, LocalPythonExecutor
 from .isolated import IsolatedPythonExecutor
 from .policy import BASE_BUILTIN_MODULES
 from .proxies import RemoteClass, RemoteFunction, RemoteObject
+from .statement_value import with_last_statement_value
 from .wire import AgentValue
 
 __all__ = [
@@ -70,4 +71,5 @@ __all__ = [
     "RemoteClass",
     "RemoteFunction",
     "RemoteObject",
+    "with_last_statement_value",
 ]

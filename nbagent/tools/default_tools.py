@@ -63,8 +63,7 @@ class PythonInterpreterTool(Tool):
 
     def forward(self, code: str) -> str:
         # Imported here so that tools import before (and without) the sandbox package.
-        from nbagent.sandbox import LocalPythonExecutor
-        from nbagent.sandbox.statement_value import with_last_statement_value
+        from nbagent.sandbox import LocalPythonExecutor, with_last_statement_value
 
         executor = LocalPythonExecutor(additional_authorized_imports=self.authorized_imports, **self.executor_kwargs)
         # As in smolagents, the output is the last statement's value, a trailing assignment's too.

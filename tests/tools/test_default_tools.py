@@ -10,6 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from nbagent.sandbox.statement_value import with_last_statement_value
 from nbagent.tools import (
     BASE_TOOLS,
     TOOL_MAPPING,
@@ -146,6 +147,7 @@ def test_python_interpreter_uses_the_sandbox_executor(monkeypatch):
     fake = types.ModuleType("nbagent.sandbox")
     fake.LocalPythonExecutor = FakeExecutor
     fake.ExecutionError = ExecutionError
+    fake.with_last_statement_value = with_last_statement_value
     monkeypatch.setitem(sys.modules, "nbagent.sandbox", fake)
 
     interpreter = PythonInterpreterTool(authorized_imports=["numpy", "math"], timeout_seconds=3)
