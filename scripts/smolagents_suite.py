@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Run smolagents' own test suite against nbagent, through an import alias, and report per file.
 
-    .venv/bin/python scripts/smolagents_suite.py                 # nbagent, the default nine files
+    .venv/bin/python scripts/smolagents_suite.py                 # nbagent, the default twelve files
     .venv/bin/python scripts/smolagents_suite.py --target smolagents   # the reference (real smolagents)
     .venv/bin/python scripts/smolagents_suite.py --files test_tools.py test_models.py --show-failures
 
@@ -15,12 +15,19 @@ What it does:
    lacks resolves to a placeholder, so the module imports and only the tests that *use* the name fail
    (any use inside a test raises `MissingInNbagent`; a test that touched one and passed anyway is
    turned into a failure). The real smolagents is never imported (checked at the end of every run).
-3. Prints per file: collected / passed / failed / not applicable / skipped, then the failure classes.
+3. Prints per file: collected / passed / failed / not applicable / skipped; then the failures per file
+   by kind, and the failure classes.
 
 "Not applicable" are tests asserting that smolagents' AST interpreter refuses code CPython allows
 (nbagent runs real Python in a sandboxed worker; its guards differ by design): a test whose source
 expects a refusal (`REFUSAL`) and that failed because nbagent ran the code ("DID NOT RAISE"), plus
-the ids listed in `NOT_APPLICABLE`. A test that cannot run at all (a missing name) stays "failed".
+the ids listed in `NOT_APPLICABLE` (tests expecting it to accept code CPython rejects). A test that
+cannot run at all (a missing name) stays "failed".
+
+Failure kinds (the issue's bar allows the first three): "AST-interpreter internal" (a test needs
+`evaluate_subscript` & co, `_operations_count`, ...), "deliberate" (a difference named in
+docs/smolagents-compat.md, recognised by `FAILURE_CLASSES`), "environment" (the reference run failed
+the same test here: network, packages), and "other" (to fix).
 """
 
 from __future__ import annotations
