@@ -255,7 +255,10 @@ class ModuleViews:
         if isinstance(module, SandboxModule):
             return module
         if not self.is_authorized(module, path):
-            raise ImportNotAllowed(policy.import_refusal(path or module.__name__, self._guards.authorized))
+            refusal = policy.import_refusal(module.__name__, self._guards.authorized)
+            if path and path != module.__name__:  # reached as an attribute: smolagents' words first
+                refusal = f"Forbidden access to module: {module.__name__} (reached as {path}). {refusal}"
+            raise ImportNotAllowed(refusal)
         cached = self._views.get(id(module))
         if cached is not None and cached[0] is module:
             return cached[1]
