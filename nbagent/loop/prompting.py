@@ -213,6 +213,7 @@ class PromptBuilder:
 _DESCRIBED = re.compile(r"^- `([A-Za-z_][A-Za-z0-9_]*)`:", re.MULTILINE)
 _QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
 _NO_ATTRIBUTE = re.compile(r"'(DataFrame|Series|DataFrameGroupBy|SeriesGroupBy)' object has no attribute '(\w+)'")
+_MASK_PRECEDENCE = re.compile(r"unsupported operand type\(s\) for [&|]|Cannot perform '(rand|ror|and|or)_'")
 _CANNOT_TOTAL = re.compile(r"does not support operation|agg function failed|[Cc]ould not convert|unsupported operand")
 _ROW_NUMBERS = re.compile(r"'RangeIndex' object has no attribute")
 _UNDEFINED = re.compile(r"name '(\w+)' is not defined")
@@ -240,6 +241,11 @@ def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str
     series_groupby = _series_grouped_by_name(source, namespace)
     if series_groupby:
         return series_groupby
+    if _MASK_PRECEDENCE.search(message) and re.search(r"[=<>]=?[^()]*[&|]", source):
+        return (
+            "Hint: & and | bind before == and <: put each comparison in parentheses, "
+            'df[(df["a"] == x) & (df["b"] == y)].'
+        )
     if ".groupby(" in source and _CANNOT_TOTAL.search(message):
         return (
             'Hint: pick the column before the total: df.groupby("key")["column"].sum(); '

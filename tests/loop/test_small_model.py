@@ -515,3 +515,11 @@ def test_the_column_times_total_warning_gives_the_line_to_copy():
     agent = agent_for(model, namespace=sales_namespace())
     agent.run(SALES)
     assert "write (sales['units'] * sales['unit_price']).sum()." in str(actions(agent)[0].error)
+
+
+def test_comparisons_joined_without_parentheses_get_the_precedence_hint():
+    sales = pd.DataFrame({"region": ["East", "West"], "units": [1, 2]})
+    model = scripted([code("east = sales[sales['region'] == 'East' & sales['units'] > 0]"), code("final_answer(1)")])
+    agent = agent_for(model, namespace={"sales": sales})
+    agent.run("East rows of `sales`?")
+    assert "& and | bind before == and <: put each comparison in parentheses" in str(actions(agent)[0].error)
