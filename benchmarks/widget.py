@@ -190,7 +190,9 @@ def write_notebook(folder: Path) -> Path:
 
 
 def cell_text(page, index: int) -> str:
-    return page.locator(".jp-Cell").nth(index).locator(".jp-OutputArea").inner_text()
+    return (
+        page.locator(".jp-Cell").nth(index).locator(".jp-OutputArea").text_content()
+    )  # (off-screen cells: the page follows a live run)
 
 
 def main() -> int:

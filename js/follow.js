@@ -1,10 +1,16 @@
 // Auto-follow of a live run: while the run grows, the page scrolls so that the widget's end (the live
-// step) stays in view — as long as the person is there. Scrolling up stops it; scrolling back down to
-// the widget's end resumes it. The scroller is the widget's nearest scrolling ancestor (JupyterLab's
+// step) stays in view — as long as the person is there. Scrolling up (wheel, keys, scrollbar) stops it;
+// scrolling back down to the widget's end resumes it. The scroller is the widget's nearest scrolling ancestor (JupyterLab's
 // notebook panel), or the page.
 
 /** How close (px) to the widget's end counts as "at the end". */
 export const END_SLACK = 48;
+
+/** Keys that scroll up: pressed in the notebook, they stop the following. */
+const UP_KEYS = new Set(["PageUp", "ArrowUp", "Home"]);
+
+/** The deltas of this long are followed with one layout. */
+export const FOLLOW_DELAY_MS = 50;
 
 /**
  * The nearest ancestor of `el` that scrolls vertically, or the document's scrolling element.
@@ -30,6 +36,24 @@ function viewBottom(scroller) {
   return page ? window.innerHeight : scroller.getBoundingClientRect().bottom;
 }
 
+/** JupyterLab's output containers that are scroll containers (see widget.css, `.nba-sticky-host`). */
+const OUTPUT_CONTAINERS = ["jp-OutputArea", "jp-OutputArea-child", "jp-OutputArea-output"];
+
+/**
+ * Mark the output containers around `el` so that widget.css can stop them being scroll containers (which would
+ * pin the sticky top inside the output). A class set once, not a `:has()` rule: `:has()` over the output's
+ * descendants made Chromium re-check styles on every streamed delta (7× slower renders, measured).
+ * @param {Element} el
+ * @returns {boolean} whether `el` is in the page (marked, or nothing to mark)
+ */
+export function markStickyHosts(el) {
+  if (!el.isConnected) return false;
+  for (let node = el.parentElement; node && !node.classList.contains("jp-Cell"); node = node.parentElement) {
+    if (OUTPUT_CONTAINERS.some((name) => node.classList.contains(name))) node.classList.add("nba-sticky-host");
+  }
+  return true;
+}
+
 export class Follower {
   /** @param {HTMLElement} el the element whose end is followed */
   constructor(el) {
@@ -40,14 +64,24 @@ export class Follower {
     this.scroller = null;
     /** @type {EventTarget | null} */
     this.target = null;
-    /** @type {number | null} where this follower last scrolled to (a lower scrollTop since: the person scrolled up) */
-    this.lastTop = null;
+    /** a follow is scheduled */
+    this.pending = false;
+    // Only the person's own input stops following (JupyterLab scrolls by itself too, e.g. to the cell being run);
+    // any scroll that reaches the widget's end resumes it.
     this.onScroll = () => {
-      this.following = this.atEnd();
+      if (this.atEnd()) this.following = true;
     };
     /** @param {Event} event */
     this.onWheel = (event) => {
-      if (/** @type {WheelEvent} */ (event).deltaY < 0) this.following = false; // up: the person wants to read
+      if (/** @type {WheelEvent} */ (event).deltaY < 0) this.following = false;
+    };
+    /** @param {Event} event */
+    this.onKey = (event) => {
+      if (UP_KEYS.has(/** @type {KeyboardEvent} */ (event).key)) this.following = false;
+    };
+    /** @param {Event} event a press on the scroller itself: its scrollbar */
+    this.onPointer = (event) => {
+      if (event.target === this.scroller) this.following = false;
     };
   }
 
@@ -65,26 +99,38 @@ export class Follower {
     this.disconnect();
     this.scroller = scroller;
     this.target = scroller === document.scrollingElement || scroller === document.documentElement ? window : scroller;
-    this.target.addEventListener("scroll", this.onScroll, { passive: true });
-    this.target.addEventListener("wheel", this.onWheel, { passive: true });
+    for (const [name, handler] of this.handlers()) this.target.addEventListener(name, handler, { passive: true });
+  }
+
+  /** @returns {Array<[string, (event: Event) => void]>} */
+  handlers() {
+    return [["scroll", this.onScroll], ["wheel", this.onWheel], ["keydown", this.onKey], ["pointerdown", this.onPointer]];
   }
 
   disconnect() {
-    this.target?.removeEventListener("scroll", this.onScroll);
-    this.target?.removeEventListener("wheel", this.onWheel);
+    for (const [name, handler] of this.handlers()) this.target?.removeEventListener(name, handler);
     this.target = null;
     this.scroller = null;
+  }
+
+  /** The run grew: follow it shortly (a burst of deltas costs one layout, not one each). */
+  request() {
+    if (this.pending) return;
+    this.pending = true;
+    const run = () => {
+      this.pending = false;
+      this.follow();
+    };
+    // a timer, not requestAnimationFrame: that one does not fire in a tab the browser deems hidden
+    setTimeout(run, FOLLOW_DELAY_MS);
   }
 
   /** The run grew: bring the widget's end into view if the person follows it. */
   follow() {
     this.connect();
-    if (!this.scroller) return;
-    // a scroll up whose event has not arrived yet (events come a frame later) still counts
-    if (this.lastTop !== null && this.scroller.scrollTop < this.lastTop - 2 && !this.atEnd()) this.following = false;
-    if (!this.following) return;
+    this.el.dataset.follow = this.following ? "on" : "off"; // (for tests and a person's devtools)
+    if (!this.scroller || !this.following) return;
     const below = this.el.getBoundingClientRect().bottom - viewBottom(this.scroller);
     if (below > 0) this.scroller.scrollTop += below;
-    this.lastTop = this.scroller.scrollTop;
   }
 }

@@ -70,6 +70,7 @@ export class ForksView {
     this.panel = h("div", { class: "nba-fork-panel", role: "region", "aria-label": "Earlier run (read-only)" });
     this.panel.hidden = true;
     this.el = h("div", { class: "nba-forks" }, this.list, this.panel);
+    this.el.hidden = true;
     this.update([]);
   }
 
@@ -77,6 +78,12 @@ export class ForksView {
   setListOpen(open) {
     this.list.hidden = !open;
     this.toggle.setAttribute("aria-expanded", String(open));
+    this.syncHidden();
+  }
+
+  /** The container takes no room while neither the list nor a run is shown. */
+  syncHidden() {
+    this.el.hidden = this.list.hidden === true && this.panel.hidden === true;
   }
 
   /**
@@ -108,6 +115,7 @@ export class ForksView {
   open(index) {
     this.openIndex = index;
     this.panel.hidden = false;
+    this.syncHidden();
     this.panel.replaceChildren(h("div", { class: "nba-fork-loading" }, `Opening run ${index + 1}…`));
     this.ctx.send({ type: "open_fork", index });
   }
@@ -116,6 +124,7 @@ export class ForksView {
     this.openIndex = null;
     this.panel.hidden = true;
     this.panel.replaceChildren();
+    this.syncHidden();
   }
 
   /**

@@ -15,7 +15,7 @@ import "./widget.css";
 import "./outcome.css";
 import { benchHooks } from "./bench.js";
 import { ControlsView, connectChannel } from "./controls.js";
-import { Follower } from "./follow.js";
+import { Follower, markStickyHosts } from "./follow.js";
 import { ForksView } from "./forks.js";
 import { createImageUrls } from "./images.js";
 import { RunView, renderRunInto } from "./run.js";
@@ -88,8 +88,16 @@ function render({ model, el }) {
   el.classList.add("nbagent-widget");
   el.append(view.el);
   const follower = new Follower(view.el);
+  let marked = false; // the output containers around the widget are marked for the sticky top (js/follow.js)
+  /** @param {number} tries */
+  const mark = (tries) => {
+    marked ||= markStickyHosts(el);
+    if (!marked && tries > 0) setTimeout(() => mark(tries - 1), 200); // until the view is in the page
+  };
+  mark(10);
   const followIfLive = () => {
-    if (LIVE_STATUSES.has(/** @type {any} */ (view.el.dataset.status))) follower.follow();
+    marked ||= markStickyHosts(el);
+    if (LIVE_STATUSES.has(/** @type {any} */ (view.el.dataset.status))) follower.request();
   };
 
   const onRun = () => {

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from "vitest";
-import { Follower, scrollParent } from "../follow.js";
+import { Follower, markStickyHosts, scrollParent } from "../follow.js";
 
 /** A scroller of height 400 whose content's rectangles are given by hand (jsdom has no layout). */
 function page({ widgetBottom }) {
@@ -43,7 +43,10 @@ describe("Follower", () => {
     const follower = new Follower(widget);
     follower.follow();
     expect(scroller.scrollTop).toBe(500);
-    scroller.scrollTop = 100; // the person scrolls up to read
+    scroller.scrollTop = 100; // JupyterLab scrolls by itself: that does not stop the following
+    scroller.dispatchEvent(new Event("scroll"));
+    expect(follower.following).toBe(true);
+    scroller.dispatchEvent(new WheelEvent("wheel", { deltaY: -100 })); // the person scrolls up to read
     scroller.dispatchEvent(new Event("scroll"));
     expect(follower.following).toBe(false);
     rect.bottom = 1200;
@@ -58,18 +61,70 @@ describe("Follower", () => {
     follower.disconnect();
   });
 
-  it("counts a scroll up whose event has not arrived yet, and a wheel turned up", () => {
-    const { scroller, widget, rect } = page({ widgetBottom: 900 });
+  it("stops when a wheel turns up", () => {
+    const { scroller, widget } = page({ widgetBottom: 900 });
     const follower = new Follower(widget);
     follower.follow();
-    scroller.scrollTop = 200; // no scroll event yet
-    rect.bottom = 1000;
-    follower.follow();
-    expect(scroller.scrollTop).toBe(200);
-    scroller.scrollTop = 600;
-    scroller.dispatchEvent(new Event("scroll"));
-    expect(follower.following).toBe(true);
+    expect(widget.dataset.follow).toBe("on");
     scroller.dispatchEvent(new WheelEvent("wheel", { deltaY: -40 }));
     expect(follower.following).toBe(false);
+    follower.follow();
+    expect(widget.dataset.follow).toBe("off");
+  });
+
+  it("stops on an up key or a press on the scrollbar", () => {
+    const { scroller, widget } = page({ widgetBottom: 900 });
+    const follower = new Follower(widget);
+    follower.follow();
+    scroller.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown" }));
+    expect(follower.following).toBe(true);
+    scroller.dispatchEvent(new KeyboardEvent("keydown", { key: "PageUp" }));
+    expect(follower.following).toBe(false);
+    follower.following = true;
+    widget.dispatchEvent(new Event("pointerdown", { bubbles: true })); // a click in the widget: no
+    expect(follower.following).toBe(true);
+    scroller.dispatchEvent(new Event("pointerdown"));
+    expect(follower.following).toBe(false);
+  });
+});
+
+describe("markStickyHosts", () => {
+  it("marks JupyterLab's output containers up to the cell, not beyond, once the widget is in the page", () => {
+    const widget = document.createElement("div");
+    expect(markStickyHosts(widget)).toBe(false); // not in the page yet
+    const cellEl = document.createElement("div");
+    cellEl.className = "jp-Cell";
+    cellEl.innerHTML =
+      '<div class="jp-OutputArea"><div class="jp-OutputArea-child"><div class="jp-OutputArea-output"><div class="x"></div></div></div></div>';
+    const outer = document.createElement("div");
+    outer.className = "jp-OutputArea"; // an output area around the cell: not ours
+    outer.append(cellEl);
+    document.body.replaceChildren(outer);
+    cellEl.querySelector(".x").append(widget);
+    expect(markStickyHosts(widget)).toBe(true);
+    expect([...document.querySelectorAll(".nba-sticky-host")].map((n) => n.className.split(" ")[0])).toEqual([
+      "jp-OutputArea",
+      "jp-OutputArea-child",
+      "jp-OutputArea-output",
+    ]);
+    expect(outer.classList.contains("nba-sticky-host")).toBe(false);
+  });
+});
+
+describe("Follower.request", () => {
+  it("follows once per burst of deltas", async () => {
+    const { scroller, widget, rect } = page({ widgetBottom: 900 });
+    const follower = new Follower(widget);
+    let follows = 0;
+    const follow = follower.follow.bind(follower);
+    follower.follow = () => {
+      follows += 1;
+      follow();
+    };
+    for (let i = 0; i < 20; i++) follower.request();
+    rect.bottom = 1000;
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(follows).toBe(1);
+    expect(scroller.scrollTop).toBe(600);
   });
 });

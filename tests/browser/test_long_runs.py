@@ -90,12 +90,23 @@ def page(lab: Lab, browser):
     nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
     nbformat.write(nb, Path(lab.notebook_dir) / "long_runs.ipynb")
     page = browser.new_page()
+    page.errors = []  # uncaught errors and console errors of the page: none is expected
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    page.on("console", lambda message: page.errors.append(message.text) if message.type == "error" else None)
     open_notebook(page, lab, "long_runs.ipynb")
     run_cell(page, 0)
     wait_done(page, 0)
     yield page
     page.close()
     lab.shutdown_kernels()
+
+
+@pytest.fixture(autouse=True)
+def no_page_errors(page):
+    """Each test leaves no error in the page (an exception in a widget's handler is logged there)."""
+    page.errors.clear()
+    yield
+    assert page.errors == [], page.errors
 
 
 def cell(page, index: int):
@@ -238,16 +249,20 @@ def test_a_15_step_run_follows_the_live_step_keeps_its_top_in_view_and_collapses
     wait_steps(view, 4, timeout=60)
     time.sleep(0.2)
     state = scroll_state(page, view)
+    assert view.get_attribute("data-follow") == "on"
     assert state["scrollTop"] > 0, state  # the notebook scrolled along with the run
     assert state["widgetBottom"] <= state["viewBottom"] + 60, state  # the live end is in view
 
-    scroll_to(page, state["scrollTop"] - 700)  # the person scrolls up to read an earlier step
+    view.hover()
+    page.mouse.wheel(0, -700)  # the person scrolls up to read an earlier step
+    time.sleep(0.3)
     read_at = scroll_state(page, view)["scrollTop"]
+    assert read_at < state["scrollTop"] - 300 and view.get_attribute("data-follow") == "off"
     wait_steps(view, steps.count() + 2)
     time.sleep(0.2)
     assert abs(scroll_state(page, view)["scrollTop"] - read_at) < 2  # left where the person reads
 
-    scroll_to(page, 10**7)  # back at the end: following again
+    page.mouse.wheel(0, 10**5)  # back down at the end: following again
     wait_steps(view, steps.count() + 2)
     time.sleep(0.2)
     state = scroll_state(page, view)
@@ -292,8 +307,8 @@ def test_the_review_box_sits_next_to_the_pending_step(page):
     view = widget(page, 6)
     review = view.locator(".nba-review")
     for number in (1, 2, 3):
-        expect(review).to_be_visible(timeout=30_000)
-        expect(review).to_contain_text(f"Step {number}:")
+        expect(review).to_contain_text(f"Step {number}:", timeout=30_000)
+        expect(review).to_be_visible()
         placed = review.evaluate(
             """el => { const before = el.previousElementSibling;
                        const step = before?.matches('.nba-live') ? before.querySelector('.nba-step') : before;
@@ -306,7 +321,7 @@ def test_the_review_box_sits_next_to_the_pending_step(page):
         if number == 1:
             shot(page, view, "approval_next_to_step.png")
         view.get_by_role("button", name="Approve", exact=True).click()
-        expect(review).to_be_hidden(timeout=15_000)
+    expect(review).to_be_hidden(timeout=15_000)
     wait_done(page, 6)
     expect(view.locator(".nba-steps > .nba-step-action")).to_have_count(3)
 
