@@ -190,9 +190,8 @@ def write_notebook(folder: Path) -> Path:
 
 
 def cell_text(page, index: int) -> str:
-    return (
-        page.locator(".jp-Cell").nth(index).locator(".jp-OutputArea").text_content()
-    )  # (off-screen cells: the page follows a live run)
+    # textContent: a cell scrolled off-screen (the page follows a live run) has no innerText under JupyterLab windowing
+    return page.locator(".jp-Cell").nth(index).locator(".jp-OutputArea").text_content()
 
 
 def main() -> int:
