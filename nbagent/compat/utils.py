@@ -29,6 +29,7 @@ from nbagent.sandbox import BASE_BUILTIN_MODULES as _BASE_MODULES
 from nbagent.tools.source import object_source
 
 __all__ = [
+    "AGENT_GRADIO_APP_TEMPLATE",
     "BASE_BUILTIN_MODULES",
     "MAX_LENGTH_TRUNCATE_CONTENT",
     "AgentError",
@@ -38,6 +39,7 @@ __all__ = [
     "AgentParsingError",
     "AgentToolCallError",
     "AgentToolExecutionError",
+    "create_agent_gradio_app_template",
     "encode_image_base64",
     "extract_code_from_text",
     "get_source",
@@ -134,6 +136,51 @@ def instance_to_source(instance: Any, base_cls: type | None = None) -> str:
         if isinstance(code, str):
             return code
     return get_source(type(instance))
+
+
+# The app.py of a saved agent's Space (smolagents' template variables: agent_name, class_name, agent_dict, tools,
+# managed_agents, managed_agent_relative_path). nbagent's own `save()` writes no app; this is for code that renders one.
+AGENT_GRADIO_APP_TEMPLATE = """\
+\"\"\"Gradio app of the agent {{ agent_name }}.\"\"\"
+import os
+
+import yaml
+
+from nbagent import GradioUI, {{ class_name }}, {{ agent_dict['model']['class'] }}
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+{% for tool in tools.values() -%}
+from {{ managed_agent_relative_path }}tools.{{ tool.name }} import {{ tool.__class__.__name__ }} as {{ tool.name | camelcase }}
+{% endfor -%}
+{% for agent in managed_agents.values() -%}
+from {{ managed_agent_relative_path }}managed_agents.{{ agent.name }}.app import agent_{{ agent.name }}
+{% endfor %}
+model = {{ agent_dict['model']['class'] }}(**{{ agent_dict['model']['data'] | pyrepr }})
+with open(os.path.join(HERE, "prompts.yaml")) as stream:
+    prompt_templates = yaml.safe_load(stream)
+
+agent_{{ agent_name }} = {{ class_name }}(
+    model=model,
+    tools=[{% for name in tools %}{{ name | camelcase }}(), {% endfor %}],
+    managed_agents=[{% for name in managed_agents %}agent_{{ name }}, {% endfor %}],
+{% for key, value in agent_dict.items() if key not in skipped %}    {{ key }}={{ value | pyrepr }},
+{% endfor %}    prompt_templates=prompt_templates,
+)
+
+if __name__ == "__main__":
+    GradioUI(agent_{{ agent_name }}).launch()
+"""
+_NOT_KEYWORDS = ("class", "model", "tools", "managed_agents", "requirements", "prompt_templates", "authorized_imports")
+
+
+def create_agent_gradio_app_template() -> Any:
+    """`AGENT_GRADIO_APP_TEMPLATE` as a jinja2 Template (filters `camelcase`, `pyrepr`): `.render(...)` gives app.py."""
+    import jinja2
+
+    environment = jinja2.Environment(autoescape=False, keep_trailing_newline=True)
+    environment.filters["camelcase"] = lambda name: "".join(part.title() for part in str(name).split("_"))
+    environment.filters["pyrepr"] = repr
+    return environment.from_string(AGENT_GRADIO_APP_TEMPLATE, globals={"skipped": _NOT_KEYWORDS})
 
 
 def encode_image_base64(image: Any) -> str:

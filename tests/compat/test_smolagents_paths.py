@@ -59,6 +59,24 @@ def test_utils_helpers_behave_as_in_smolagents() -> None:
         parse_code_blobs("Just prose, no code.", ("<code>", "</code>"))
 
 
+def test_the_agent_app_template_renders_python() -> None:
+    import ast
+
+    from nbagent.utils import create_agent_gradio_app_template
+
+    agent_dict = {"model": {"class": "InferenceClientModel", "data": {"model_id": "m"}}, "class": "CodeAgent"}
+    app = create_agent_gradio_app_template().render(
+        agent_name="boss",
+        class_name="CodeAgent",
+        agent_dict={**agent_dict, "max_steps": 3},
+        tools={},
+        managed_agents={},
+        managed_agent_relative_path="",
+    )
+    ast.parse(app)
+    assert "max_steps=3," in app and "class=" not in app and "InferenceClientModel(**{'model_id': 'm'})" in app
+
+
 def test_agent_image_takes_a_torch_tensor() -> None:
     torch = pytest.importorskip("torch")
     from nbagent.agent_types import AgentImage
