@@ -179,6 +179,17 @@ def test_replay_shows_code_observations_errors_images_tokens_and_time():
         assert expected in text, expected
 
 
+def test_replay_of_a_hand_made_step_without_timing_through_a_logger():
+    from nbagent.monitoring import AgentLogger
+
+    logger = AgentLogger(console=Console(record=True, width=80))
+    memory = AgentMemory(system_prompt="test")
+    memory.steps.append(ActionStep(step_number=1, timing=0, model_output="hello"))  # smolagents' tests do this
+    memory.replay(logger, detailed=True)
+    text = logger.console.export_text()
+    assert "hello" in text and "[Step 1]" in text and "Duration" not in text
+
+
 def test_seed_memory_inspection_example_runs(capsys):
     memory = sample_memory()
     for step in memory.steps:
