@@ -240,6 +240,16 @@ class CodeLoop(AgentLoop):
                 return True
         return False
 
+    def _earlier_code(self) -> str:
+        """The code of this task's earlier steps (a later NameError may name what one of them failed to define)."""
+        codes = []
+        for step in reversed(self.memory.steps):
+            if isinstance(step, TaskStep):
+                break
+            if isinstance(step, ActionStep) and step.code_action:
+                codes.append(step.code_action)
+        return "\n".join(reversed(codes))
+
     def _refused_before(self) -> bool:
         """True if a final answer of this task was refused already (the refusal happens once)."""
         for step in reversed(self.memory.steps):
@@ -281,7 +291,8 @@ class CodeLoop(AgentLoop):
             raise RunStopped(self.gates.stop_reason or str(stopped)) from None
         except ExecutionError as failure:
             memory_step.observations = _logs_observation(failure.logs)
-            hint = execution_hint(failure, code, getattr(self.python_executor, "state", {}), self.task or "")
+            state = getattr(self.python_executor, "state", {})
+            hint = execution_hint(failure, code, state, self.task or "", self._earlier_code())
             if self._failed_before(code):
                 hint = f"{hint}\n{_REPEATED}".strip()
             raise AgentExecutionError(f"{failure}\n{hint}" if hint else str(failure)) from None

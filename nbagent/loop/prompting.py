@@ -222,12 +222,13 @@ _MAX_HINT_COLUMNS = 40
 _LONG_CODE_LINES = 40
 
 
-def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str) -> str:
+def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str, earlier_code: str = "") -> str:
     """One or two lines that help the next step recover from `failure` (an `ExecutionError`), or "".
 
     A missing column (`KeyError`, no such attribute) gets the columns of the frames the code
-    uses; an unknown name gets the variables the task describes; a `SyntaxError` in long code
-    a reminder to use variables instead of typing data.
+    uses; an unknown name gets the variables the task describes, or, when an earlier step of the
+    task (`earlier_code`) assigns it, that the step failed before defining it; a `SyntaxError` in
+    long code a reminder to use variables instead of typing data.
     """
     cause = getattr(failure, "cause_type", "") or ""
     message = str(failure)
@@ -265,6 +266,11 @@ def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str
         unknown = _UNDEFINED.search(message)
         if unknown and unknown.group(1) in _MODULE_ALIASES:
             return f"Hint: import it first: {_MODULE_ALIASES[unknown.group(1)]}"
+        if unknown and re.search(rf"^\s*{re.escape(unknown.group(1))}\s*=[^=]", earlier_code, re.MULTILINE):
+            return (
+                f"Hint: `{unknown.group(1)}` was never defined: the earlier code that assigns it did not run "
+                "(it stopped before that line). Assign it again in this code."
+            )
         names = _DESCRIBED.findall(task)
         if names:
             listed = ", ".join(f"`{name}`" for name in names)
@@ -292,12 +298,12 @@ def _series_grouped_by_name(source: str, namespace: dict[str, Any]) -> str:
 
 
 def _owner_of(series: Any, column: str, namespace: dict[str, Any]) -> str:
-    """The frame that has `column` and the same rows as `series` (it was computed from it), else "df"."""
+    """The frame that has `column` and the same rows as `series` (it was computed from it), else a placeholder."""
     with_column = [(n, f) for n, f in _frames_in(" ".join(namespace), namespace) if column in map(str, f.columns)]
     for name, frame in with_column:
         if len(frame) == len(series) and frame.index.equals(series.index):
             return name
-    return with_column[0][0] if with_column else "df"
+    return "the_table"  # no table with these rows has the column: do not send the model to another table
 
 
 def _columns_hint(message: str, code: str, namespace: dict[str, Any]) -> str:

@@ -523,3 +523,20 @@ def test_comparisons_joined_without_parentheses_get_the_precedence_hint():
     agent = agent_for(model, namespace={"sales": sales})
     agent.run("East rows of `sales`?")
     assert "& and | bind before == and <: put each comparison in parentheses" in str(actions(agent)[0].error)
+
+
+def test_a_name_an_earlier_step_failed_to_define_gets_assign_it_again():
+    first = "march = sales[sales['units'] > 1]\nr = march['units'] * march['unit_price'].sum()"  # refused: never ran
+    second = "print(march['units'].sum())"
+    model = scripted([code(first), code(second), code("final_answer(1)")])
+    agent = agent_for(model, namespace=sales_namespace())
+    agent.run(SALES)
+    hint = str(actions(agent)[1].error)
+    assert "`march` was never defined: the earlier code that assigns it did not run" in hint
+
+
+def test_a_name_used_before_its_own_assignment_gets_the_usual_hint():
+    model = scripted([code("print(total)\ntotal = 1"), code("final_answer(1)")])
+    agent = agent_for(model, namespace=sales_namespace())
+    agent.run(SALES)
+    assert "the variables of the task are `sales`" in str(actions(agent)[0].error)
