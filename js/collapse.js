@@ -62,6 +62,7 @@ export function stepKey(step) {
  * @param {boolean} folded
  */
 export function setFolded(stepEl, folded) {
+  if (stepEl.classList.contains("nba-step-folded") === folded) return; // (a step renders unfolded: most cost nothing)
   stepEl.classList.toggle("nba-step-folded", folded);
   const button = stepEl.querySelector(":scope > .nba-step-head > .nba-fold");
   if (!button) return;

@@ -101,9 +101,12 @@ export class RunView {
 
   /** Put the folded class back on rebuilt steps; the "Collapse all" button says what it will do. */
   applyFolds() {
-    for (const node of this.stepNodes()) setFolded(node, this.folds.has(nodeKey(node)));
-    this.foldAllButton.textContent = this.folds.any ? "Expand all" : "Collapse all";
-    this.foldAllButton.hidden = this.stepNodes().length === 0;
+    const nodes = this.stepNodes();
+    if (this.folds.any) for (const node of nodes) setFolded(node, this.folds.has(nodeKey(node)));
+    else for (const node of nodes) setFolded(node, false);
+    const label = this.folds.any ? "Expand all" : "Collapse all";
+    if (this.foldAllButton.textContent !== label) this.foldAllButton.textContent = label;
+    this.foldAllButton.hidden = nodes.length === 0;
   }
 
   /** Collapse every step shown (or, when some are collapsed, expand them all). */
