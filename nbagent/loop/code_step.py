@@ -303,7 +303,10 @@ class CodeLoop(AgentLoop):
         if self.prompt_profile == SMALL and output.output is None and not output.logs and not output.is_final_answer:
             # "Last output: None" after an assignment read as "no rows" to a 1.5B model
             observed = silent_step_observation(code, getattr(self.python_executor, "state", {}))
-        memory_step.observations = observed + _figures_note(images)
+        figures = _figures_note(images)
+        memory_step.observations = (
+            f"{observed.rstrip(chr(10))}\n{figures}" if figures and observed else observed + figures
+        )
         return output
 
 

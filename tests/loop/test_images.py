@@ -112,3 +112,30 @@ def test_prints_reach_the_views_while_the_code_runs(executor_type: str) -> None:
     first_at = next(at for text, at in seen if "first" in text)
     assert first_at - began < ended - began - 0.5  # "first" arrived while the code still slept
     assert "first\nsecond" in agent.memory.action_steps()[0].observations  # the step keeps all of it
+
+
+@pytest.mark.parametrize("executor_type", ["isolated", "local"])
+def test_every_plotting_step_keeps_its_figure_and_tells_the_model(executor_type: str) -> None:
+    import pandas as pd
+
+    steps = [
+        "import matplotlib.pyplot as plt\nplt.bar(['a', 'b'], [1, 2])\nprint('bars')",  # only `plt`, no show()
+        "fig, ax = plt.subplots()\nax.plot([1, 2, 3])",
+        "table.plot(x='x', y='y')\nprint('pandas')",
+        "other, axis = plt.subplots()\naxis.scatter([1], [2])\nother",  # a figure as the last value
+    ]
+    agent = CodeAgent(
+        tools=[],
+        model=ScriptedModel([code(body) for body in steps] + [code("final_answer('ok')")]),
+        additional_authorized_imports=["matplotlib", "pandas"],
+        namespace={"table": pd.DataFrame({"x": [1, 2], "y": [3, 1]})},
+        executor_type=executor_type,
+        verbosity_level=-1,
+        show_widget=False,
+    )
+    agent.run("Draw four charts.")
+    for step in agent.memory.action_steps()[:4]:
+        assert len(step.observations_images) == 1, (step.step_number, step.observations)
+        width, height = step.observations_images[0].size
+        assert f"\n[figure captured: {width}×{height} PNG]\n" in "\n" + step.observations, step.observations
+    assert agent.memory.action_steps()[0].observations.startswith("Execution logs:\nbars\n")
