@@ -413,15 +413,7 @@ class ApiModel(Model):
             except ModelError:
                 raise
             except Exception as err:
-                info = self._describe(err)
-                if emitted:
-                    info.message = f"the stream broke off after partial output ({info.message})"
-                    info.status = info.status or 200
-                    raise final_error(self.provider_name, self.endpoint, info, attempts, self.timeout) from err
-                delay = next(delays, None) if info.retryable else None
-                if delay is None:
-                    raise final_error(self.provider_name, self.endpoint, info, attempts, self.timeout) from err
-                self.sleep(self.retry.wait(delay, info.retry_after))
+                self.sleep(self._stream_retry_wait(err, emitted, delays, attempts))
 
     async def agenerate_stream(
         self,
@@ -447,15 +439,22 @@ class ApiModel(Model):
             except ModelError:
                 raise
             except Exception as err:
-                info = self._describe(err)
-                if emitted:
-                    info.message = f"the stream broke off after partial output ({info.message})"
-                    info.status = info.status or 200
-                    raise final_error(self.provider_name, self.endpoint, info, attempts, self.timeout) from err
-                delay = next(delays, None) if info.retryable else None
-                if delay is None:
-                    raise final_error(self.provider_name, self.endpoint, info, attempts, self.timeout) from err
-                await asyncio.sleep(self.retry.wait(delay, info.retry_after))
+                await asyncio.sleep(self._stream_retry_wait(err, emitted, delays, attempts))
+
+    def _stream_retry_wait(self, err: Exception, emitted: bool, delays: Iterator[float], attempts: int) -> float:
+        """Seconds to wait before retrying a failed stream, or the final error (raised from `err`).
+
+        A stream that already gave output is not retried: the caller has shown part of an answer.
+        """
+        info = self._describe(err)
+        if emitted:
+            info.message = f"the stream broke off after partial output ({info.message})"
+            info.status = info.status or 200
+            raise final_error(self.provider_name, self.endpoint, info, attempts, self.timeout) from err
+        delay = next(delays, None) if info.retryable else None
+        if delay is None:
+            raise final_error(self.provider_name, self.endpoint, info, attempts, self.timeout) from err
+        return self.retry.wait(delay, info.retry_after)
 
     def _stream_params(self) -> dict[str, Any]:
         return {"stream_options": {"include_usage": True}}
