@@ -1,4 +1,5 @@
-"""Shared fixtures for the view tests: memories and scripted runs with errors, images, planning, managed agents."""
+"""Shared fixtures: memories and scripted runs with errors, images, planning, managed agents (the view tests);
+the IPython shell with `%load_ext nbagent` (the magic tests)."""
 
 from __future__ import annotations
 
@@ -59,3 +60,21 @@ def memory(red_image: Image.Image) -> AgentMemory:
         ),
     ]
     return memory
+
+
+@pytest.fixture
+def ip():
+    """The global IPython test shell with nbagent loaded and no widgets; the names a test adds are removed after."""
+    from IPython.testing import globalipapp
+
+    shell = globalipapp.start_ipython() or globalipapp.get_ipython()  # started once per process
+    if "AgentMagics" not in shell.magics_manager.registry:
+        shell.run_line_magic("load_ext", "nbagent")
+    magics = shell.magics_manager.registry["AgentMagics"]
+    magics.show_widget = False
+    before = set(shell.user_ns)
+    yield shell
+    for name in set(shell.user_ns) - before:
+        shell.user_ns.pop(name, None)
+    magics.last_agent = None
+    magics.show_widget = False

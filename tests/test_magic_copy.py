@@ -4,28 +4,12 @@ from __future__ import annotations
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.testing.globalipapp import start_ipython
 
 from nbagent import ScriptedModel
 
 
 def code(body: str) -> str:
     return f"Thought: go.\n```python\n{body}\n```"
-
-
-@pytest.fixture
-def ip():
-    start_ipython()
-    from IPython import get_ipython
-
-    shell = get_ipython()
-    shell.run_line_magic("load_ext", "nbagent")
-    magics = shell.magics_manager.registry["AgentMagics"]
-    magics.show_widget = False
-    yield shell
-    for name in ("m", "prices", "doubled", "answer"):
-        shell.user_ns.pop(name, None)
-    magics.last_agent = None
 
 
 @pytest.mark.parametrize("executor", ["isolated", "local"])

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.testing.globalipapp import start_ipython
 
 from nbagent import ScriptedModel
 from nbagent.models.spec import check_spec, model_from_spec, needs_loading
@@ -20,22 +19,6 @@ F = "`" * 3
 
 def code(body: str) -> str:
     return f"Thought: go.\n{F}python\n{body}\n{F}"
-
-
-@pytest.fixture
-def ip():
-    start_ipython()
-    from IPython import get_ipython
-
-    shell = get_ipython()
-    shell.run_line_magic("load_ext", "nbagent")
-    magics = shell.magics_manager.registry["AgentMagics"]
-    magics.show_widget = False
-    yield shell
-    for name in ("m", "answer", "my_model"):
-        shell.user_ns.pop(name, None)
-    magics.last_agent = None
-    magics.show_widget = False
 
 
 @pytest.fixture

@@ -4,25 +4,11 @@ overflow names what helps — a larger `--n-ctx`, a shorter task, a new run — 
 from __future__ import annotations
 
 import pytest
-from IPython.testing.globalipapp import start_ipython
 
 from nbagent import ScriptedModel
 from nbagent.magics import AgentRunFailed
 from nbagent.models.base import ModelError
 from nbagent.models.llamacpp import context_overflow_message
-
-
-@pytest.fixture
-def ip():
-    start_ipython()
-    from IPython import get_ipython
-
-    shell = get_ipython()
-    shell.run_line_magic("load_ext", "nbagent")
-    shell.magics_manager.registry["AgentMagics"].show_widget = False
-    yield shell
-    shell.user_ns.pop("m", None)
-    shell.magics_manager.registry["AgentMagics"].last_agent = None
 
 
 def test_the_models_own_cap_becomes_the_step_cap(ip):

@@ -4,19 +4,8 @@ from __future__ import annotations
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.testing import globalipapp
 
 from nbagent import ScriptedModel
-
-
-@pytest.fixture
-def ip():
-    shell = globalipapp.start_ipython() or globalipapp.get_ipython()
-    if "AgentMagics" not in shell.magics_manager.registry:
-        shell.run_line_magic("load_ext", "nbagent")
-    yield shell
-    shell.user_ns.pop("m", None)
-    shell.magics_manager.registry["AgentMagics"].last_agent = None
 
 
 def recording_model(seen: list, profile: str | None = None) -> ScriptedModel:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.testing.globalipapp import start_ipython
 
 from nbagent import CodeAgent, ScriptedModel
 from nbagent.magics import AgentMagics, AgentRunFailed, data_variables, interpolate_task, pointed_variables
@@ -12,21 +11,6 @@ from nbagent.magics import AgentMagics, AgentRunFailed, data_variables, interpol
 
 def code(body: str) -> str:
     return f"Thought: go.\n```python\n{body}\n```"
-
-
-@pytest.fixture
-def ip():
-    start_ipython()  # the global test shell: started once per process, then a builtin
-    from IPython import get_ipython
-
-    shell = get_ipython()
-    shell.run_line_magic("load_ext", "nbagent")
-    magics = shell.magics_manager.registry["AgentMagics"]
-    magics.show_widget = False
-    yield shell
-    for name in ("m", "data", "answer", "shout", "my_agent", "result", "double", "label"):
-        shell.user_ns.pop(name, None)
-    magics.last_agent = None
 
 
 def test_cell_magic_runs_in_the_notebook_namespace(ip):

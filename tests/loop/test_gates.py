@@ -181,6 +181,11 @@ def test_listeners_see_every_status_change_and_a_failing_listener_is_ignored():
 
 def test_finish_maps_run_states_to_statuses():
     control = RunGates()
-    for state, status in [("success", "done"), ("max_steps_error", "max_steps"), ("stopped", "stopped"), ("error", "error")]:
+    for state, status in [
+        ("success", "done"),
+        ("max_steps_error", "max_steps"),
+        ("stopped", "stopped"),
+        ("error", "error"),
+    ]:
         control.finish(state)
         assert control.status == status
