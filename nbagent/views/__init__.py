@@ -5,6 +5,8 @@ Modules:
     state      the widget's state (a run as JSON-able data + PNGs), from events or from memory
     html       the static HTML of a run (saved notebooks, nbconvert, GitHub)
     highlight  the Python highlighter of the static HTML (the widget's JS has its twin)
+    thought    the thought a step shows (js/step.js `thoughtText` says the same)
+    changes    a namespace change in a few words (js/changes.js `changeText` says the same)
     gradio     gradio chat messages from a run's events
     tree       `agent.visualize()`: the agent as a rich tree
 """

@@ -14,6 +14,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from nbagent.views.changes import change_text
 from nbagent.views.highlight import highlight_python
 from nbagent.views.thought import thought_text as thought_of
 
@@ -156,6 +157,7 @@ def run_to_html(run: dict[str, Any], images: list[bytes], *, css: bool = True) -
         image_src=image_src,
         tool_args=tool_args,
         thought_text=thought_text,
+        change_text=change_text,
         format_tokens=_format_tokens,
         format_duration=format_duration,
         status_key=lambda status: status if status in STATUS_LABELS else "idle",

@@ -95,3 +95,24 @@ def test_thought_with_a_non_ascii_language_tag() -> None:
     case = (f"Thought\n{F}pythön\nx = 1\n{F}", ["x = 1"])
     js = run_js("import { thoughtText } from './js/step.js'; console.log(JSON.stringify(thoughtText(...input)));", case)
     assert js == thought_text(*case)
+
+
+CHANGES = [
+    {"name": "region_data", "change": "created", "type": "Series 4", "detail": ""},
+    {"name": "sales", "change": "modified", "type": "DataFrame 20×4", "detail": "+1 column total_revenue"},
+    {"name": "prices", "change": "modified", "type": "list", "detail": ""},
+    {"name": "x", "change": "rebound", "type": "int", "detail": ""},
+    {"name": "tmp", "change": "deleted", "type": "", "detail": ""},
+    {"name": "sales", "change": "modified", "type": "DataFrame", "detail": "+1 column c", "kept": True},
+]
+
+
+@needs_node
+def test_a_namespace_change_reads_the_same_in_python_and_js() -> None:
+    from nbagent.views.changes import change_text
+
+    js = run_js(
+        "import { changeText } from './js/changes.js';console.log(JSON.stringify(input.map(changeText)));", CHANGES
+    )
+    assert js == [change_text(change) for change in CHANGES]
+    assert js[:2] == ["+ region_data (Series 4)", "~ sales: +1 column total_revenue"]
