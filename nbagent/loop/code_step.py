@@ -223,41 +223,33 @@ class CodeLoop(AgentLoop):
             )
         yield ActionOutput(output=output.output, is_final_answer=is_final)
 
-    def _last_step_failed(self) -> bool:
-        last = next((s for s in reversed(self.memory.steps) if isinstance(s, (ActionStep, TaskStep))), None)
-        return isinstance(last, ActionStep) and last.error is not None
-
-    def _failed_before(self, code: str) -> bool:
-        """True if a step of this task already ran this same code and failed (small models repeat themselves)."""
-        for step in reversed(self.memory.steps):
-            if isinstance(step, TaskStep):
-                return False
-            if (
-                isinstance(step, ActionStep)
-                and step.error is not None
-                and (step.code_action or "").strip() == code.strip()
-            ):
-                return True
-        return False
-
-    def _earlier_code(self) -> str:
-        """The code of this task's earlier steps (a later NameError may name what one of them failed to define)."""
-        codes = []
+    def _task_actions(self) -> list[ActionStep]:
+        """The action steps of the current task so far (small models repeat themselves within a task)."""
+        actions: list[ActionStep] = []
         for step in reversed(self.memory.steps):
             if isinstance(step, TaskStep):
                 break
-            if isinstance(step, ActionStep) and step.code_action:
-                codes.append(step.code_action)
-        return "\n".join(reversed(codes))
+            if isinstance(step, ActionStep):
+                actions.append(step)
+        return actions[::-1]
+
+    def _last_step_failed(self) -> bool:
+        actions = self._task_actions()
+        return bool(actions) and actions[-1].error is not None
+
+    def _failed_before(self, code: str) -> bool:
+        """True if a step of this task already ran this same code and failed."""
+        return any(
+            step.error is not None and (step.code_action or "").strip() == code.strip() for step in self._task_actions()
+        )
+
+    def _earlier_code(self) -> str:
+        """The code of this task's earlier steps (a later NameError may name what one of them failed to define)."""
+        return "\n".join(step.code_action for step in self._task_actions() if step.code_action)
 
     def _refused_before(self) -> bool:
         """True if a final answer of this task was refused already (the refusal happens once)."""
-        for step in reversed(self.memory.steps):
-            if isinstance(step, TaskStep):
-                return False
-            if isinstance(step, ActionStep) and isinstance(step.error, AnswerRefused):
-                return True
-        return False
+        return any(isinstance(step.error, AnswerRefused) for step in self._task_actions())
 
     @contextmanager
     def _live_prints(self, step_number: int) -> Iterator[None]:
@@ -275,6 +267,7 @@ class CodeLoop(AgentLoop):
 
     def _execute(self, memory_step: ActionStep) -> Any:
         code = memory_step.code_action
+        namespace = getattr(self.python_executor, "state", {})  # what the hints and notes look up
         try:
             # tools run here and report their images; figures are drawn where the code runs: an isolated
             # worker sends them back (output.images), the local executor draws them in this process
@@ -291,8 +284,7 @@ class CodeLoop(AgentLoop):
             raise RunStopped(self.gates.stop_reason or str(stopped)) from None
         except ExecutionError as failure:
             memory_step.observations = _logs_observation(failure.logs)
-            state = getattr(self.python_executor, "state", {})
-            hint = execution_hint(failure, code, state, self.task or "", self._earlier_code())
+            hint = execution_hint(failure, code, namespace, self.task or "", self._earlier_code())
             if self._failed_before(code):
                 hint = f"{hint}\n{_REPEATED}".strip()
             raise AgentExecutionError(f"{failure}\n{hint}" if hint else str(failure)) from None
@@ -302,7 +294,7 @@ class CodeLoop(AgentLoop):
         observed = _observation(output.logs, output.output)
         if self.prompt_profile == SMALL and output.output is None and not output.logs and not output.is_final_answer:
             # "Last output: None" after an assignment read as "no rows" to a 1.5B model
-            observed = silent_step_observation(code, getattr(self.python_executor, "state", {}))
+            observed = silent_step_observation(code, namespace)
         figures = _figures_note(images)
         memory_step.observations = (
             f"{observed.rstrip(chr(10))}\n{figures}" if figures and observed else observed + figures

@@ -232,8 +232,7 @@ def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str
     """
     cause = getattr(failure, "cause_type", "") or ""
     message = str(failure)
-    lines = message.splitlines()
-    source = lines[1] if len(lines) > 2 and lines[0].startswith("Error on line") else ""
+    source = _failing_line(message)
     if ".groupby(" in source and re.search(r"\)\s*\[[^\]]+\]\s*[*/]", source):
         return (
             "Hint: a groupby(...) cannot be multiplied. Compute the product first, value = df['a'] * df['b'], "
@@ -253,15 +252,12 @@ def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str
             "a whole table's other columns (dates, text) cannot be totalled."
         )
     if _ROW_NUMBERS.search(message):
-        columns = "; ".join(
-            f"`{n}` has {', '.join(map(str, f.columns[:_MAX_HINT_COLUMNS]))}"
-            for n, f in _frames_in(source, namespace)[:2]
-        )
+        columns = "; ".join(f"`{n}` has {_shown_columns(f)}" for n, f in _frames_in(source, namespace)[:2])
         return f"Hint: that index holds row numbers (0, 1, 2, …), not dates or labels; use a column instead. {columns}".strip()
     if "subset columns with a tuple" in message:
         return "Hint: select several columns with a list, frame[['a', 'b']], or compute a new Series from them first."
     if cause == "KeyError" or _NO_ATTRIBUTE.search(message) or "not in index" in message or "do not exist" in message:
-        return _columns_hint(message, code, namespace)
+        return _columns_hint(message, source, code, namespace)
     if cause == "NameError":
         unknown = _UNDEFINED.search(message)
         if unknown and unknown.group(1) in _MODULE_ALIASES:
@@ -299,42 +295,55 @@ def _series_grouped_by_name(source: str, namespace: dict[str, Any]) -> str:
 
 def _owner_of(series: Any, column: str, namespace: dict[str, Any]) -> str:
     """The frame that has `column` and the same rows as `series` (it was computed from it), else a placeholder."""
-    with_column = [(n, f) for n, f in _frames_in(" ".join(namespace), namespace) if column in map(str, f.columns)]
+    with_column = [(n, f) for n, f in _data_frames(namespace) if column in map(str, f.columns)]
     for name, frame in with_column:
         if len(frame) == len(series) and frame.index.equals(series.index):
             return name
     return "the_table"  # no table with these rows has the column: do not send the model to another table
 
 
-def _columns_hint(message: str, code: str, namespace: dict[str, Any]) -> str:
+def _failing_line(message: str) -> str:
+    """The source line an executor error names ("Error on line N of the code:" then the line), or ""."""
     lines = message.splitlines()
-    source = lines[1] if len(lines) > 2 and lines[0].startswith("Error on line") else ""
+    return lines[1] if len(lines) > 2 and lines[0].startswith("Error on line") else ""
+
+
+def _columns_hint(message: str, source: str, code: str, namespace: dict[str, Any]) -> str:
     frames = _frames_in(source, namespace) or _frames_in(code, namespace)
     if not frames:
         return "Hint: that key is not in the index or the columns; print them to see what exists."
     said = []
     for name, frame in frames[:3]:
-        columns = [str(c) for c in frame.columns]
-        shown = ", ".join(columns[:_MAX_HINT_COLUMNS]) + (", …" if len(columns) > _MAX_HINT_COLUMNS else "")
-        said.append(f"`{name}` has the columns: {shown}.")
+        said.append(f"`{name}` has the columns: {_shown_columns(frame)}.")
         if 0 in list(frame.columns):
             said.append("(Its column 0 came from reset_index() of an unnamed Series: use the Series itself.)")
-    missing = [key for key in _QUOTED.findall(lines[-1]) if key not in _all_columns(frames)]
+    missing = [key for key in _QUOTED.findall(message.splitlines()[-1]) if key not in _all_columns(frames)]
     if missing:
         where = f" in `{frames[0][0]}`" if len(frames) == 1 else ""
         said.append(f"There is no column {missing[0]!r}{where}: use the columns listed, or compute it from them.")
     return "Hint: " + " ".join(said)
 
 
-def _frames_in(text: str, namespace: dict[str, Any]) -> list[tuple[str, Any]]:
+def _shown_columns(frame: Any) -> str:
+    """A frame's column names for a hint, the first `_MAX_HINT_COLUMNS` of them."""
+    columns = [str(c) for c in frame.columns]
+    return ", ".join(columns[:_MAX_HINT_COLUMNS]) + (", …" if len(columns) > _MAX_HINT_COLUMNS else "")
+
+
+def _data_frames(namespace: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The pandas DataFrames of the namespace, by name (private names left out)."""
     return [
         (name, value)
         for name, value in namespace.items()
         if not name.startswith("_")
         and type(value).__name__ == "DataFrame"
         and type(value).__module__.startswith("pandas")
-        and re.search(rf"\b{re.escape(name)}\b", text)
     ]
+
+
+def _frames_in(text: str, namespace: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The DataFrames whose names `text` mentions."""
+    return [(name, frame) for name, frame in _data_frames(namespace) if re.search(rf"\b{re.escape(name)}\b", text)]
 
 
 def _all_columns(frames: list[tuple[str, Any]]) -> set[str]:
@@ -386,16 +395,20 @@ def _product_warning(code: str, node: ast.BinOp) -> str:
 
 def _total_column(code: str, node: ast.AST) -> str:
     """The column a total is taken of: `df["b"]` in `df["b"].sum().round(2)`."""
+    return ast.get_source_segment(code, _total_call(node).func.value) or "b"
+
+
+def _total_call(node: ast.AST) -> ast.AST:
+    """`df["b"].sum()` out of `df["b"].sum().round(2).to_dict()`: the calls after the total left out."""
     while _is_method_call(node) and node.func.attr not in _TOTALS:
         node = node.func.value
-    return ast.get_source_segment(code, node.func.value) or "b"
+    return node
 
 
 def _is_column_total(node: ast.AST, *totals: str) -> bool:
     """`df["b"].sum()` (or another of `totals`), also followed by more calls (`.sum().round(2).to_dict()`)."""
     totals = totals or tuple(_TOTALS)
-    while _is_method_call(node) and node.func.attr not in _TOTALS:
-        node = node.func.value
+    node = _total_call(node)
     return (
         isinstance(node, ast.Call)
         and not node.args
