@@ -4,28 +4,22 @@ from __future__ import annotations
 
 import pytest
 from control_helpers import code, wait_until
-from IPython.testing import globalipapp
 
 from nbagent import ActionStep, ScriptedModel
 
 
 @pytest.fixture
-def ip():
-    # `from globalipapp import get_ipython` returns None after the first call; the module attribute is rebound
-    shell = globalipapp.start_ipython() or globalipapp.get_ipython()
-    shell.run_line_magic("load_ext", "nbagent")
-    magics = shell.magics_manager.registry["AgentMagics"]
-    magics.show_widget = False
+def ip(ip):
+    """The shared shell (tests/conftest.py), without names other tests left, and no stepped run left active."""
     for name in ("m", "total", "answer"):  # other tests share this shell
-        shell.user_ns.pop(name, None)
-    yield shell
-    agent = magics.last_agent
+        ip.user_ns.pop(name, None)
+    yield ip
+    agent = ip.magics_manager.registry["AgentMagics"].last_agent
     if agent is not None and agent.driver.active:
         agent.stop()
         agent.driver.join(5)
     for name in ("m", "total", "answer"):
-        shell.user_ns.pop(name, None)
-    magics.last_agent = None
+        ip.user_ns.pop(name, None)
 
 
 def test_step_option_prepares_a_paused_run_and_returns_at_once(ip):
