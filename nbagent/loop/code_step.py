@@ -13,7 +13,6 @@ Every model gets a hint after a failed step (the columns of a frame after a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -32,6 +31,8 @@ from nbagent.record import (
 from nbagent.sandbox import ExecutionError, ExecutionStopped, LocalPythonExecutor
 from nbagent.text import OBSERVATION, Truncation, truncate
 
+from .answer_checks import AnswerContext, answer_problems
+from .code_checks import CodeFix, code_warning, fix_totals
 from .engine import AgentLoop, _default_model
 from .executors import default_executor_type, make_executor
 from .gates import CodeRejected
@@ -39,15 +40,15 @@ from .parsing import parse_code_blobs
 from .prompting import (
     SMALL,
     SMALL_MODEL_STEP_TOKENS,
-    code_warning,
     execution_hint,
     prompt_profile,
     silent_step_observation,
     small_model_messages,
     small_model_templates,
 )
+from .variables import split_task
 
-__all__ = ["CodeLoop", "close_code_fence", "STOP_SEQUENCES", "AnswerRefused", "answer_problem", "RETRY_TEMPERATURE"]
+__all__ = ["CodeLoop", "close_code_fence", "STOP_SEQUENCES", "AnswerRefused", "RETRY_TEMPERATURE"]
 
 # The closing fence of the code block ends the answer: what a model writes after its code is never
 # run, and small local models otherwise go on for ~100 tokens. The fence is put back afterwards.
@@ -56,40 +57,13 @@ STOP_SEQUENCES = ["Observation:", "Calling tools:", CODE_END]
 _ANSWER_ECHO = Truncation(160)
 _REPEATED = "You ran this same code before and it failed again. Start over with a different, shorter solution."
 _CUT_SLACK = 3  # streamed token counts are re-tokenized: a cut step may count a token or two less
-_LONG_ANSWER_ROWS = 24  # a Series answer longer than this is a column, not a per-group result
+_MAX_REFUSALS = 2  # final answers refused per task: then the model's answer stands
+_MAX_PROBLEMS_SAID = 2
 RETRY_TEMPERATURE = 0.9  # a small model retrying greedily after an error tends to write the same code again
-_ERROR_ANSWER = re.compile(
-    r"^\s*(error\b|an error\b|traceback\b|exception\b|\w*(error|exception)\s*:|(i am |i'm )?(unable|cannot|can't)\b)",
-    re.IGNORECASE,
-)
 
 
 class AnswerRefused(AgentExecutionError):
-    """A final answer that is no answer (see `answer_problem`), refused once so the model can fix it."""
-
-
-def answer_problem(answer: Any) -> str | None:
-    """Why `answer` is no answer to a data question, or None if it may be one.
-
-    `None`; text that reads as an error ("KeyError: 'x'", "Error: …", "Unable to …"); a dict or list
-    holding pandas Series or DataFrames (a per-group value that stayed a column).
-    """
-    if answer is None:
-        return "it gives no value (None)"
-    if isinstance(answer, str) and _ERROR_ANSWER.match(answer):
-        return "it reads like an error message, not an answer"
-    if _kind(answer) in ("Series", "DataFrame") and len(answer) > _LONG_ANSWER_ROWS:
-        return (
-            f"it has {len(answer)} rows, one per row of the data, not a total or one value per group (note that "
-            "a * b.sum() multiplies every value by the sum; the total is (a * b).sum())"
-        )
-    values = answer.values() if isinstance(answer, dict) else answer if isinstance(answer, (list, tuple)) else ()
-    if any(_kind(value) in ("Series", "DataFrame") for value in values):
-        return (
-            "its values are whole pandas Series or DataFrames, not single values (sum or pick them first, "
-            "e.g. a groupby(...).sum().to_dict())"
-        )
-    return None
+    """A final answer a check doubts (see `answer_checks`), refused once per problem so the model can fix it."""
 
 
 def _echo(answer: Any) -> str:
@@ -184,13 +158,14 @@ class CodeLoop(AgentLoop):
         cap = cap or getattr(self.model, "max_new_tokens", None)  # a local model's own cap cuts steps too
         cut = bool(cap) and message.token_usage is not None and message.token_usage.output_tokens >= cap - _CUT_SLACK
         code = _parse_code(message.text, cut_at=cap if cut else None)
-        warning = code_warning(code) if small else ""
-        if warning:
-            memory_step.model_code_action = memory_step.code_action = code
-            raise AgentExecutionError(warning)
         memory_step.model_code_action = code
+        fix = fix_totals(code) if small else CodeFix(code)
+        warning = code_warning(fix.code) if small else ""
+        if warning:
+            memory_step.code_action = fix.code
+            raise AgentExecutionError(warning)
         try:
-            memory_step.code_action = self.gates.review_code(memory_step, code)
+            memory_step.code_action = self.gates.review_code(memory_step, fix.code)
         except CodeRejected as rejected:  # approve mode: the person's note is what the model observes
             memory_step.code_action, memory_step.observations = code, rejected.observation
             yield ActionOutput(output=None, is_final_answer=False)
@@ -204,9 +179,11 @@ class CodeLoop(AgentLoop):
             memory_step.namespace_changes = list(getattr(self.python_executor, "last_changes", None) or [])
         if cut:
             memory_step.observations = (memory_step.observations or "") + _cut_notice(cap, ran=True)
-        problem = answer_problem(output.output) if small and output.is_final_answer else None
-        refused = problem is not None and not self._refused_before()
-        is_final = output.is_final_answer and not refused
+        if fix.notes and memory_step.code_action == fix.code:
+            memory_step.observations = fix.observation() + (memory_step.observations or "")
+        answered = small and output.is_final_answer
+        problems = self._new_answer_problems(output.output, memory_step.code_action) if answered else []
+        is_final = output.is_final_answer and not problems
         yield ToolOutput(
             id=call.id,
             output=output.output,
@@ -216,9 +193,9 @@ class CodeLoop(AgentLoop):
             logs=output.logs,
             images=list(memory_step.observations_images or []),
         )
-        if refused:
+        if problems:
             raise AnswerRefused(
-                f"final_answer({_echo(output.output)}) was refused: {problem}. Fix it (print "
+                f"final_answer({_echo(output.output)}) was refused: {'; and '.join(problems)}. Fix it (print "
                 "the values you need), then call final_answer with the answer itself."
             )
         yield ActionOutput(output=output.output, is_final_answer=is_final)
@@ -247,9 +224,17 @@ class CodeLoop(AgentLoop):
         """The code of this task's earlier steps (a later NameError may name what one of them failed to define)."""
         return "\n".join(step.code_action for step in self._task_actions() if step.code_action)
 
-    def _refused_before(self) -> bool:
-        """True if a final answer of this task was refused already (the refusal happens once)."""
-        return any(isinstance(step.error, AnswerRefused) for step in self._task_actions())
+    def _new_answer_problems(self, answer: Any, code: str) -> list[str]:
+        """What the answer checks doubt in `answer` that was not said before in this task (each is said once)."""
+        actions = self._task_actions()
+        said = " ".join(str(step.error) for step in actions if isinstance(step.error, AnswerRefused))
+        refusals = sum(isinstance(step.error, AnswerRefused) for step in actions)
+        if refusals >= _MAX_REFUSALS:
+            return []
+        ran = [step.code_action for step in actions if _ran(step) and step.code_action] + [code]
+        question, variables = split_task(self.task or "")
+        context = AnswerContext(question, variables, "\n".join(ran), getattr(self.python_executor, "state", {}))
+        return [problem for problem in answer_problems(answer, context) if problem not in said][:_MAX_PROBLEMS_SAID]
 
     @contextmanager
     def _live_prints(self, step_number: int) -> Iterator[None]:
@@ -300,6 +285,11 @@ class CodeLoop(AgentLoop):
             f"{observed.rstrip(chr(10))}\n{figures}" if figures and observed else observed + figures
         )
         return output
+
+
+def _ran(step: ActionStep) -> bool:
+    """True if the step's code ran to its end (a refused answer's code did)."""
+    return step.error is None or isinstance(step.error, AnswerRefused)
 
 
 def _add_image(images: list[Any], image: Any) -> None:

@@ -21,7 +21,7 @@ from nbagent.prompts import merge_prompt_templates, populate_template
 from nbagent.record import ActionStep
 from nbagent.text import RUN_SUMMARY, Truncation, truncate
 
-from .variables import describe_value
+from .variables import describe_value, split_task
 
 __all__ = [
     "PromptBuilder",
@@ -35,8 +35,9 @@ __all__ = [
     "compact_step_messages",
     "small_model_messages",
     "execution_hint",
-    "code_warning",
     "silent_step_observation",
+    "data_frames",
+    "owner_frame",
 ]
 
 CODE_BLOCK_OPENING_TAG = "```python\n"
@@ -210,7 +211,6 @@ class PromptBuilder:
 
 # ---------------------------------------------------------------------------------------------- hints after errors
 
-_DESCRIBED = re.compile(r"^- `([A-Za-z_][A-Za-z0-9_]*)`:", re.MULTILINE)
 _QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
 _NO_ATTRIBUTE = re.compile(r"'(DataFrame|Series|DataFrameGroupBy|SeriesGroupBy)' object has no attribute '(\w+)'")
 _MASK_PRECEDENCE = re.compile(r"unsupported operand type\(s\) for [&|]|Cannot perform '(rand|ror|and|or)_'")
@@ -267,7 +267,7 @@ def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str
                 f"Hint: `{unknown.group(1)}` was never defined: the earlier code that assigns it did not run "
                 "(it stopped before that line). Assign it again in this code."
             )
-        names = _DESCRIBED.findall(task)
+        names = split_task(task)[1]
         if names:
             listed = ", ".join(f"`{name}`" for name in names)
             return f"Hint: the variables of the task are {listed}; use them by name (and define any other name first)."
@@ -294,12 +294,17 @@ def _series_grouped_by_name(source: str, namespace: dict[str, Any]) -> str:
 
 
 def _owner_of(series: Any, column: str, namespace: dict[str, Any]) -> str:
-    """The frame that has `column` and the same rows as `series` (it was computed from it), else a placeholder."""
-    with_column = [(n, f) for n, f in _data_frames(namespace) if column in map(str, f.columns)]
-    for name, frame in with_column:
-        if len(frame) == len(series) and frame.index.equals(series.index):
+    # no table with these rows has the column: do not send the model to another table
+    return owner_frame(series, namespace, column) or "the_table"
+
+
+def owner_frame(series: Any, namespace: dict[str, Any], column: str | None = None) -> str | None:
+    """The name of the frame with the same rows as `series` (it was computed from it), having `column` if given."""
+    for name, frame in data_frames(namespace):
+        same_rows = len(frame) == len(series) and frame.index.equals(series.index)
+        if same_rows and (column is None or column in map(str, frame.columns)):
             return name
-    return "the_table"  # no table with these rows has the column: do not send the model to another table
+    return None
 
 
 def _failing_line(message: str) -> str:
@@ -330,7 +335,7 @@ def _shown_columns(frame: Any) -> str:
     return ", ".join(columns[:_MAX_HINT_COLUMNS]) + (", …" if len(columns) > _MAX_HINT_COLUMNS else "")
 
 
-def _data_frames(namespace: dict[str, Any]) -> list[tuple[str, Any]]:
+def data_frames(namespace: dict[str, Any]) -> list[tuple[str, Any]]:
     """The pandas DataFrames of the namespace, by name (private names left out)."""
     return [
         (name, value)
@@ -343,88 +348,11 @@ def _data_frames(namespace: dict[str, Any]) -> list[tuple[str, Any]]:
 
 def _frames_in(text: str, namespace: dict[str, Any]) -> list[tuple[str, Any]]:
     """The DataFrames whose names `text` mentions."""
-    return [(name, frame) for name, frame in _data_frames(namespace) if re.search(rf"\b{re.escape(name)}\b", text)]
+    return [(name, frame) for name, frame in data_frames(namespace) if re.search(rf"\b{re.escape(name)}\b", text)]
 
 
 def _all_columns(frames: list[tuple[str, Any]]) -> set[str]:
     return {str(column) for _, frame in frames for column in frame.columns}
-
-
-# ---------------------------------------------------------------------------------------------- checks before running
-
-_TOTALS = frozenset({"sum", "mean"})
-
-
-def code_warning(code: str) -> str:
-    """A reason not to run `code`, for a small model, or "": a column times another's total, or two totals multiplied.
-
-    `df["units"] * df["unit_price"].sum()` multiplies every value by the total (`*` binds after the
-    call); a 1.5B model writes it for "the total of units × unit_price", copies it on every retry,
-    and told so, often "fixes" it as `df["units"].sum() * df["unit_price"].sum()`. Said before
-    running, with the corrected line to copy, it is fixed more often than after a wrong answer.
-    """
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return ""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-            warning = _product_warning(code, node)
-            if warning:
-                return f"Line {node.lineno}: `{ast.get_source_segment(code, node)}` {warning} The code did not run."
-    return ""
-
-
-def _product_warning(code: str, node: ast.BinOp) -> str:
-    left, right = node.left, node.right
-    if _is_column_total(left, "sum") and _is_column_total(right, "sum"):
-        fixed = f"({_total_column(code, left)} * {_total_column(code, right)}).sum()"
-        return f"multiplies two totals; the total of the products is {fixed}."
-    total = right if _is_column_total(right) else left if _is_column_total(left) else None
-    other = left if total is right else right
-    if total is None or not _is_column(other):
-        return ""
-    fixed = f"({ast.get_source_segment(code, other)} * {_total_column(code, total)}).sum()"
-    if ".groupby(" in fixed:
-        fixed = "value = a * b first, then value.groupby(df['key']).sum()"
-    return (
-        "multiplies every value of one column by the total of the other (a * b.sum() is a * (b.sum())). "
-        f"For the total of the products write {fixed}."
-    )
-
-
-def _total_column(code: str, node: ast.AST) -> str:
-    """The column a total is taken of: `df["b"]` in `df["b"].sum().round(2)`."""
-    return ast.get_source_segment(code, _total_call(node).func.value) or "b"
-
-
-def _total_call(node: ast.AST) -> ast.AST:
-    """`df["b"].sum()` out of `df["b"].sum().round(2).to_dict()`: the calls after the total left out."""
-    while _is_method_call(node) and node.func.attr not in _TOTALS:
-        node = node.func.value
-    return node
-
-
-def _is_column_total(node: ast.AST, *totals: str) -> bool:
-    """`df["b"].sum()` (or another of `totals`), also followed by more calls (`.sum().round(2).to_dict()`)."""
-    totals = totals or tuple(_TOTALS)
-    node = _total_call(node)
-    return (
-        isinstance(node, ast.Call)
-        and not node.args
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in totals
-        and _is_column(node.func.value)
-    )
-
-
-def _is_method_call(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-
-
-def _is_column(node: ast.AST) -> bool:
-    """`df["a"]`, `df[mask]["a"]`, `df.loc[mask, "a"]` or `df.a`-like: a subscript or attribute of a name."""
-    return isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name))
 
 
 # ---------------------------------------------------------------------------------------------- a silent step

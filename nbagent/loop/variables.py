@@ -8,11 +8,18 @@ whole: a model shown the data tends to re-type it instead of using the variable.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from nbagent.text import VALUE_REPR, Truncation, truncate
 
-__all__ = ["describe_variables", "describe_value", "NOTEBOOK_VARIABLES_HEADING", "ADDITIONAL_ARGS_HEADING"]
+__all__ = [
+    "describe_variables",
+    "describe_value",
+    "split_task",
+    "NOTEBOOK_VARIABLES_HEADING",
+    "ADDITIONAL_ARGS_HEADING",
+]
 
 NOTEBOOK_VARIABLES_HEADING = (
     "These variables already exist in the notebook. Use them by name in your code; "
@@ -21,15 +28,25 @@ NOTEBOOK_VARIABLES_HEADING = (
 ADDITIONAL_ARGS_HEADING = (
     "You have been provided with these additional arguments, that you can access directly using the keys as variables:"
 )
+_HEADINGS = (NOTEBOOK_VARIABLES_HEADING, ADDITIONAL_ARGS_HEADING)
 SAMPLE_ROWS = 5
 MAX_COLUMNS = 30
 _CELL = Truncation(40)
 _TABLE_LINE = Truncation(160)
+_DESCRIBED = re.compile(r"^- `([A-Za-z_][A-Za-z0-9_]*)`:", re.MULTILINE)
 
 
 def describe_variables(variables: dict[str, Any], heading: str = ADDITIONAL_ARGS_HEADING) -> str:
     """A task suffix: `heading`, then one description per variable."""
     return f"\n{heading}\n" + "\n".join(describe_value(name, value) for name, value in variables.items())
+
+
+def split_task(task: str) -> tuple[str, list[str]]:
+    """(the person's words, the names of the variables described after them) of a task `describe_variables` extended."""
+    described = _DESCRIBED.search(task)  # a task written by hand may list them without a heading
+    starts = [task.find(f"\n{heading}\n") for heading in _HEADINGS] + [described.start() if described else -1]
+    cut = min((start for start in starts if start >= 0), default=len(task))
+    return task[:cut].rstrip(), _DESCRIBED.findall(task[cut:])
 
 
 def describe_value(name: str, value: Any) -> str:

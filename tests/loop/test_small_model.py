@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from nbagent import ActionStep, CodeAgent, ScriptedModel
-from nbagent.loop.code_step import RETRY_TEMPERATURE, AnswerRefused, answer_problem
+from nbagent.loop.answer_checks import answer_problem
+from nbagent.loop.code_step import RETRY_TEMPERATURE, AnswerRefused
 from nbagent.loop.prompting import (
     SMALL,
     SMALL_MODEL_STEP_TOKENS,
@@ -251,14 +252,14 @@ def test_a_missing_column_is_answered_with_the_frames_columns():
 
 
 def test_a_missing_attribute_column_gets_the_same_hint():
-    model = scripted([code("total = sales.revenue.sum()"), code("final_answer(8.0)")])
+    model = scripted([code("total = sales.revenue.sum()"), code("final_answer(float(sales['units'].sum()) + 5)")])
     agent = agent_for(model, namespace=sales_namespace())
     agent.run(SALES)
     assert "`sales` has the columns: units, unit_price" in str(actions(agent)[0].error)
 
 
 def test_an_unknown_name_is_answered_with_the_tasks_variables():
-    model = scripted([code("total = df['units'].sum()"), code("final_answer(3)")])
+    model = scripted([code("total = df['units'].sum()"), code("final_answer(len(sales))")])
     agent = agent_for(model, namespace=sales_namespace())
     agent.run(SALES)
     error = str(actions(agent)[0].error)
@@ -333,7 +334,7 @@ def test_api_models_answers_are_taken_as_they_are():
 
 
 def test_a_tuple_of_columns_gets_the_list_hint():
-    model = scripted([code("s = sales.groupby('units')['units', 'unit_price'].sum()"), code("final_answer(1)")])
+    model = scripted([code("s = sales.groupby('units')['units', 'unit_price'].sum()"), code("final_answer(len(sales))")])
     agent = agent_for(model, namespace=sales_namespace())
     agent.run(SALES)
     assert "frame[['a', 'b']]" in str(actions(agent)[0].error)
@@ -377,7 +378,7 @@ def test_a_small_model_retries_a_failed_step_with_some_temperature():
 
 
 def test_earlier_failed_steps_shrink_to_one_line_and_the_latest_stays_whole():
-    model = scripted([code("a = sales['revenue']"), code("b = sales['income']"), code("final_answer(1)")])
+    model = scripted([code("a = sales['revenue']"), code("b = sales['income']"), code("final_answer(len(sales))")])
     agent_for(model, namespace=sales_namespace()).run(SALES)
     third = prompt_text(model.calls[2])
     assert "Your step 1 failed: `a = sales['revenue']` raised KeyError: 'revenue'" in third
@@ -392,7 +393,7 @@ def test_standard_models_keep_every_step_whole():
 
 
 def test_multiplying_a_groupby_gets_the_product_first_hint():
-    model = scripted([code("r = sales.groupby('units')['units'] / sales['unit_price'].max()"), code("final_answer(1)")])
+    model = scripted([code("r = sales.groupby('units')['units'] / sales['unit_price'].max()"), code("final_answer(len(sales))")])
     agent = agent_for(model, namespace=sales_namespace())
     agent.run(SALES)
     assert "a groupby(...) cannot be multiplied" in str(actions(agent)[0].error)
@@ -401,15 +402,14 @@ def test_multiplying_a_groupby_gets_the_product_first_hint():
 @pytest.mark.parametrize(
     "line",
     [
-        "r = sales['units'] * sales['unit_price'].sum()",
-        "r = sales[sales['units'] > 1]['units'] * sales[sales['units'] > 1]['unit_price'].sum()",
         "r = sales.loc[:, 'units'].mean() * sales.units",
         "r = sales.groupby('units')['units'] * sales['unit_price'].sum().round(2).to_dict()",
+        "r = sales['units'] * other['unit_price'].sum()",
     ],
 )
-def test_a_column_times_a_total_is_not_run_for_a_small_model(line):
-    model = scripted([code(f"{line}\nfinal_answer(r)"), code("final_answer(8.0)")])
-    agent = agent_for(model, namespace=sales_namespace())
+def test_a_column_times_a_total_that_cannot_be_fixed_surely_is_not_run(line):
+    model = scripted([code(f"{line}\nfinal_answer(r)"), code("final_answer(float(sales['units'].sum()) + 5)")])
+    agent = agent_for(model, namespace={**sales_namespace(), "other": sales_namespace()["sales"]})
     assert agent.run(SALES) == 8.0
     first = actions(agent)[0]
     assert "multiplies every value of one column by the total" in str(first.error) and "Line 1" in str(first.error)
@@ -501,22 +501,6 @@ def test_totalling_a_whole_grouped_table_gets_the_pick_a_column_hint():
     assert 'pick the column before the total: df.groupby("key")["column"].sum()' in str(actions(agent)[0].error)
 
 
-def test_two_totals_multiplied_are_not_run_and_the_right_line_is_given():
-    line = "r = sales['units'].sum() * sales['unit_price'].sum()"
-    model = scripted([code(f"{line}\nfinal_answer(r)"), code("final_answer(8.0)")])
-    agent = agent_for(model, namespace=sales_namespace())
-    assert agent.run(SALES) == 8.0
-    said = str(actions(agent)[0].error)
-    assert "multiplies two totals; the total of the products is (sales['units'] * sales['unit_price']).sum()" in said
-
-
-def test_the_column_times_total_warning_gives_the_line_to_copy():
-    model = scripted([code("r = sales['units'] * sales['unit_price'].sum().round(2)"), code("final_answer(8.0)")])
-    agent = agent_for(model, namespace=sales_namespace())
-    agent.run(SALES)
-    assert "write (sales['units'] * sales['unit_price']).sum()." in str(actions(agent)[0].error)
-
-
 def test_comparisons_joined_without_parentheses_get_the_precedence_hint():
     sales = pd.DataFrame({"region": ["East", "West"], "units": [1, 2]})
     model = scripted([code("east = sales[sales['region'] == 'East' & sales['units'] > 0]"), code("final_answer(1)")])
@@ -526,9 +510,9 @@ def test_comparisons_joined_without_parentheses_get_the_precedence_hint():
 
 
 def test_a_name_an_earlier_step_failed_to_define_gets_assign_it_again():
-    first = "march = sales[sales['units'] > 1]\nr = march['units'] * march['unit_price'].sum()"  # refused: never ran
+    first = "march = sales[sales['units'] > 1]\nr = march['units'] * march['unit_price'].mean()"  # refused: never ran
     second = "print(march['units'].sum())"
-    model = scripted([code(first), code(second), code("final_answer(1)")])
+    model = scripted([code(first), code(second), code("final_answer(len(sales))")])
     agent = agent_for(model, namespace=sales_namespace())
     agent.run(SALES)
     hint = str(actions(agent)[1].error)
@@ -536,7 +520,7 @@ def test_a_name_an_earlier_step_failed_to_define_gets_assign_it_again():
 
 
 def test_a_name_used_before_its_own_assignment_gets_the_usual_hint():
-    model = scripted([code("print(total)\ntotal = 1"), code("final_answer(1)")])
+    model = scripted([code("print(total)\ntotal = 1"), code("final_answer(len(sales))")])
     agent = agent_for(model, namespace=sales_namespace())
     agent.run(SALES)
     assert "the variables of the task are `sales`" in str(actions(agent)[0].error)

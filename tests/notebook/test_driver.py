@@ -211,7 +211,7 @@ def test_approve_mode_with_an_edit_runs_the_edited_code_and_keeps_both(make_agen
     assert first.code_action == "print('a person wrote this')"
     assert "a person wrote this" in first.observations and "model wrote this" not in first.observations
     second_call = "\n".join(m.text for m in model.calls[1])
-    assert "A person edited this code" in second_call and "print('a person wrote this')" in second_call
+    assert "This code was edited before it ran" in second_call and "print('a person wrote this')" in second_call
 
 
 def test_reject_sends_the_note_back_as_the_observation(make_agent):

@@ -1,0 +1,297 @@
+"""Checks of a small model's final answer: is it an answer at all, and to the question that was asked?
+
+A 1.5B model's wrong answers to data questions are mostly of a few kinds (measured on
+benchmarks/data_questions.py): no value or an error message handed back as the answer; a whole
+column; a row number where the data's id was asked (`revenue.idxmax()` of a frame whose index
+counts rows); an id looked up as a row number (`customers.loc[customer_id]`); numbers where names
+were asked; a value the question names ("the South region", "May 2024") never selected, or one
+it does not name selected anyway; a variable the question points at never used. Each check says
+what is wrong in one sentence, with the line to write where there is one. `CodeLoop` refuses the
+answer once per problem, so a model that is sure can answer the same again.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .prompting import data_frames, owner_frame
+
+__all__ = ["AnswerContext", "answer_problem", "answer_problems"]
+
+_LONG_ANSWER_ROWS = 24  # a Series answer longer than this is a column, not a per-group result
+_ERROR_ANSWER = re.compile(
+    r"^\s*(error\b|an error\b|traceback\b|exception\b|\w*(error|exception)\s*:|(i am |i'm )?(unable|cannot|can't)\b)",
+    re.IGNORECASE,
+)
+_ARG_MAXES = frozenset({"idxmax", "idxmin"})
+_MAX_CATEGORIES = 30  # a text column with more distinct values than this holds names or notes, not categories
+_NAMES_ASKED = re.compile(r"\bnames?\b", re.IGNORECASE)
+_POSITIONAL = re.compile(r"\.iloc\b|\[\s*-\d+\s*\]|\.shift\(|\.pct_change\(|\.diff\(")
+_MONTH_NAMES = "January February March April May June July August September October November December".split()
+_MONTHS = {name.lower(): number for number, name in enumerate(_MONTH_NAMES, start=1)}  # English, whatever the locale
+_MONTH_NAME = re.compile(rf"\b({'|'.join(_MONTH_NAMES)})\b")  # capitalized: "may" is not May
+
+
+@dataclass
+class AnswerContext:
+    """What an answer is checked against.
+
+    question: the person's words (the task without the variables' descriptions).
+    variables: the names the question points at (the variables described to the model).
+    code: the code of this task's steps that ran without error, the answering step's last.
+    namespace: the namespace after the answering step ran.
+    """
+
+    question: str
+    variables: list[str]
+    code: str
+    namespace: dict[str, Any]
+
+
+def answer_problem(answer: Any) -> str | None:
+    """Why `answer` is no answer to a data question, or None if it may be one.
+
+    `None`; text that reads as an error ("KeyError: 'x'", "Error: …", "Unable to …"); a dict or list
+    holding pandas Series or DataFrames (a per-group value that stayed a column).
+    """
+    if answer is None:
+        return "it gives no value (None)"
+    if isinstance(answer, str) and _ERROR_ANSWER.match(answer):
+        return "it reads like an error message, not an answer"
+    if _pandas_kind(answer) in ("Series", "DataFrame") and len(answer) > _LONG_ANSWER_ROWS:
+        return (
+            f"it has {len(answer)} rows, one per row of the data, not a total or one value per group (note that "
+            "a * b.sum() multiplies every value by the sum; the total is (a * b).sum())"
+        )
+    values = answer.values() if isinstance(answer, dict) else answer if isinstance(answer, (list, tuple)) else ()
+    if any(_pandas_kind(value) in ("Series", "DataFrame") for value in values):
+        return (
+            "its values are whole pandas Series or DataFrames, not single values (sum or pick them first, "
+            "e.g. a groupby(...).sum().to_dict())"
+        )
+    return None
+
+
+def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
+    """Every reason found to doubt `answer` to `context.question`, most certain first ([] if none)."""
+    problem = answer_problem(answer)
+    if problem:
+        return [problem]
+    try:
+        tree = ast.parse(context.code)
+    except SyntaxError:
+        return []
+    checks = (
+        _row_number_answer(answer, tree, context),
+        _id_looked_up_as_row_number(tree, context),
+        _numbers_for_names(answer, context),
+        *_unused_variables(context),
+        *_values_not_selected(context),
+        *_values_not_asked(tree, context),
+        *_months_not_selected(context),
+    )
+    return [found for found in checks if found]
+
+
+# ---------------------------------------------------------------------------------------------- row numbers
+
+
+def _row_number_answer(answer: Any, tree: ast.Module, context: AnswerContext) -> str:
+    """`final_answer(revenue.idxmax())` where `revenue`'s index counts rows: a row number, not the data's id."""
+    argument = _final_answer_argument(tree)
+    call = _arg_max(_resolved(argument, tree)) if argument is not None else None
+    series = _named_value(call.func.value, context.namespace) if call else None
+    if _pandas_kind(series) != "Series" or type(series.index).__name__ != "RangeIndex":
+        return ""
+    name, method = call.func.value.id, call.func.attr
+    owner = owner_frame(series, context.namespace) or "the_table"
+    column = _column_named_in(context.question, context.namespace.get(owner)) or "the_column"
+    return (
+        f"{name}.{method}() is a row number ({answer}): the index of `{name}` counts the rows 0, 1, 2, …, it is "
+        f'not a value of the data. Read the value from that row: {owner}.loc[{name}.{method}(), "{column}"]'
+    )
+
+
+def _id_looked_up_as_row_number(tree: ast.Module, context: AnswerContext) -> str:
+    """`customers.loc[best]` where `best` is a customer_id (`spent.idxmax()`) but `customers`' index counts rows."""
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)):
+            continue
+        if node.value.attr not in ("loc", "at") or not isinstance(node.value.value, ast.Name):
+            continue
+        frame_name = node.value.value.id
+        frame = context.namespace.get(frame_name)
+        keys = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        call = _arg_max(_resolved(keys[0], tree)) if keys else None
+        series = _named_value(call.func.value, context.namespace) if call else None
+        if _pandas_kind(frame) != "DataFrame" or type(frame.index).__name__ != "RangeIndex" or series is None:
+            continue
+        key_column = getattr(getattr(series, "index", None), "name", None)
+        if key_column is None or key_column not in map(str, frame.columns):
+            continue
+        key = ast.unparse(keys[0])
+        wanted = f", {ast.unparse(keys[1])}" if len(keys) > 1 else ""
+        return (
+            f"`{key}` is a {key_column}, but the index of `{frame_name}` counts the rows 0, 1, 2, …, so "
+            f"{frame_name}.loc[{key}] is the row at that position, not that {key_column}. Find the row by its "
+            f'column: {frame_name}.loc[{frame_name}["{key_column}"] == {key}{wanted}].iloc[0]'
+        )
+    return ""
+
+
+def _final_answer_argument(tree: ast.Module) -> ast.AST | None:
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "final_answer"
+    ]
+    last = max(calls, key=lambda call: (call.lineno, call.col_offset), default=None)
+    return last.args[0] if last is not None and last.args else None
+
+
+def _resolved(node: ast.AST, tree: ast.Module) -> ast.AST:
+    """`node` through `int(...)`/`str(...)` and, for a name, through its last assignment in the code."""
+    for _ in range(5):  # a few hops: best = per.idxmax(); answer = int(best)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "str", "float"):
+            node = node.args[0] if node.args else node
+        elif isinstance(node, ast.Name) and (value := _last_assignment(node.id, tree)) is not None:
+            node = value
+        else:
+            break
+    return node
+
+
+def _last_assignment(name: str, tree: ast.Module) -> ast.AST | None:
+    values = [
+        statement.value
+        for statement in ast.walk(tree)
+        if isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and statement.targets[0].id == name
+    ]
+    return max(values, key=lambda value: value.lineno, default=None)
+
+
+def _arg_max(node: ast.AST) -> ast.Call | None:
+    """`series.idxmax()` (or `idxmin`) of a named series, else None."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _ARG_MAXES
+        and isinstance(node.func.value, ast.Name)
+    ):
+        return node
+    return None
+
+
+def _named_value(node: ast.AST, namespace: dict[str, Any]) -> Any:
+    return namespace.get(node.id) if isinstance(node, ast.Name) else None
+
+
+def _column_named_in(question: str, frame: Any) -> str | None:
+    columns = [str(column) for column in getattr(frame, "columns", [])]
+    return next((column for column in columns if re.search(rf"\b{re.escape(column)}\b", question)), None)
+
+
+# ---------------------------------------------------------------------------------------------- what was asked
+
+
+def _numbers_for_names(answer: Any, context: AnswerContext) -> str:
+    values = list(answer) if isinstance(answer, (list, tuple)) else [answer]
+    numbers = values and all(_is_number(value) for value in values)
+    if numbers and _NAMES_ASKED.search(context.question):
+        return "the question asks for names, but the answer is numbers"
+    return ""
+
+
+def _unused_variables(context: AnswerContext) -> list[str]:
+    unused = [name for name in context.variables if not re.search(rf"\b{re.escape(name)}\b", context.code)]
+    return [f"the question points at `{name}`, but the code never uses it" for name in unused]
+
+
+def _values_not_selected(context: AnswerContext) -> list[str]:
+    """Values of the data the question names ("the South region") that the code never mentions."""
+    quoted = " ".join(_string_literals(context.code)).lower()  # also inside a query string
+    found = []
+    for frame_name, column, value in _categories(context):
+        named = re.search(rf"\b{re.escape(value)}(s|es)?\b", context.question, re.IGNORECASE)
+        if named and value.lower() not in quoted:
+            found.append(
+                f"the question names {value!r} (a value of {frame_name}[{column!r}]), but the code never selects it"
+            )
+    return found
+
+
+def _values_not_asked(tree: ast.Module, context: AnswerContext) -> list[str]:
+    """Values of the data the code compares with that the question does not name (an invented filter)."""
+    compared = {
+        comparator.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Compare)
+        for comparator in node.comparators
+        if isinstance(comparator, ast.Constant) and isinstance(comparator.value, str)
+    }
+    found = []
+    for frame_name, column, value in _categories(context):
+        asked = re.search(rf"\b{re.escape(value)}", context.question, re.IGNORECASE)
+        if value in compared and not asked:
+            found.append(
+                f"the code keeps only the rows where {frame_name}[{column!r}] is {value!r}, which the question does not ask"
+            )
+    return found
+
+
+def _months_not_selected(context: AnswerContext) -> list[str]:
+    """A month the question names ("May 2024") that the code never picks (no "05", 5 or "May" in it)."""
+    if _POSITIONAL.search(context.code):  # rev.iloc[-2]: the month may be picked by position
+        return []
+    found = []
+    for word in dict.fromkeys(_MONTH_NAME.findall(context.question)):
+        number = _MONTHS[word.lower()]
+        mentions = re.search(rf"(?<!\d)0?{number}(?!\d)|\b{word[:3]}", context.code, re.IGNORECASE)
+        if not mentions:
+            found.append(f"the question names {word}, but the code never selects it")
+    return found
+
+
+def _categories(context: AnswerContext) -> list[tuple[str, str, str]]:
+    """(frame, column, value) for the text values of the pointed-at frames' category-like columns."""
+    found = []
+    for frame_name, frame in data_frames(context.namespace):
+        if frame_name not in context.variables:
+            continue
+        for column in frame.columns:
+            values = frame[column]
+            if values.dtype.kind not in "OUT" and str(values.dtype) not in ("category", "string", "str"):
+                continue
+            distinct = values.dropna().unique()
+            if len(distinct) > _MAX_CATEGORIES:
+                continue
+            found += [
+                (frame_name, str(column), value)
+                for value in distinct
+                if isinstance(value, str) and len(value) > 1 and re.search(r"[A-Za-z]", value)
+            ]
+    return found
+
+
+def _string_literals(code: str) -> set[str]:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set()
+    return {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+
+
+def _is_number(value: Any) -> bool:
+    return not isinstance(value, bool) and (
+        isinstance(value, (int, float)) or type(value).__module__ == "numpy" and hasattr(value, "dtype")
+    )
+
+
+def _pandas_kind(value: Any) -> str:
+    return type(value).__name__ if type(value).__module__.startswith("pandas") else ""

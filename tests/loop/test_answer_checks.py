@@ -1,0 +1,173 @@
+"""A small model's final answer is checked against the question and the code that made it."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from nbagent import ActionStep, CodeAgent, ScriptedModel
+from nbagent.loop.answer_checks import AnswerContext, answer_problems
+from nbagent.loop.code_step import AnswerRefused
+from nbagent.loop.prompting import SMALL
+from nbagent.loop.variables import NOTEBOOK_VARIABLES_HEADING, describe_variables, split_task
+
+
+def frames() -> dict[str, pd.DataFrame]:
+    sales = pd.DataFrame(
+        {
+            "order_id": [1001, 1002, 1003, 1004],
+            "date": pd.to_datetime(["2024-05-02", "2024-05-20", "2024-06-03", "2024-06-09"]),
+            "region": ["South", "North", "South", "East"],
+            "customer_id": [2, 1, 2, 3],
+            "units": [1, 5, 2, 1],
+            "unit_price": [10.0, 4.0, 30.0, 8.0],
+        }
+    )
+    customers = pd.DataFrame({"customer_id": [1, 2, 3], "name": ["Ada", "Bo", "Cy"]})
+    return {"sales": sales, "customers": customers}
+
+
+def problems_of(question: str, code: str, names=("sales",)) -> list[str]:
+    """Run `code` on the frames, then check what it gave `final_answer` as the answer to `question`."""
+    namespace = {name: frame.copy() for name, frame in frames().items()}
+    answered = []
+    exec(code, {**namespace, "final_answer": answered.append}, namespace)
+    return answer_problems(answered[-1], AnswerContext(question, list(names), code, namespace))
+
+
+REVENUE = "revenue = sales['units'] * sales['unit_price']\n"
+
+
+def test_a_row_number_given_for_an_id_is_doubted_with_the_line_to_write():
+    said = problems_of(
+        "Which order in `sales` had the largest revenue? Answer with its order_id.",
+        REVENUE + "final_answer(int(revenue.idxmax()))",
+    )
+    assert said == [
+        "revenue.idxmax() is a row number (2): the index of `revenue` counts the rows 0, 1, 2, …, it is not a value "
+        'of the data. Read the value from that row: sales.loc[revenue.idxmax(), "order_id"]'
+    ]
+    assert (
+        problems_of(
+            "Which order has most revenue?", REVENUE + "final_answer(int(sales.loc[revenue.idxmax(), 'order_id']))"
+        )
+        == []
+    )
+
+
+def test_an_id_looked_up_as_a_row_number_is_doubted():
+    code = "spent = (sales['units'] * sales['unit_price']).groupby(sales['customer_id']).sum()\n"
+    question = "Which customer spent the most in `sales`? Answer with the name from `customers`."
+    said = problems_of(
+        question, code + "best = spent.idxmax()\nfinal_answer(customers.loc[best, 'name'])", ("sales", "customers")
+    )
+    assert len(said) == 1 and "`best` is a customer_id, but the index of `customers` counts the rows" in said[0]
+    assert "customers.loc[customers[\"customer_id\"] == best, 'name'].iloc[0]" in said[0]
+    right = code + "final_answer(customers.set_index('customer_id').loc[spent.idxmax(), 'name'])"
+    assert problems_of(question, right, ("sales", "customers")) == []
+
+
+def test_numbers_given_for_names_are_doubted():
+    code = "final_answer(sales['units'].value_counts().head(2).index.tolist())"
+    assert problems_of("Top 2 products of `sales`? A list of product names.", code) == [
+        "the question asks for names, but the answer is numbers"
+    ]
+    assert problems_of("Top 2 unit counts of `sales`?", code) == []
+
+
+def test_a_pointed_at_variable_never_used_is_doubted():
+    said = problems_of(
+        "Revenue in `sales` divided by its target in `targets`?", "final_answer(3.0)", ("sales", "targets")
+    )
+    assert said == [
+        "the question points at `sales`, but the code never uses it",
+        "the question points at `targets`, but the code never uses it",
+    ]
+
+
+def test_a_value_the_question_names_must_be_selected_and_one_it_does_not_name_must_not():
+    question = "What is the median revenue per order in the South region of `sales`?"
+    assert problems_of(question, REVENUE + "final_answer(revenue.median())") == [
+        "the question names 'South' (a value of sales['region']), but the code never selects it"
+    ]
+    assert problems_of(question, REVENUE + "final_answer(revenue[sales['region'] == 'South'].median())") == []
+    assert problems_of(question, REVENUE + "final_answer(sales.query(\"region == 'South'\")['units'].sum())") == []
+    invented = problems_of(
+        "How many units did `sales` sell?", "final_answer(sales[sales['region'] == 'North']['units'].sum())"
+    )
+    assert invented == [
+        "the code keeps only the rows where sales['region'] is 'North', which the question does not ask"
+    ]
+
+
+def test_a_month_the_question_names_must_be_selected():
+    question = "What was the South revenue in `sales` in May 2024?"
+    south = REVENUE + "s = revenue[sales['region'] == 'South']\nfinal_answer(s"
+    assert problems_of(question, south + ".sum())") == ["the question names May, but the code never selects it"]
+    assert problems_of(question, south + "[sales['date'].dt.month == 5].sum())") == []
+    assert problems_of(question, south + "[sales['date'].dt.strftime('%Y-%m') == '2024-05'].sum())") == []
+    assert problems_of("Which may be the South revenue of `sales`?", south + ".sum())") == []  # "may" is no month
+    by_month = (
+        REVENUE + "m = revenue.groupby(sales['date'].dt.to_period('M')).sum()\nfinal_answer(m.iloc[-1] - m.iloc[-2])"
+    )
+    assert problems_of("Change from May to June in `sales`?", by_month) == []  # picked by position
+
+
+def test_split_task_tells_the_question_from_the_described_variables():
+    task = "Revenue of `sales`?" + describe_variables(frames(), NOTEBOOK_VARIABLES_HEADING)
+    assert split_task(task) == ("Revenue of `sales`?", ["sales", "customers"])
+    assert split_task("Just a question?") == ("Just a question?", [])
+
+
+# ---------------------------------------------------------------------------------------------- in the loop
+
+
+def agent_for(responses: list[str]) -> tuple[CodeAgent, ScriptedModel]:
+    model = ScriptedModel([f"Thought: go.\n```python\n{body}\n```" for body in responses])
+    model.prompt_profile = SMALL
+    agent = CodeAgent(
+        tools=[], model=model, namespace=frames(), verbosity_level=-1, show_widget=False, max_steps=len(responses)
+    )
+    return agent, model
+
+
+QUESTION = "What is the median revenue per order in the South region of `sales`?\n- `sales`: pandas DataFrame"
+
+
+def test_a_doubted_answer_is_refused_with_the_reason_and_the_right_one_is_taken():
+    agent, model = agent_for(
+        [REVENUE + "final_answer(revenue.median())", "final_answer(revenue[sales['region'] == 'South'].median())"]
+    )
+    assert agent.run(QUESTION) == 35.0  # South: 10 and 60
+    first = next(step for step in agent.memory.steps if isinstance(step, ActionStep))
+    assert isinstance(first.error, AnswerRefused) and not first.is_final_answer
+    assert "final_answer(np.float64(15.0)) was refused: the question names 'South'" in "\n".join(
+        message.text for message in model.calls[1]
+    )
+
+
+def test_the_same_doubt_is_said_once_so_a_sure_model_can_answer_again():
+    agent, _ = agent_for([REVENUE + "final_answer(revenue.median())", "final_answer(revenue.median())"])
+    assert agent.run(QUESTION) == 15.0
+
+
+def test_at_most_two_answers_are_refused_per_task():
+    agent, _ = agent_for(
+        [
+            REVENUE + "final_answer(revenue.median())",  # South never selected
+            "final_answer(revenue[sales['region'] == 'North'].median())",  # North not asked
+            "final_answer(None)",  # no value: would be refused, but two refusals were said
+        ]
+    )
+    assert agent.run(QUESTION) is None
+    refused = [step for step in agent.memory.steps if isinstance(getattr(step, "error", None), AnswerRefused)]
+    assert len(refused) == 2
+
+
+@pytest.mark.parametrize("profile", [None, "standard"])
+def test_standard_models_answers_are_not_checked(profile):
+    model = ScriptedModel([f"Thought: go.\n```python\n{REVENUE}final_answer(revenue.median())\n```"])
+    if profile:
+        model.prompt_profile = profile
+    agent = CodeAgent(tools=[], model=model, namespace=frames(), verbosity_level=-1, show_widget=False)
+    assert agent.run(QUESTION) == 15.0
