@@ -155,7 +155,9 @@ class ActionStep(MemoryStep):
         if self.model_output is not None and not summary_mode:
             text = self.model_output if isinstance(self.model_output, str) else str(self.model_output)
             if self.model_code_action is not None and self.code_action != self.model_code_action:
-                text += f"\n(This code was edited before it ran. The code that ran:)\n```python\n{self.code_action}\n```"
+                text += (
+                    f"\n(This code was edited before it ran. The code that ran:)\n```python\n{self.code_action}\n```"
+                )
             messages.append(_text_message(MessageRole.ASSISTANT, text.strip()))
         if self.tool_calls is not None:
             calls = str([tc.dict() for tc in self.tool_calls])

@@ -334,7 +334,9 @@ def test_api_models_answers_are_taken_as_they_are():
 
 
 def test_a_tuple_of_columns_gets_the_list_hint():
-    model = scripted([code("s = sales.groupby('units')['units', 'unit_price'].sum()"), code("final_answer(len(sales))")])
+    model = scripted(
+        [code("s = sales.groupby('units')['units', 'unit_price'].sum()"), code("final_answer(len(sales))")]
+    )
     agent = agent_for(model, namespace=sales_namespace())
     agent.run(SALES)
     assert "frame[['a', 'b']]" in str(actions(agent)[0].error)
@@ -393,7 +395,9 @@ def test_standard_models_keep_every_step_whole():
 
 
 def test_multiplying_a_groupby_gets_the_product_first_hint():
-    model = scripted([code("r = sales.groupby('units')['units'] / sales['unit_price'].max()"), code("final_answer(len(sales))")])
+    model = scripted(
+        [code("r = sales.groupby('units')['units'] / sales['unit_price'].max()"), code("final_answer(len(sales))")]
+    )
     agent = agent_for(model, namespace=sales_namespace())
     agent.run(SALES)
     assert "a groupby(...) cannot be multiplied" in str(actions(agent)[0].error)
