@@ -29,6 +29,7 @@ _ERROR_ANSWER = re.compile(
 _ARG_MAXES = frozenset({"idxmax", "idxmin"})
 _MAX_CATEGORIES = 30  # a text column with more distinct values than this holds names or notes, not categories
 _NAMES_ASKED = re.compile(r"\bnames?\b", re.IGNORECASE)
+_NAMED_THING = re.compile(r"\b(\w+?)(?:'s)? names?\b", re.IGNORECASE)  # "product names", "the customer's name"
 _POSITIONAL = re.compile(r"\.iloc\b|\[\s*-\d+\s*\]|\.shift\(|\.pct_change\(|\.diff\(")
 _MONTH_NAMES = "January February March April May June July August September October November December".split()
 _MONTHS = {name.lower(): number for number, name in enumerate(_MONTH_NAMES, start=1)}  # English, whatever the locale
@@ -88,6 +89,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         _row_number_answer(answer, tree, context),
         _id_looked_up_as_row_number(tree, context),
         _numbers_for_names(answer, context),
+        _grouped_unasked(answer, context),
         *_unused_variables(context),
         *_values_not_selected(context),
         *_values_not_asked(tree, context),
@@ -202,10 +204,23 @@ def _column_named_in(question: str, frame: Any) -> str | None:
 
 def _numbers_for_names(answer: Any, context: AnswerContext) -> str:
     values = list(answer) if isinstance(answer, (list, tuple)) else [answer]
-    numbers = values and all(_is_number(value) for value in values)
-    if numbers and _NAMES_ASKED.search(context.question):
-        return "the question asks for names, but the answer is numbers"
-    return ""
+    if not (values and all(_is_number(value) for value in values) and _NAMES_ASKED.search(context.question)):
+        return ""
+    holder = _names_column(context)
+    where = f"; the names are in {holder[0]}[{holder[1]!r}]" if holder else ""
+    return f"the question asks for names, but the answer is numbers{where}"
+
+
+def _names_column(context: AnswerContext) -> tuple[str, str] | None:
+    """The text column the question's names come from: `product` for "product names", else a `name` column."""
+    said = {word.lower() for word in _NAMED_THING.findall(context.question)}
+    wanted = [word for word in said for word in (word, word.removesuffix("s"))] + ["name"]
+    text_columns = [(frame, column) for frame, column, _ in _categories(context, any_size=True)]
+    for word in wanted:
+        found = next(((frame, column) for frame, column in text_columns if column.lower() == word), None)
+        if found:
+            return found
+    return None
 
 
 def _unused_variables(context: AnswerContext) -> list[str]:
@@ -216,14 +231,15 @@ def _unused_variables(context: AnswerContext) -> list[str]:
 def _values_not_selected(context: AnswerContext) -> list[str]:
     """Values of the data the question names ("the South region") that the code never mentions."""
     quoted = " ".join(_string_literals(context.code)).lower()  # also inside a query string
-    found = []
+    found: dict[str, str] = {}  # one problem per value, also when two frames hold it
     for frame_name, column, value in _categories(context):
         named = re.search(rf"\b{re.escape(value)}(s|es)?\b", context.question, re.IGNORECASE)
         if named and value.lower() not in quoted:
-            found.append(
-                f"the question names {value!r} (a value of {frame_name}[{column!r}]), but the code never selects it"
+            found.setdefault(
+                value,
+                f"the question names {value!r} (a value of {frame_name}[{column!r}]), but the code never selects it",
             )
-    return found
+    return list(found.values())
 
 
 def _values_not_asked(tree: ast.Module, context: AnswerContext) -> list[str]:
@@ -235,14 +251,25 @@ def _values_not_asked(tree: ast.Module, context: AnswerContext) -> list[str]:
         for comparator in node.comparators
         if isinstance(comparator, ast.Constant) and isinstance(comparator.value, str)
     }
-    found = []
-    for frame_name, column, value in _categories(context):
+    found: dict[str, str] = {}
+    for _, column, value in _categories(context):
         asked = re.search(rf"\b{re.escape(value)}", context.question, re.IGNORECASE)
         if value in compared and not asked:
-            found.append(
-                f"the code keeps only the rows where {frame_name}[{column!r}] is {value!r}, which the question does not ask"
+            found.setdefault(
+                value,
+                f"the code keeps only the rows where {column} is {value!r}, but the question does not ask for "
+                f"{value!r}: drop that condition",
             )
-    return found
+    return list(found.values())
+
+
+def _grouped_unasked(answer: Any, context: AnswerContext) -> str:
+    """One value per region where the question asks for one number: a grouping the question never asked for."""
+    if _pandas_kind(answer) != "Series" or answer.index.name is None or len(answer) < 2:
+        return ""
+    key = str(answer.index.name)
+    asked = re.search(rf"\b{re.escape(key)}|\beach\b|\bper\b|\bby\b", context.question, re.IGNORECASE)
+    return "" if asked else f"the answer has one value per {key}, but the question does not ask per {key}"
 
 
 def _months_not_selected(context: AnswerContext) -> list[str]:
@@ -258,8 +285,11 @@ def _months_not_selected(context: AnswerContext) -> list[str]:
     return found
 
 
-def _categories(context: AnswerContext) -> list[tuple[str, str, str]]:
-    """(frame, column, value) for the text values of the pointed-at frames' category-like columns."""
+def _categories(context: AnswerContext, any_size: bool = False) -> list[tuple[str, str, str]]:
+    """(frame, column, value) for the text values of the pointed-at frames' category-like columns.
+
+    With `any_size`, every text column counts, with one value (for its name).
+    """
     found = []
     for frame_name, frame in data_frames(context.namespace):
         if frame_name not in context.variables:
@@ -269,7 +299,9 @@ def _categories(context: AnswerContext) -> list[tuple[str, str, str]]:
             if values.dtype.kind not in "OUT" and str(values.dtype) not in ("category", "string", "str"):
                 continue
             distinct = values.dropna().unique()
-            if len(distinct) > _MAX_CATEGORIES:
+            if any_size:
+                distinct = distinct[:1]
+            elif len(distinct) > _MAX_CATEGORIES:
                 continue
             found += [
                 (frame_name, str(column), value)

@@ -247,8 +247,10 @@ def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str
             'df[(df["a"] == x) & (df["b"] == y)].'
         )
     if ".groupby(" in source and _CANNOT_TOTAL.search(message):
+        fixed = _column_picked(source, code, namespace, task)
+        example = f"write `{fixed}`" if fixed else 'df.groupby("key")["column"].sum()'
         return (
-            'Hint: pick the column before the total: df.groupby("key")["column"].sum(); '
+            f"Hint: pick the column before the total: {example}; "
             "a whole table's other columns (dates, text) cannot be totalled."
         )
     if _ROW_NUMBERS.search(message):
@@ -275,6 +277,51 @@ def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str
     if cause == "SyntaxError" and code.count("\n") >= _LONG_CODE_LINES:
         return "Hint: write shorter code; use the variables by name instead of typing out their data."
     return ""
+
+
+def _column_picked(source: str, code: str, namespace: dict[str, Any], task: str) -> str:
+    """`source` with a column picked between `frame.groupby(...)` and its total, or "" if none is clear.
+
+    The column: the last one the code assigned to the frame (`sales["revenue"] = ...`), else the
+    only numeric column of the frame the question names.
+    """
+    try:
+        line = ast.parse(source.strip())
+    except SyntaxError:
+        return ""
+    text = source.strip()
+    picked_after = {  # `.sum()["units"]`: the column was picked after the total
+        id(node.value): node for node in ast.walk(line) if isinstance(node, ast.Subscript) and _is_text(node.slice)
+    }
+    for node in ast.walk(line):
+        grouped = node.func.value if _is_call_of(node, "sum", "mean", "max", "min", "median") else None
+        if not (_is_call_of(grouped, "groupby") and isinstance(grouped.func.value, ast.Name)):
+            continue
+        after = picked_after.get(id(node))
+        column = after.slice.value if after else _wanted_column(grouped.func.value.id, code, namespace, task)
+        if column:  # one line: offsets are the line's (the code before the cut is ASCII in practice)
+            total = text[grouped.end_col_offset : node.end_col_offset]
+            rest = text[(after or node).end_col_offset :]
+            return f"{text[: grouped.end_col_offset]}[{column!r}]{total}{rest}"
+    return ""
+
+
+def _is_text(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _wanted_column(frame_name: str, code: str, namespace: dict[str, Any], task: str) -> str | None:
+    assigned = re.findall(rf"^\s*{re.escape(frame_name)}\[['\"](\w+)['\"]\]\s*=[^=]", code, re.MULTILINE)
+    if assigned:
+        return assigned[-1]
+    frame = namespace.get(frame_name)
+    numeric = [str(c) for c, dtype in getattr(frame, "dtypes", {}).items() if getattr(dtype, "kind", "") in "iuf"]
+    named = [column for column in numeric if re.search(rf"\b{re.escape(column)}\b", split_task(task)[0])]
+    return named[0] if len(named) == 1 else None
+
+
+def _is_call_of(node: Any, *methods: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in methods
 
 
 _GROUPBY_BY_NAME = re.compile(r"\b([A-Za-z_]\w*)\.groupby\(\s*['\"](\w+)['\"]")

@@ -69,10 +69,22 @@ def test_an_id_looked_up_as_a_row_number_is_doubted():
 
 def test_numbers_given_for_names_are_doubted():
     code = "final_answer(sales['units'].value_counts().head(2).index.tolist())"
-    assert problems_of("Top 2 products of `sales`? A list of product names.", code) == [
-        "the question asks for names, but the answer is numbers"
+    assert problems_of("Top 2 of `sales`? A list of region names.", code) == [
+        "the question asks for names, but the answer is numbers; the names are in sales['region']"
+    ]
+    assert problems_of("Top 2 of `sales`? A list of names.", code) == [
+        "the question asks for names, but the answer is numbers"  # no column holds them: none is named
     ]
     assert problems_of("Top 2 unit counts of `sales`?", code) == []
+
+
+def test_one_value_per_group_where_one_number_was_asked_is_doubted():
+    code = REVENUE + "final_answer(revenue.groupby(sales['region']).sum())"
+    assert problems_of("What was the revenue in `sales`?", code) == [
+        "the answer has one value per region, but the question does not ask per region"
+    ]
+    assert problems_of("What was the revenue of each region in `sales`?", code) == []
+    assert problems_of("What was the revenue by region in `sales`?", code) == []
 
 
 def test_a_pointed_at_variable_never_used_is_doubted():
@@ -96,7 +108,8 @@ def test_a_value_the_question_names_must_be_selected_and_one_it_does_not_name_mu
         "How many units did `sales` sell?", "final_answer(sales[sales['region'] == 'North']['units'].sum())"
     )
     assert invented == [
-        "the code keeps only the rows where sales['region'] is 'North', which the question does not ask"
+        "the code keeps only the rows where region is 'North', but the question does not ask for 'North': drop that "
+        "condition"
     ]
 
 

@@ -502,6 +502,25 @@ def test_totalling_a_whole_grouped_table_gets_the_pick_a_column_hint():
     model = scripted([code("top = sales.groupby('product').sum()['units']"), code("final_answer(1)")])
     agent = agent_for(model, namespace={"sales": sales})
     agent.run("Units per product in `sales`?")
+    assert "pick the column before the total: write `top = sales.groupby('product')['units'].sum()`" in str(
+        actions(agent)[0].error
+    )
+
+
+def test_totalling_a_grouped_table_gets_the_column_the_code_just_made():
+    sales = pd.DataFrame({"day": pd.to_datetime(["2024-01-01", "2024-01-02"]), "units": [1, 2], "price": [2.0, 3.0]})
+    body = "sales['revenue'] = sales['units'] * sales['price']\nm = sales.groupby(sales['day'].dt.month).sum()"
+    model = scripted([code(body), code("final_answer(len(sales))")])
+    agent = agent_for(model, namespace={"sales": sales})
+    agent.run("Revenue per month of `sales`?")
+    assert "write `m = sales.groupby(sales['day'].dt.month)['revenue'].sum()`" in str(actions(agent)[0].error)
+
+
+def test_a_grouped_total_without_a_clear_column_gets_the_general_hint():
+    sales = pd.DataFrame({"day": pd.to_datetime(["2024-01-01", "2024-01-02"]), "units": [1, 2], "price": [2.0, 3.0]})
+    model = scripted([code("m = sales.groupby(sales['day'].dt.month).sum()"), code("final_answer(len(sales))")])
+    agent = agent_for(model, namespace={"sales": sales})
+    agent.run("Totals per month of `sales`?")
     assert 'pick the column before the total: df.groupby("key")["column"].sum()' in str(actions(agent)[0].error)
 
 
