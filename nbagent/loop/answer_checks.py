@@ -30,6 +30,7 @@ _ARG_MAXES = frozenset({"idxmax", "idxmin"})
 _MAX_CATEGORIES = 30  # a text column with more distinct values than this holds names or notes, not categories
 _NAMES_ASKED = re.compile(r"\bnames?\b", re.IGNORECASE)
 _NAMED_THING = re.compile(r"\b(\w+?)(?:'s)? names?\b", re.IGNORECASE)  # "product names", "the customer's name"
+_PER_GROUP = r"\b(each|every|per|by|all|daily|weekly|monthly|quarterly|yearly|annual)\b"  # "monthly revenue"
 _POSITIONAL = re.compile(r"\.iloc\b|\[\s*-\d+\s*\]|\.shift\(|\.pct_change\(|\.diff\(")
 _MONTH_NAMES = "January February March April May June July August September October November December".split()
 _MONTHS = {name.lower(): number for number, name in enumerate(_MONTH_NAMES, start=1)}  # English, whatever the locale
@@ -224,7 +225,9 @@ def _names_column(context: AnswerContext) -> tuple[str, str] | None:
 
 
 def _unused_variables(context: AnswerContext) -> list[str]:
-    unused = [name for name in context.variables if not re.search(rf"\b{re.escape(name)}\b", context.code)]
+    """Variables the question names (not only described, as `--vars '*'` describes all) that the code never uses."""
+    named = [name for name in context.variables if re.search(rf"\b{re.escape(name)}\b", context.question)]
+    unused = [name for name in named if not re.search(rf"\b{re.escape(name)}\b", context.code)]
     return [f"the question points at `{name}`, but the code never uses it" for name in unused]
 
 
@@ -268,7 +271,7 @@ def _grouped_unasked(answer: Any, context: AnswerContext) -> str:
     if _pandas_kind(answer) != "Series" or answer.index.name is None or len(answer) < 2:
         return ""
     key = str(answer.index.name)
-    asked = re.search(rf"\b{re.escape(key)}|\beach\b|\bper\b|\bby\b", context.question, re.IGNORECASE)
+    asked = re.search(rf"\b{re.escape(key)}|{_PER_GROUP}", context.question, re.IGNORECASE)
     return "" if asked else f"the answer has one value per {key}, but the question does not ask per {key}"
 
 

@@ -5,8 +5,10 @@ review it at the approval gate → run it in the executor → observe.
 
 For a small local model (`prompting.prompt_profile`), a step is also capped at
 `max_tokens_per_step` tokens (a cut step is reported to the model: "write shorter
-code"), and a final answer that is no answer (`None`, an error message, a dict
-of pandas Series) is refused once, with the reason (`answer_problem`).
+code"); a product of totals in its code runs as the total of the products, said in
+the step (`code_checks`); and a final answer the checks doubt (no value, a row
+number for an id, a value the question names never selected, …) is refused once
+per doubt, twice per task at most, with the reason (`answer_checks`).
 Every model gets a hint after a failed step (the columns of a frame after a
 `KeyError`, the task's variables after a `NameError`; see `execution_hint`).
 """

@@ -8,6 +8,7 @@ out as the failure kind they are.
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pandas as pd
 import pytest
 
 from nbagent import ScriptedModel
+from nbagent.loop.answer_checks import AnswerContext, answer_problems
 
 PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "data_questions.py"
 
@@ -156,3 +158,14 @@ def test_main_prints_a_table_and_a_one_line_summary_last(dq, capsys):
     assert any(line.startswith("| 2 | group-by |") for line in lines)
     assert lines[-1].startswith("SUMMARY: scripted reference: 2/2 solved, median")
     assert any(line.startswith("failure kinds: none") for line in lines)
+
+
+def test_the_small_models_answer_checks_take_every_reference_answer(dq):
+    """No right answer is doubted: the reference code of every question passes the answer checks."""
+    frames = dq.make_frames()
+    for question in dq.QUESTIONS:
+        namespace = {"pd": pd, **{name: frame.copy() for name, frame in frames.items()}}
+        code = question.code + "\nfinal_answer(result)"
+        exec(question.code, namespace)
+        context = AnswerContext(question.text, re.findall(r"`(\w+)`", question.text), code, namespace)
+        assert answer_problems(namespace["result"], context) == [], question.text

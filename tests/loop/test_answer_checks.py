@@ -85,6 +85,8 @@ def test_one_value_per_group_where_one_number_was_asked_is_doubted():
     ]
     assert problems_of("What was the revenue of each region in `sales`?", code) == []
     assert problems_of("What was the revenue by region in `sales`?", code) == []
+    monthly = REVENUE + "final_answer(revenue.groupby(sales['date'].dt.month).sum())"
+    assert problems_of("What was the monthly revenue in `sales`?", monthly) == []
 
 
 def test_a_pointed_at_variable_never_used_is_doubted():
@@ -95,6 +97,12 @@ def test_a_pointed_at_variable_never_used_is_doubted():
         "the question points at `sales`, but the code never uses it",
         "the question points at `targets`, but the code never uses it",
     ]
+
+
+def test_a_described_variable_the_question_does_not_name_may_go_unused():  # --vars '*' describes every frame
+    assert (
+        problems_of("How many orders are there in `sales`?", "final_answer(len(sales))", ("sales", "customers")) == []
+    )
 
 
 def test_a_value_the_question_names_must_be_selected_and_one_it_does_not_name_must_not():
