@@ -261,7 +261,7 @@ def _values_not_asked(tree: ast.Module, context: AnswerContext) -> list[str]:
             found.setdefault(
                 value,
                 f"the code keeps only the rows where {column} is {value!r}, but the question does not ask for "
-                f"{value!r}: drop that condition",
+                f"{value!r}: drop that condition (keep the others)",
             )
     return list(found.values())
 

@@ -202,11 +202,29 @@ def _product_warning(code: str, node: ast.BinOp) -> str:
         return ""
     fixed = f"({ast.get_source_segment(code, other)} * {_total_column(code, total)}).sum()"
     if ".groupby(" in fixed:
-        fixed = "value = a * b first, then value.groupby(df['key']).sum()"
+        fixed = _grouped_product(code, other, total) or "value = a * b first, then value.groupby(df['key']).sum()"
     return (
         "multiplies every value of one column by the total of the other (a * b.sum() is a * (b.sum())). "
         f"For the total of the products write {fixed}."
     )
+
+
+def _grouped_product(code: str, grouped: ast.AST, total: ast.AST) -> str:
+    """`value = df["a"] * df["b"]`, then `value.groupby(df["key"]).sum()`, for `df.groupby("key")["a"] * df["b"].sum()`."""
+    if not (
+        isinstance(grouped, ast.Subscript) and _is_method_call(grouped.value) and grouped.value.func.attr == "groupby"
+    ):
+        return ""
+    frame, keys = grouped.value.func.value, grouped.value.args
+    if not (isinstance(frame, ast.Name) and len(keys) == 1):
+        return ""
+    key = f"{frame.id}[{_source(code, keys[0])}]" if _is_text(keys[0]) else _source(code, keys[0])
+    column = f"{frame.id}[{_source(code, grouped.slice)}]"
+    return f"value = {column} * {_total_column(code, total)} first, then value.groupby({key}).sum()"
+
+
+def _is_text(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
 def _total_column(code: str, node: ast.AST) -> str:

@@ -117,7 +117,7 @@ def test_a_value_the_question_names_must_be_selected_and_one_it_does_not_name_mu
     )
     assert invented == [
         "the code keeps only the rows where region is 'North', but the question does not ask for 'North': drop that "
-        "condition"
+        "condition (keep the others)"
     ]
 
 

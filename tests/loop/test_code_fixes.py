@@ -100,3 +100,9 @@ def test_the_fixed_code_runs_and_the_step_keeps_what_the_model_wrote():
 def test_api_models_code_runs_as_written():
     agent, answer, _ = run_small("r = float((sales['units'] * sales['unit_price'].sum()).sum())", profile=None)
     assert answer == 6 * 9.0
+
+
+def test_a_grouped_column_times_a_total_is_warned_with_the_lines_to_write():
+    said = code_warning("r = sales.groupby('region')['units'] * sales['unit_price'].sum().round(2)")
+    assert "write value = sales['units'] * sales['unit_price'] first, then value.groupby(sales['region']).sum()" in said
+    assert said.endswith("The code did not run.")
