@@ -156,7 +156,7 @@ def test_inspection_and_messages():
     texts = [m.text for m in messages]
     assert any("New task:\nPlot the data" in t for t in texts)
     assert any("Code execution failed" in t for t in texts)
-    assert any("edited this code" in t and "print(1)" in t for t in texts)  # the model sees the code that ran
+    assert any("was edited before it ran" in t and "print(1)" in t for t in texts)  # the model sees the code that ran
     summary = memory.write_memory_to_messages(summary_mode=True)
     assert summary[0].role.value != "system" and not any("1. look" in m.text for m in summary)
 
