@@ -601,10 +601,24 @@ def _pandas() -> Any:
     return pandas
 
 
+_LABEL_TYPES = (
+    type(None), bool, int, float, str, tuple, complex, bytes, frozenset, decimal.Decimal, fractions.Fraction,
+    datetime.datetime, datetime.date, datetime.time, datetime.timedelta,
+)  # fmt: skip
+
+
 def _decode_label(d: Decoder, node: Any, depth: int) -> Any:
+    """A column, index or Series name: any hashable scalar the format builds (`row.name` of `df.iloc[0]` is a
+    numpy integer; of a frame indexed by date, a Timestamp), never a reference to a live object."""
     value = d.value(node, depth + 1)
-    if type(value) not in (type(None), bool, int, float, str, tuple):
+    pandas_scalar = type(value).__name__ in ("Timestamp", "Timedelta") and type(value).__module__.startswith("pandas")
+    numpy_scalar = type(value).__module__ == "numpy" and hasattr(value, "dtype")
+    if type(value) not in _LABEL_TYPES and not (pandas_scalar or numpy_scalar):
         raise WireError("bad label")
+    try:
+        hash(value)
+    except TypeError:
+        raise WireError("bad label") from None
     return value
 
 

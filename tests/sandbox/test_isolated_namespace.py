@@ -198,3 +198,18 @@ def test_a_module_only_the_worker_imported_survives_a_fresh_worker(shell: Intera
         assert executor("mod.__name__").output == name
     finally:
         executor.close()
+
+
+def test_a_row_of_a_table_comes_back_with_its_label_as_name(
+    shell: InteractiveShell, agent: IsolatedPythonExecutor
+) -> None:
+    """`df.iloc[0]` is a Series named by a numpy integer (or a Timestamp, by date): plain data, not a broken worker."""
+    cell(
+        shell,
+        "import pandas as pd\nc = pd.DataFrame({'name': ['Ada', 'Bo'], 'day': pd.to_datetime(['2024-02-01', '2023-01-05'])})",
+    )
+    out = agent("first = c.sort_values(by='day').iloc[0]\nby_day = c.set_index('day').iloc[0]\nfirst['name']")
+    assert out.output == "Bo"
+    assert cell(shell, "(first.name, first['name'])") == (1, "Bo")
+    assert cell(shell, "by_day.name") == pd.Timestamp("2024-02-01")
+    assert agent("len(c)").output == 2  # the same worker goes on
