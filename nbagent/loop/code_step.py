@@ -161,11 +161,7 @@ class CodeLoop(AgentLoop):
         cut = bool(cap) and message.token_usage is not None and message.token_usage.output_tokens >= cap - _CUT_SLACK
         code = _parse_code(message.text, cut_at=cap if cut else None)
         memory_step.model_code_action = code
-        fix = fix_totals(code) if small else CodeFix(code)
-        warning = code_warning(fix.code) if small else ""
-        if warning:
-            memory_step.code_action = fix.code
-            raise AgentExecutionError(warning)
+        fix = self._checked_code(memory_step, code) if small else CodeFix(code)
         try:
             memory_step.code_action = self.gates.review_code(memory_step, fix.code)
         except CodeRejected as rejected:  # approve mode: the person's note is what the model observes
@@ -185,7 +181,7 @@ class CodeLoop(AgentLoop):
             memory_step.observations = fix.observation() + (memory_step.observations or "")
         answered = small and output.is_final_answer
         problems = self._new_answer_problems(output.output, memory_step.code_action) if answered else []
-        is_final = output.is_final_answer and not problems
+        is_final = output.is_final_answer and not problems  # a doubted answer is observed, then refused
         yield ToolOutput(
             id=call.id,
             output=output.output,
@@ -201,6 +197,15 @@ class CodeLoop(AgentLoop):
                 "the values you need), then call final_answer with the answer itself."
             )
         yield ActionOutput(output=output.output, is_final_answer=is_final)
+
+    def _checked_code(self, memory_step: ActionStep, code: str) -> CodeFix:
+        """A small model's code with its products of totals fixed; an error if one cannot be fixed surely."""
+        fix = fix_totals(code)
+        warning = code_warning(fix.code)
+        if warning:
+            memory_step.code_action = fix.code
+            raise AgentExecutionError(warning)
+        return fix
 
     def _task_actions(self) -> list[ActionStep]:
         """The action steps of the current task so far (small models repeat themselves within a task)."""
