@@ -297,8 +297,8 @@ def _categories(context: AnswerContext, any_size: bool = False) -> list[tuple[st
     for frame_name, frame in data_frames(context.namespace):
         if frame_name not in context.variables:
             continue
-        for column in frame.columns:
-            values = frame[column]
+        for position, column in enumerate(frame.columns):
+            values = frame.iloc[:, position]  # also when two columns share a name
             if values.dtype.kind not in "OUT" and str(values.dtype) not in ("category", "string", "str"):
                 continue
             distinct = values.dropna().unique()

@@ -241,7 +241,11 @@ class CodeLoop(AgentLoop):
         ran = [step.code_action for step in actions if _ran(step) and step.code_action] + [code]
         question, variables = split_task(self.task or "")
         context = AnswerContext(question, variables, "\n".join(ran), getattr(self.python_executor, "state", {}))
-        return [problem for problem in answer_problems(answer, context) if problem not in said][:_MAX_PROBLEMS_SAID]
+        try:
+            problems = answer_problems(answer, context)
+        except Exception:  # the checks are advice over any data a notebook holds: never a reason to fail the run
+            return []
+        return [problem for problem in problems if problem not in said][:_MAX_PROBLEMS_SAID]
 
     @contextmanager
     def _live_prints(self, step_number: int) -> Iterator[None]:

@@ -192,3 +192,21 @@ def test_standard_models_answers_are_not_checked(profile):
         model.prompt_profile = profile
     agent = CodeAgent(tools=[], model=model, namespace=frames(), verbosity_level=-1, show_widget=False)
     assert agent.run(QUESTION) == 15.0
+
+
+def test_odd_data_does_not_break_the_checks():
+    twice = pd.DataFrame([["South", "x"], ["North", "y"]], columns=["region", "region"])  # two columns, one name
+    namespace = {"sales": twice}
+    context = AnswerContext("Rows of the South in `sales`?", ["sales"], "final_answer(len(sales))", namespace)
+    assert answer_problems(2, context) == [
+        "the question names 'South' (a value of sales['region']), but the code never selects it"
+    ]
+
+
+def test_a_failing_check_never_fails_the_run(monkeypatch):
+    def broken(answer, context):
+        raise RuntimeError("a check tripped over odd data")
+
+    monkeypatch.setattr("nbagent.loop.code_step.answer_problems", broken)
+    agent, _ = agent_for([REVENUE + "final_answer(revenue.median())"])
+    assert agent.run(QUESTION) == 15.0
