@@ -31,6 +31,7 @@ _MAX_CATEGORIES = 30  # a text column with more distinct values than this holds 
 _NAMES_ASKED = re.compile(r"\bnames?\b", re.IGNORECASE)
 _NAMED_THING = re.compile(r"\b(\w+?)(?:'s)? names?\b", re.IGNORECASE)  # "product names", "the customer's name"
 _PER_GROUP = r"\b(each|every|per|by|all|daily|weekly|monthly|quarterly|yearly|annual)\b"  # "monthly revenue"
+_PERCENT_ASKED = re.compile(r"\bpercent(age)?\b|\bin %|%\?", re.IGNORECASE)
 _POSITIONAL = re.compile(r"\.iloc\b|\[\s*-\d+\s*\]|\.shift\(|\.pct_change\(|\.diff\(")
 _MONTH_NAMES = "January February March April May June July August September October November December".split()
 _MONTHS = {name.lower(): number for number, name in enumerate(_MONTH_NAMES, start=1)}  # English, whatever the locale
@@ -95,6 +96,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_values_not_selected(context),
         *_values_not_asked(tree, context),
         *_months_not_selected(context),
+        _percent_not_computed(context),
     )
     return [found for found in checks if found]
 
@@ -286,6 +288,13 @@ def _months_not_selected(context: AnswerContext) -> list[str]:
         if not mentions:
             found.append(f"the question names {word}, but the code never selects it")
     return found
+
+
+def _percent_not_computed(context: AnswerContext) -> str:
+    """ "By how many percent…" answered with a difference or a ratio: no `100` nor `pct_change` in the code."""
+    if not _PERCENT_ASKED.search(context.question) or re.search(r"\b100\b|pct_change|percent", context.code):
+        return ""
+    return "the question asks for a percentage, but the code never computes one (a part / the whole * 100)"
 
 
 def _categories(context: AnswerContext, any_size: bool = False) -> list[tuple[str, str, str]]:

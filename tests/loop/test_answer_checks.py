@@ -89,6 +89,16 @@ def test_one_value_per_group_where_one_number_was_asked_is_doubted():
     assert problems_of("What was the monthly revenue in `sales`?", monthly) == []
 
 
+def test_a_percentage_asked_must_be_computed():
+    question = "By how many percent did revenue in `sales` change from May to June?"
+    by_month = REVENUE + "m = revenue.groupby(sales['date'].dt.month).sum()\n"
+    assert problems_of(question, by_month + "final_answer(m[6] - m[5])") == [
+        "the question asks for a percentage, but the code never computes one (a part / the whole * 100)"
+    ]
+    assert problems_of(question, by_month + "final_answer((m[6] - m[5]) / m[5] * 100)") == []
+    assert problems_of(question, by_month + "final_answer(m.pct_change()[6])") == []
+
+
 def test_a_pointed_at_variable_never_used_is_doubted():
     said = problems_of(
         "Revenue in `sales` divided by its target in `targets`?", "final_answer(3.0)", ("sales", "targets")
