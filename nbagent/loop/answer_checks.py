@@ -15,9 +15,12 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
+from .code_checks import is_method_call, is_text
 from .prompting import data_frames, owner_frame
+from .variables import value_kind
 
 __all__ = ["AnswerContext", "answer_problem", "answer_problems"]
 
@@ -53,6 +56,19 @@ class AnswerContext:
     code: str
     namespace: dict[str, Any]
 
+    @cached_property
+    def text_columns(self) -> list[tuple[str, str, Any]]:
+        """(frame, column, distinct values) of the pointed-at frames' text columns, read once for all the checks."""
+        found = []
+        for frame_name, frame in data_frames(self.namespace):
+            if frame_name not in self.variables:
+                continue
+            for position, column in enumerate(frame.columns):
+                values = frame.iloc[:, position]  # also when two columns share a name
+                if values.dtype.kind in "OUT" or str(values.dtype) in ("category", "string", "str"):
+                    found.append((frame_name, str(column), values.dropna().unique()))
+        return found
+
 
 def answer_problem(answer: Any) -> str | None:
     """Why `answer` is no answer to a data question, or None if it may be one.
@@ -64,13 +80,13 @@ def answer_problem(answer: Any) -> str | None:
         return "it gives no value (None)"
     if isinstance(answer, str) and _ERROR_ANSWER.match(answer):
         return "it reads like an error message, not an answer"
-    if _pandas_kind(answer) in ("Series", "DataFrame") and len(answer) > _LONG_ANSWER_ROWS:
+    if value_kind(answer) in ("Series", "DataFrame") and len(answer) > _LONG_ANSWER_ROWS:
         return (
             f"it has {len(answer)} rows, one per row of the data, not a total or one value per group (note that "
             "a * b.sum() multiplies every value by the sum; the total is (a * b).sum())"
         )
     values = answer.values() if isinstance(answer, dict) else answer if isinstance(answer, (list, tuple)) else ()
-    if any(_pandas_kind(value) in ("Series", "DataFrame") for value in values):
+    if any(value_kind(value) in ("Series", "DataFrame") for value in values):
         return (
             "its values are whole pandas Series or DataFrames, not single values (sum or pick them first, "
             "e.g. a groupby(...).sum().to_dict())"
@@ -93,7 +109,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         _numbers_for_names(answer, context),
         _grouped_unasked(answer, context),
         *_unused_variables(context),
-        *_values_not_selected(context),
+        *_values_not_selected(tree, context),
         *_values_not_asked(tree, context),
         *_months_not_selected(context),
         _percent_not_computed(context),
@@ -109,7 +125,7 @@ def _row_number_answer(answer: Any, tree: ast.Module, context: AnswerContext) ->
     argument = _final_answer_argument(tree)
     call = _arg_max(_resolved(argument, tree)) if argument is not None else None
     series = _named_value(call.func.value, context.namespace) if call else None
-    if _pandas_kind(series) != "Series" or type(series.index).__name__ != "RangeIndex":
+    if value_kind(series) != "Series" or type(series.index).__name__ != "RangeIndex":
         return ""
     name, method = call.func.value.id, call.func.attr
     owner = owner_frame(series, context.namespace) or "the_table"
@@ -132,7 +148,7 @@ def _id_looked_up_as_row_number(tree: ast.Module, context: AnswerContext) -> str
         keys = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         call = _arg_max(_resolved(keys[0], tree)) if keys else None
         series = _named_value(call.func.value, context.namespace) if call else None
-        if _pandas_kind(frame) != "DataFrame" or type(frame.index).__name__ != "RangeIndex" or series is None:
+        if value_kind(frame) != "DataFrame" or type(frame.index).__name__ != "RangeIndex" or series is None:
             continue
         key_column = getattr(getattr(series, "index", None), "name", None)
         if key_column is None or key_column not in map(str, frame.columns):
@@ -183,14 +199,7 @@ def _last_assignment(name: str, tree: ast.Module) -> ast.AST | None:
 
 def _arg_max(node: ast.AST) -> ast.Call | None:
     """`series.idxmax()` (or `idxmin`) of a named series, else None."""
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in _ARG_MAXES
-        and isinstance(node.func.value, ast.Name)
-    ):
-        return node
-    return None
+    return node if is_method_call(node, *_ARG_MAXES) and isinstance(node.func.value, ast.Name) else None
 
 
 def _named_value(node: ast.AST, namespace: dict[str, Any]) -> Any:
@@ -218,7 +227,9 @@ def _names_column(context: AnswerContext) -> tuple[str, str] | None:
     """The text column the question's names come from: `product` for "product names", else a `name` column."""
     said = {word.lower() for word in _NAMED_THING.findall(context.question)}
     wanted = [word for word in said for word in (word, word.removesuffix("s"))] + ["name"]
-    text_columns = [(frame, column) for frame, column, _ in _categories(context, any_size=True)]
+    text_columns = [
+        (frame, column) for frame, column, distinct in context.text_columns if len(distinct) and _is_word(distinct[0])
+    ]
     for word in wanted:
         found = next(((frame, column) for frame, column in text_columns if column.lower() == word), None)
         if found:
@@ -233,9 +244,10 @@ def _unused_variables(context: AnswerContext) -> list[str]:
     return [f"the question points at `{name}`, but the code never uses it" for name in unused]
 
 
-def _values_not_selected(context: AnswerContext) -> list[str]:
+def _values_not_selected(tree: ast.Module, context: AnswerContext) -> list[str]:
     """Values of the data the question names ("the South region") that the code never mentions."""
-    quoted = " ".join(_string_literals(context.code)).lower()  # also inside a query string
+    literals = {node.value for node in ast.walk(tree) if is_text(node)}
+    quoted = " ".join(literals).lower()  # also inside a query string
     found: dict[str, str] = {}  # one problem per value, also when two frames hold it
     for frame_name, column, value in _categories(context):
         named = re.search(rf"\b{re.escape(value)}(s|es)?\b", context.question, re.IGNORECASE)
@@ -254,7 +266,7 @@ def _values_not_asked(tree: ast.Module, context: AnswerContext) -> list[str]:
         for node in ast.walk(tree)
         if isinstance(node, ast.Compare)
         for comparator in node.comparators
-        if isinstance(comparator, ast.Constant) and isinstance(comparator.value, str)
+        if is_text(comparator)
     }
     found: dict[str, str] = {}
     for _, column, value in _categories(context):
@@ -270,7 +282,7 @@ def _values_not_asked(tree: ast.Module, context: AnswerContext) -> list[str]:
 
 def _grouped_unasked(answer: Any, context: AnswerContext) -> str:
     """One value per region where the question asks for one number: a grouping the question never asked for."""
-    if _pandas_kind(answer) != "Series" or answer.index.name is None or len(answer) < 2:
+    if value_kind(answer) != "Series" or answer.index.name is None or len(answer) < 2:
         return ""
     key = str(answer.index.name)
     asked = re.search(rf"\b{re.escape(key)}|{_PER_GROUP}", context.question, re.IGNORECASE)
@@ -297,45 +309,22 @@ def _percent_not_computed(context: AnswerContext) -> str:
     return "the question asks for a percentage, but the code never computes one (a part / the whole * 100)"
 
 
-def _categories(context: AnswerContext, any_size: bool = False) -> list[tuple[str, str, str]]:
-    """(frame, column, value) for the text values of the pointed-at frames' category-like columns.
-
-    With `any_size`, every text column counts, with one value (for its name).
-    """
-    found = []
-    for frame_name, frame in data_frames(context.namespace):
-        if frame_name not in context.variables:
-            continue
-        for position, column in enumerate(frame.columns):
-            values = frame.iloc[:, position]  # also when two columns share a name
-            if values.dtype.kind not in "OUT" and str(values.dtype) not in ("category", "string", "str"):
-                continue
-            distinct = values.dropna().unique()
-            if any_size:
-                distinct = distinct[:1]
-            elif len(distinct) > _MAX_CATEGORIES:
-                continue
-            found += [
-                (frame_name, str(column), value)
-                for value in distinct
-                if isinstance(value, str) and len(value) > 1 and re.search(r"[A-Za-z]", value)
-            ]
-    return found
+def _categories(context: AnswerContext) -> list[tuple[str, str, str]]:
+    """(frame, column, value) for the text values of the pointed-at frames' category-like columns."""
+    return [
+        (frame_name, column, value)
+        for frame_name, column, distinct in context.text_columns
+        if len(distinct) <= _MAX_CATEGORIES
+        for value in distinct
+        if _is_word(value)
+    ]
 
 
-def _string_literals(code: str) -> set[str]:
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return set()
-    return {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+def _is_word(value: Any) -> bool:
+    return isinstance(value, str) and len(value) > 1 and re.search(r"[A-Za-z]", value) is not None
 
 
 def _is_number(value: Any) -> bool:
     return not isinstance(value, bool) and (
         isinstance(value, (int, float)) or type(value).__module__ == "numpy" and hasattr(value, "dtype")
     )
-
-
-def _pandas_kind(value: Any) -> str:
-    return type(value).__name__ if type(value).__module__.startswith("pandas") else ""

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Any
 
-__all__ = ["CodeFix", "fix_totals", "code_warning"]
+__all__ = ["CodeFix", "fix_totals", "code_warning", "is_method_call", "is_text"]
 
 _TOTALS = frozenset({"sum", "mean"})
 # a name used like this after `name = a * b` was meant as the per-row product, not its total
@@ -122,12 +123,7 @@ def _uses_per_row(node: ast.AST, name: str) -> bool:
     """`name[...]` or `name.groupby(...)`-like (see `_PER_ROW_USES`)."""
     if isinstance(node, ast.Subscript):
         return isinstance(node.value, ast.Name) and node.value.id == name
-    return (
-        _is_method_call(node)
-        and node.func.attr in _PER_ROW_USES
-        and isinstance(node.func.value, ast.Name)
-        and node.func.value.id == name
-    )
+    return is_method_call(node, *_PER_ROW_USES) and isinstance(node.func.value, ast.Name) and node.func.value.id == name
 
 
 def _apply(code: str, edits: list[tuple[ast.AST, str]]) -> CodeFix:
@@ -211,19 +207,18 @@ def _product_warning(code: str, node: ast.BinOp) -> str:
 
 def _grouped_product(code: str, grouped: ast.AST, total: ast.AST) -> str:
     """`value = df["a"] * df["b"]`, then `value.groupby(df["key"]).sum()`, for `df.groupby("key")["a"] * df["b"].sum()`."""
-    if not (
-        isinstance(grouped, ast.Subscript) and _is_method_call(grouped.value) and grouped.value.func.attr == "groupby"
-    ):
+    if not (isinstance(grouped, ast.Subscript) and is_method_call(grouped.value, "groupby")):
         return ""
     frame, keys = grouped.value.func.value, grouped.value.args
     if not (isinstance(frame, ast.Name) and len(keys) == 1):
         return ""
-    key = f"{frame.id}[{_source(code, keys[0])}]" if _is_text(keys[0]) else _source(code, keys[0])
+    key = f"{frame.id}[{_source(code, keys[0])}]" if is_text(keys[0]) else _source(code, keys[0])
     column = f"{frame.id}[{_source(code, grouped.slice)}]"
     return f"value = {column} * {_total_column(code, total)} first, then value.groupby({key}).sum()"
 
 
-def _is_text(node: ast.AST) -> bool:
+def is_text(node: ast.AST) -> bool:
+    """A string literal."""
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
@@ -234,7 +229,7 @@ def _total_column(code: str, node: ast.AST) -> str:
 
 def _total_call(node: ast.AST) -> ast.AST:
     """`df["b"].sum()` out of `df["b"].sum().round(2).to_dict()`: the calls after the total left out."""
-    while _is_method_call(node) and node.func.attr not in _TOTALS:
+    while is_method_call(node) and node.func.attr not in _TOTALS:
         node = node.func.value
     return node
 
@@ -252,8 +247,13 @@ def _is_column_total(node: ast.AST, *totals: str) -> bool:
     )
 
 
-def _is_method_call(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+def is_method_call(node: Any, *methods: str) -> bool:
+    """`obj.method(...)`, with `method` one of `methods` if any are given."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in (methods or (node.func.attr,))
+    )
 
 
 def _is_column(node: ast.AST) -> bool:

@@ -48,7 +48,7 @@ from .prompting import (
     small_model_messages,
     small_model_templates,
 )
-from .variables import split_task
+from .variables import split_task, value_kind
 
 __all__ = ["CodeLoop", "close_code_fence", "STOP_SEQUENCES", "AnswerRefused", "RETRY_TEMPERATURE"]
 
@@ -70,14 +70,10 @@ class AnswerRefused(AgentExecutionError):
 
 def _echo(answer: Any) -> str:
     """The refused answer, short: a pandas object by its kind and length, anything else by a clipped repr."""
-    kind = _kind(answer)
+    kind = value_kind(answer)
     if kind in ("Series", "DataFrame"):
         return f"<a pandas {kind} of {len(answer)} rows>"
     return truncate(repr(answer), _ANSWER_ECHO)
-
-
-def _kind(value: Any) -> str:
-    return type(value).__name__ if type(value).__module__.startswith("pandas") else ""
 
 
 class CodeLoop(AgentLoop):

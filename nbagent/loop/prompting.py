@@ -21,7 +21,8 @@ from nbagent.prompts import merge_prompt_templates, populate_template
 from nbagent.record import ActionStep
 from nbagent.text import RUN_SUMMARY, Truncation, truncate
 
-from .variables import describe_value, split_task
+from .code_checks import is_method_call, is_text
+from .variables import describe_value, split_task, value_kind
 
 __all__ = [
     "PromptBuilder",
@@ -291,11 +292,11 @@ def _column_picked(source: str, code: str, namespace: dict[str, Any], task: str)
         return ""
     text = source.strip()
     picked_after = {  # `.sum()["units"]`: the column was picked after the total
-        id(node.value): node for node in ast.walk(line) if isinstance(node, ast.Subscript) and _is_text(node.slice)
+        id(node.value): node for node in ast.walk(line) if isinstance(node, ast.Subscript) and is_text(node.slice)
     }
     for node in ast.walk(line):
-        grouped = node.func.value if _is_call_of(node, "sum", "mean", "max", "min", "median") else None
-        if not (_is_call_of(grouped, "groupby") and isinstance(grouped.func.value, ast.Name)):
+        grouped = node.func.value if is_method_call(node, "sum", "mean", "max", "min", "median") else None
+        if not (is_method_call(grouped, "groupby") and isinstance(grouped.func.value, ast.Name)):
             continue
         after = picked_after.get(id(node))
         column = after.slice.value if after else _wanted_column(grouped.func.value.id, code, namespace, task)
@@ -306,10 +307,6 @@ def _column_picked(source: str, code: str, namespace: dict[str, Any], task: str)
     return ""
 
 
-def _is_text(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, str)
-
-
 def _wanted_column(frame_name: str, code: str, namespace: dict[str, Any], task: str) -> str | None:
     assigned = re.findall(rf"^\s*{re.escape(frame_name)}\[['\"](\w+)['\"]\]\s*=[^=]", code, re.MULTILINE)
     if assigned:
@@ -318,10 +315,6 @@ def _wanted_column(frame_name: str, code: str, namespace: dict[str, Any], task: 
     numeric = [str(c) for c, dtype in getattr(frame, "dtypes", {}).items() if getattr(dtype, "kind", "") in "iuf"]
     named = [column for column in numeric if re.search(rf"\b{re.escape(column)}\b", split_task(task)[0])]
     return named[0] if len(named) == 1 else None
-
-
-def _is_call_of(node: Any, *methods: str) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in methods
 
 
 _GROUPBY_BY_NAME = re.compile(r"\b([A-Za-z_]\w*)\.groupby\(\s*['\"](\w+)['\"]")
@@ -387,9 +380,7 @@ def data_frames(namespace: dict[str, Any]) -> list[tuple[str, Any]]:
     return [
         (name, value)
         for name, value in namespace.items()
-        if not name.startswith("_")
-        and type(value).__name__ == "DataFrame"
-        and type(value).__module__.startswith("pandas")
+        if not name.startswith("_") and value_kind(value) == "DataFrame"
     ]
 
 

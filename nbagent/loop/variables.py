@@ -17,6 +17,7 @@ __all__ = [
     "describe_variables",
     "describe_value",
     "split_task",
+    "value_kind",
     "NOTEBOOK_VARIABLES_HEADING",
     "ADDITIONAL_ARGS_HEADING",
 ]
@@ -51,7 +52,7 @@ def split_task(task: str) -> tuple[str, list[str]]:
 
 def describe_value(name: str, value: Any) -> str:
     """One variable, as the model reads it (several lines for a table)."""
-    kind = _kind(value)
+    kind = value_kind(value)
     if kind == "DataFrame":
         return _describe_frame(name, value)
     if kind == "Series":
@@ -63,7 +64,7 @@ def describe_value(name: str, value: Any) -> str:
     return f"- `{name}`: {type(value).__name__} = {truncate(repr(value), VALUE_REPR)}"
 
 
-def _kind(value: Any) -> str:
+def value_kind(value: Any) -> str:
     """ "DataFrame", "Series" or "ndarray" for pandas/numpy values (checked without importing them), else ""."""
     module = type(value).__module__.split(".")[0]
     name = type(value).__name__
