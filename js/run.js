@@ -102,8 +102,7 @@ export class RunView {
   /** Put the folded class back on rebuilt steps; the "Collapse all" button says what it will do. */
   applyFolds() {
     const nodes = this.stepNodes();
-    if (this.folds.any) for (const node of nodes) setFolded(node, this.folds.has(nodeKey(node)));
-    else for (const node of nodes) setFolded(node, false);
+    for (const node of nodes) setFolded(node, this.folds.any && this.folds.has(nodeKey(node)));
     const label = this.folds.any ? "Expand all" : "Collapse all";
     if (this.foldAllButton.textContent !== label) this.foldAllButton.textContent = label;
     this.foldAllButton.hidden = nodes.length === 0;
