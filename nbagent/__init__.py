@@ -120,6 +120,9 @@ _LAZY: dict[str, str] = {
     "merge_prompt_templates": "nbagent.prompts",
     # sandbox
     "LocalPythonExecutor": "nbagent.sandbox",
+    "IsolatedPythonExecutor": "nbagent.sandbox",
+    "AgentValue": "nbagent.sandbox",
+    "RemoteObject": "nbagent.sandbox",
     "CodeOutput": "nbagent.sandbox",
     "ExecutionError": "nbagent.sandbox",
     "ExecutionStopped": "nbagent.sandbox",

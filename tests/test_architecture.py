@@ -97,6 +97,29 @@ def test_imports_point_down() -> None:
     assert not violations, "upward imports:\n" + "\n".join(violations)
 
 
+# The sandbox's rooms, lowest first: the boundary speaks the wire and runs the guards inside the worker; the guards
+# speak the wire's plain values; the wire trusts nothing and imports neither ("errors" is the sandbox's base).
+SANDBOX_ROOMS = ["errors", "wire", "guards", "boundary"]
+
+
+def test_the_sandbox_rooms_point_down() -> None:
+    violations = []
+    for importer, targets in sorted(all_modules().items()):
+        room = _sandbox_room(importer)
+        for target in sorted(targets):
+            there = _sandbox_room(target)
+            if room is not None and there is not None and SANDBOX_ROOMS.index(there) > SANDBOX_ROOMS.index(room):
+                violations.append(f"{importer} ({room}) imports {target} ({there})")
+    assert not violations, "upward imports inside the sandbox:\n" + "\n".join(violations)
+
+
+def _sandbox_room(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] != ["nbagent", "sandbox"] or len(parts) < 3:
+        return None
+    return parts[2] if parts[2] in SANDBOX_ROOMS else None
+
+
 def test_sibling_modules_have_no_cycles() -> None:
     """Within each package, the modules' import graph (package __init__ left out) has no cycle."""
     graph = all_modules()

@@ -43,3 +43,18 @@ def test_smolagents_top_level_names_exist():
 def test_unknown_name_is_a_clear_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'NoSuchThing'"):
         _ = importlib.import_module("nbagent").NoSuchThing
+
+
+def test_the_executors_and_the_boundarys_values_are_public():
+    """The sandbox's public surface: both executors, what the boundary hands back, the errors (issue 19, item 8)."""
+    from nbagent import sandbox
+
+    surface = ["IsolatedPythonExecutor", "LocalPythonExecutor", "CodeOutput", "AgentValue", "RemoteObject",
+               "ExecutionError", "ExecutionTimeout", "ExecutionStopped", "PolicyError"]  # fmt: skip
+    for name in surface:
+        assert getattr(nbagent, name) is getattr(sandbox, name), name
+    executor = nbagent.IsolatedPythonExecutor(timeout_seconds=30)
+    try:
+        assert executor("1 + 1").output == 2
+    finally:
+        executor.close()

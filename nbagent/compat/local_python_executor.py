@@ -30,7 +30,7 @@ from nbagent.sandbox import (
     policy,
 )
 from nbagent.sandbox.errors import timeout_message
-from nbagent.sandbox.statement_value import readable_again, with_last_statement_value
+from nbagent.sandbox.guards.statement_value import readable_again, with_last_statement_value
 
 __all__ = [
     "BASE_BUILTIN_MODULES",
@@ -74,7 +74,7 @@ BASE_PYTHON_TOOLS: dict[str, Callable] = {
     },
 }
 
-#: Modules agent code may not import unless authorized, and some never (see `nbagent.sandbox.policy`).
+#: Modules agent code may not import unless authorized, and some never (see `nbagent.sandbox.guards.policy`).
 DANGEROUS_MODULES: list[str] = [
     "builtins",
     "io",
@@ -88,7 +88,7 @@ DANGEROUS_MODULES: list[str] = [
     "sys",
 ]
 #: Functions agent code cannot reach, even through an authorized module (smolagents' list; nbagent's is longer:
-#: `nbagent.sandbox.policy.DANGEROUS_CALLABLES`).
+#: `nbagent.sandbox.guards.policy.DANGEROUS_CALLABLES`).
 DANGEROUS_FUNCTIONS: list[str] = [
     "builtins.compile",
     "builtins.eval",

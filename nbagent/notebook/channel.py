@@ -75,7 +75,7 @@ What works where (measured: the first two rows; the others follow from the code)
 
 Limits: a model call that does not stream is cancelled only when it returns
 (Stop is checked between streamed tokens); code stuck in one long C call is
-stopped when the call returns (see nbagent/sandbox/limits.py); re-running from a
+stopped when the call returns (see nbagent/sandbox/guards/limits.py); re-running from a
 step does not undo what later steps did to the namespace.
 """
 

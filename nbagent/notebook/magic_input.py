@@ -101,8 +101,8 @@ _FILE_MODULES = frozenset({"os", "shutil", "pathlib", "glob", "io", "tempfile", 
 
 def imports_notice(modules: Iterable[str], executor: str) -> str | None:
     """One line on what authorizing sensitive `modules` allows with `executor` ("isolated"/"local"); None if none is."""
-    from nbagent.sandbox.isolated import NETWORK_MODULES
-    from nbagent.sandbox.policy import never_importable
+    from nbagent.sandbox.boundary.isolated import NETWORK_MODULES
+    from nbagent.sandbox.guards.policy import never_importable
 
     names = list(dict.fromkeys(m.strip() for m in modules if m.strip()))
     tops = {name.split(".")[0] for name in names}

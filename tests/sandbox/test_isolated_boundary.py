@@ -332,7 +332,7 @@ def test_a_rebound_unpicklable_object_is_explained_when_the_worker_holds_state(h
 def test_a_working_directory_of_root_grants_neither_proc_nor_secrets(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from nbagent.sandbox import confine
+    from nbagent.sandbox.boundary import confine
 
     monkeypatch.chdir("/")
     plan = confine.plan(str(home / "scratch"))

@@ -14,7 +14,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from PIL import Image
 
 from nbagent.sandbox import ExecutionError, IsolatedPythonExecutor
-from nbagent.sandbox.proxies import DeadHandleError, RemoteFunction, RemoteObject
+from nbagent.sandbox.wire.proxies import DeadHandleError, RemoteFunction, RemoteObject
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import warnings
 import pytest
 
 from nbagent.sandbox import ExecutionError, IsolatedPythonExecutor, LocalPythonExecutor
-from nbagent.sandbox.changes import NamespaceSnapshot, describe, difference, snapshot
+from nbagent.sandbox.wire.changes import NamespaceSnapshot, describe, difference, snapshot
 
 pd = pytest.importorskip("pandas")
 

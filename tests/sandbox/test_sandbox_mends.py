@@ -12,7 +12,7 @@ import pytest
 
 from nbagent.sandbox import ExecutionError, LocalPythonExecutor, PolicyError
 from nbagent.sandbox.errors import SandboxInterrupt
-from nbagent.sandbox.wire import AgentValue
+from nbagent.sandbox.wire.codec import AgentValue
 
 
 def run(code: str, **options: Any) -> Any:
@@ -142,7 +142,7 @@ def test_no_interrupt_escapes_around_disarm(in_thread: bool) -> None:
 
 
 def test_the_local_executor_says_once_what_it_protects_against() -> None:
-    from nbagent.sandbox import executor as module
+    from nbagent.sandbox.guards import executor as module
 
     module._noticed.clear()
     with warnings.catch_warnings(record=True) as seen:

@@ -7,7 +7,7 @@ import ast
 import pytest
 from test_sandbox_semantics import CASES
 
-from nbagent.sandbox.rewrite import RewriteContext, StaticRefusal, rewrite
+from nbagent.sandbox.guards.rewrite import RewriteContext, StaticRefusal, rewrite
 
 
 def _context() -> RewriteContext:

@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from nbagent.sandbox.statement_value import with_last_statement_value
+from nbagent.sandbox.guards.statement_value import with_last_statement_value
 from nbagent.tools import (
     BASE_TOOLS,
     TOOL_MAPPING,

@@ -32,12 +32,15 @@ from dataclasses import dataclass, field
 from queue import Empty, SimpleQueue
 from typing import Any, NoReturn
 
-from . import capture, confine, figures, limits, proxies, wire
+from ..errors import ExecutionError, FinalAnswerException
+from ..guards import capture, limits, policy
+from ..guards.executor import CodeOutput, LocalPythonExecutor
+from ..wire import codec as wire
+from ..wire import proxies
+from ..wire.changes import is_mutable, referenced_names
+from ..wire.channel import Channel, frame
+from . import confine, figures
 from . import namespace as host_values
-from .changes import is_mutable, referenced_names
-from .channel import Channel, frame
-from .errors import ExecutionError, FinalAnswerException
-from .executor import CodeOutput, LocalPythonExecutor
 
 STOP_SIGNAL = getattr(signal, "SIGUSR1", None)  # POSIX (the worker exists only where fork does)
 _MISSING = object()
@@ -464,7 +467,7 @@ class Worker:
         return changed, in_place, deleted
 
     def _shared(self, name: Any) -> bool:
-        if not host_values.shared_name(name) or name in self.tool_stubs:
+        if not policy.shared_name(name) or name in self.tool_stubs:
             return False
         return name not in self.executor._guards.ipython_hidden
 
@@ -646,7 +649,7 @@ def _final_raiser(stub: ToolStub) -> Callable:
 
 
 def _limit_error(kind: str, timeout: Any, logs: str) -> ExecutionError:
-    from . import errors
+    from .. import errors
 
     text = (
         f"{errors.timeout_message(timeout)}: it was stopped"

@@ -33,13 +33,18 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from . import changes, confine, errors, policy, wire, worker
-from .capture import CappedBuffer, capture_output
-from .channel import Channel, ChannelClosed, ChannelTimeout
-from .executor import CodeOutput, _default_final_answer
-from .namespace import dumps, execution_count, shared_name
+from .. import errors
+from ..guards import policy
+from ..guards.capture import CappedBuffer, capture_output
+from ..guards.executor import CodeOutput, _default_final_answer
+from ..guards.policy import shared_name
+from ..wire import changes
+from ..wire import codec as wire
+from ..wire.channel import Channel, ChannelClosed, ChannelTimeout
+from ..wire.proxies import DeadHandleError, RemoteClass, RemoteFunction, RemoteObject
+from . import confine, worker
+from .namespace import dumps, execution_count
 from .process import WorkerProcess, describe_status, fork, lost_note, shutdown
-from .proxies import DeadHandleError, RemoteClass, RemoteFunction, RemoteObject
 
 KILL_GRACE_SECONDS = 0.15
 STOP_GRACE_SECONDS = 0.3
@@ -158,6 +163,10 @@ class IsolatedPythonExecutor:
         self._call_ids = itertools.count(1)
         self.copy_inputs = copy_inputs
         self.last_changes: list[dict[str, Any]] = []
+        #: What the boundary did during the last call that the step should say (a connection made through the
+        #: proxy, a name kept in the worker and why, a worker replaced after a protocol anomaly); each note also
+        #: ends the call's logs, as a line starting with ``[nbagent]``.
+        self.last_notes: list[str] = []
         self._agent_values: dict[str, Any] = {}  # names this executor bound -> the value (the agent's own)
         self._worker_modules: dict[str, str] = {}  # names bound to modules only the worker imported
         self._pending_module = ""
@@ -185,6 +194,7 @@ class IsolatedPythonExecutor:
         if not isinstance(code_action, str):
             raise TypeError(f"code must be a str, not {type(code_action).__name__}")
         self.last_changes = []
+        self.last_notes = []
         return self._locked(lambda: self._run({"t": "exec", "code": code_action}, []))
 
     def restart(self) -> None:
@@ -381,7 +391,7 @@ class IsolatedPythonExecutor:
                 self._mirror.pop(name, None)
         self.last_changes = report
         images = [decode(node) for node in header.get("images", [])]
-        logs = header.get("logs", "") if isinstance(header.get("logs", ""), str) else ""
+        logs = self._with_notes(header.get("logs", "") if isinstance(header.get("logs", ""), str) else "")
         error = header.get("error")
         if error is not None:
             raise self._error(error, started)
@@ -390,6 +400,17 @@ class IsolatedPythonExecutor:
         else:
             output = decode(header.get("output"))
         return CodeOutput(output=output, logs=logs, is_final_answer=bool(header.get("final")), images=images)
+
+    def note(self, text: str) -> None:
+        """Record something the boundary did during this call, for the step (see ``last_notes``)."""
+        if text not in self.last_notes:
+            self.last_notes.append(text)
+
+    def _with_notes(self, logs: str) -> str:
+        if not self.last_notes:
+            return logs
+        lines = "".join(f"[nbagent] {text}\n" for text in self.last_notes)
+        return f"{logs}{'' if not logs or logs.endswith(chr(10)) else chr(10)}{lines}"
 
     def _change_of(self, name: str, value: Any, in_place: dict) -> dict[str, Any] | None:
         """How the worker's binding of ``name`` changed the notebook's namespace (None: it did not, visibly)."""
@@ -443,7 +464,7 @@ class IsolatedPythonExecutor:
             return errors.ExecutionError("ExecutionError: the worker sent a malformed error")
         name = error.get("class")
         message = str(error.get("message", ""))[:100_000]
-        logs = str(error.get("logs", ""))
+        logs = self._with_notes(str(error.get("logs", "")))
         if name == "KeyboardInterrupt":
             interrupt = KeyboardInterrupt()
             interrupt.logs = logs  # type: ignore[attr-defined]
@@ -458,7 +479,7 @@ class IsolatedPythonExecutor:
     def _failed(self, process: WorkerProcess, why: str, streamed: CappedBuffer, detail: str = "") -> CodeOutput:
         """The worker did not answer in time, crashed or broke the protocol: kill it, say what was lost."""
         status = self._discard(process, why)
-        logs = streamed.getvalue()
+        logs = self._with_notes(streamed.getvalue())
         lost = self._lost_note
         if why == "timeout":
             text = (

@@ -8,7 +8,7 @@ import shutil
 import signal
 import warnings
 
-from .channel import Channel
+from ..wire.channel import Channel
 
 
 class WorkerProcess:

@@ -14,17 +14,9 @@ import sys
 import types
 from typing import Any
 
-from . import policy
 
 #: In the worker: its namespace (set at start), where functions the host sends are rebuilt.
 WORKER_NAMESPACE: list[dict] = [{}]
-
-
-def shared_name(name: Any) -> bool:
-    """Names the notebook and the worker share: identifiers, not dunders, not IPython's own."""
-    if not isinstance(name, str) or not name.isidentifier() or policy.is_dunder(name):
-        return False
-    return not policy.is_ipython_internal(name) and name not in ("In", "Out", "get_ipython", "exit", "quit")
 
 
 def dumps(value: Any, namespace: dict) -> bytes:

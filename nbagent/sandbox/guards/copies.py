@@ -13,7 +13,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from .changes import is_mutable, referenced_names
+from ..wire.changes import is_mutable, referenced_names
 
 _MISSING = object()
 

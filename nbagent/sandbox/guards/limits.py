@@ -43,7 +43,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .errors import FinalAnswerException, SandboxInterrupt
+from ..errors import FinalAnswerException, SandboxInterrupt
 
 REINTERRUPT_SECONDS = 0.1
 FINAL_ANSWER_GRACE_SECONDS = 0.05

@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from . import policy
-from .errors import AttributeNotAllowed, ImportNotAllowed, OperationNotAllowed
+from ..errors import AttributeNotAllowed, ImportNotAllowed, OperationNotAllowed
 
 #: The executor's runtime guards (guards.Guards); not imported, so that guards -> modules stays one-way.
 Guards = Any

@@ -27,9 +27,9 @@ from typing import Any
 
 from . import policy
 from .capture import CappedBuffer, capture_output
-from .changes import NamespaceSnapshot
+from ..wire.changes import NamespaceSnapshot
 from .copies import InputCopies
-from .errors import (
+from ..errors import (
     ExecutionError,
     ExecutionStopped,
     ExecutionTimeout,
@@ -40,11 +40,11 @@ from .errors import (
     SandboxInterrupt,
     timeout_message,
 )
-from .guards import Guards, ToolProxy
+from .runtime import Guards, ToolProxy
 from .limits import PROTECTED_CODES, CallState, interrupts, process_limits
-from .namespace import shared_name
+from .policy import shared_name
 from .rewrite import WRAPPER_NAME, RewriteContext, StaticRefusal, rewrite
-from .wire import AgentValue
+from ..wire.codec import AgentValue
 
 _QUALNAME_PREFIX = f"{WRAPPER_NAME}.<locals>."
 _executor_ids = itertools.count(1)

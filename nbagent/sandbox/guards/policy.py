@@ -35,6 +35,7 @@ Summary of the rules
 from __future__ import annotations
 
 import re
+from typing import Any
 from collections.abc import Iterable
 
 # --- 1. imports ---------------------------------------------------------------------------------------------------
@@ -353,3 +354,10 @@ def secret_path_refusal(resolved_path: str) -> str | None:
     if _SECRET_PATH.search(resolved_path):
         return f"reading {resolved_path!r} is not allowed: it may hold secrets or environment variables"
     return None
+
+
+def shared_name(name: Any) -> bool:
+    """Names the notebook and the worker share: identifiers, not dunders, not IPython's own."""
+    if not isinstance(name, str) or not name.isidentifier() or is_dunder(name):
+        return False
+    return not is_ipython_internal(name) and name not in ("In", "Out", "get_ipython", "exit", "quit")

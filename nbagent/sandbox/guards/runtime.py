@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import policy
 from .allocation import AllocationGuard
-from .errors import (
+from ..errors import (
     AttributeNotAllowed,
     FinalAnswerException,
     ImportNotAllowed,

@@ -17,7 +17,7 @@ import operator
 from typing import Any
 
 from . import policy
-from .errors import AllocationTooLarge
+from ..errors import AllocationTooLarge
 
 _REPEATABLE = (str, bytes, bytearray, list, tuple, collections.deque, array.array)
 

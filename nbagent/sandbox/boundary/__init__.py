@@ -1,0 +1,13 @@
+"""The worker boundary: the second layer, the one that holds against a hostile worker.
+
+A worker process forked from the kernel, confined by the OS, killed at its deadline; nothing it sends is trusted.
+
+* ``process``    -- the worker process seen from the host: fork, poll, kill, reap, describe its end.
+* ``landlock``   -- Landlock through its system calls (ctypes).
+* ``seccomp``    -- the worker's seccomp-BPF filter (an allow-list), assembled by hand.
+* ``confine``    -- the confinement plan (computed in the host) and its application in the worker.
+* ``figures``    -- matplotlib in the worker: Agg backend, new figures taken as images.
+* ``namespace``  -- how the host sends the notebook's values to the worker (pickle: the trusted direction).
+* ``worker``     -- the worker process: cut ties to the kernel, confine, serve calls.
+* ``isolated``   -- IsolatedPythonExecutor, the host side: fork, sync, wait, decode, tools, limits from outside.
+"""

@@ -1,0 +1,9 @@
+"""The wire between the worker and the host: plain data, frames, handles, and the words for what changed.
+
+The lowest room of the sandbox: both layers above speak it, and it trusts nothing it reads.
+
+* ``codec``    -- plain data without pickle (JSON tree + raw buffers; AgentValue); decoding bounded in size and time.
+* ``channel``  -- framed messages over the socket pair, read resumably, with deadlines and size limits.
+* ``proxies``  -- handles and function/class proxies the notebook holds for objects left in the worker.
+* ``changes``  -- what a call did to the shared namespace (created, rebound, changed in place, deleted), in words.
+"""
