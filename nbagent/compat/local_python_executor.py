@@ -27,8 +27,8 @@ from nbagent.sandbox import (
     FinalAnswerException,
     InterpreterError,
     LocalPythonExecutor,
-    policy,
 )
+from nbagent.sandbox.guards import policy
 from nbagent.sandbox.errors import timeout_message
 from nbagent.sandbox.guards.statement_value import readable_again, with_last_statement_value
 
