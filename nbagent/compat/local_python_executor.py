@@ -28,8 +28,8 @@ from nbagent.sandbox import (
     InterpreterError,
     LocalPythonExecutor,
 )
-from nbagent.sandbox.guards import policy
 from nbagent.sandbox.errors import timeout_message
+from nbagent.sandbox.guards import policy
 from nbagent.sandbox.guards.statement_value import readable_again, with_last_statement_value
 
 __all__ = [

@@ -17,6 +17,7 @@ Rooms (layer 1: nothing from nbagent but ``nbagent.errors`` / ``nbagent.media``)
   the control exceptions (both layers raise them).
 """
 
+from .boundary.isolated import IsolatedPythonExecutor
 from .errors import (
     ExecutionError,
     ExecutionStopped,
@@ -27,7 +28,6 @@ from .errors import (
     OperationLimitExceeded,
     PolicyError,
 )
-from .boundary.isolated import IsolatedPythonExecutor
 from .guards.executor import CodeOutput, LocalPythonExecutor
 from .guards.policy import BASE_BUILTIN_MODULES
 from .guards.statement_value import with_last_statement_value

@@ -14,7 +14,6 @@ import sys
 import types
 from typing import Any
 
-
 #: In the worker: its namespace (set at start), where functions the host sends are rebuilt.
 WORKER_NAMESPACE: list[dict] = [{}]
 

@@ -16,8 +16,8 @@ import fractions
 import operator
 from typing import Any
 
-from . import policy
 from ..errors import AllocationTooLarge
+from . import policy
 
 _REPEATABLE = (str, bytes, bytearray, list, tuple, collections.deque, array.array)
 

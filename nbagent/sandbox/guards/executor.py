@@ -25,10 +25,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import policy
-from .capture import CappedBuffer, capture_output
-from ..wire.changes import NamespaceSnapshot
-from .copies import InputCopies
 from ..errors import (
     ExecutionError,
     ExecutionStopped,
@@ -40,11 +36,15 @@ from ..errors import (
     SandboxInterrupt,
     timeout_message,
 )
-from .runtime import Guards, ToolProxy
+from ..wire.changes import NamespaceSnapshot
+from ..wire.codec import AgentValue
+from . import policy
+from .capture import CappedBuffer, capture_output
+from .copies import InputCopies
 from .limits import PROTECTED_CODES, CallState, interrupts, process_limits
 from .policy import shared_name
 from .rewrite import WRAPPER_NAME, RewriteContext, StaticRefusal, rewrite
-from ..wire.codec import AgentValue
+from .runtime import Guards, ToolProxy
 
 _QUALNAME_PREFIX = f"{WRAPPER_NAME}.<locals>."
 _executor_ids = itertools.count(1)

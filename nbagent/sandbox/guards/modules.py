@@ -17,8 +17,8 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from . import policy
 from ..errors import AttributeNotAllowed, ImportNotAllowed, OperationNotAllowed
+from . import policy
 
 #: The executor's runtime guards (guards.Guards); not imported, so that guards -> modules stays one-way.
 Guards = Any

@@ -35,8 +35,8 @@ Summary of the rules
 from __future__ import annotations
 
 import re
-from typing import Any
 from collections.abc import Iterable
+from typing import Any
 
 # --- 1. imports ---------------------------------------------------------------------------------------------------
 

@@ -41,8 +41,6 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from . import policy
-from .allocation import AllocationGuard
 from ..errors import (
     AttributeNotAllowed,
     FinalAnswerException,
@@ -50,6 +48,8 @@ from ..errors import (
     NameNotAllowed,
     OperationNotAllowed,
 )
+from . import policy
+from .allocation import AllocationGuard
 from .modules import ModuleViews, SandboxModule
 
 if TYPE_CHECKING:
