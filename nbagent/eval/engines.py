@@ -4,8 +4,8 @@ One small interface: `submit(job)` (a future with `add_done_callback`), `cancel(
 never start; on threads, running agents are stopped and finish as "cancelled"), `close()`.
 
 Dask beyond one machine: `evaluate(..., executor=Client("tcp://scheduler:8786"))`. Every worker
-needs nbagent (the same version), the packages the agents' tools import, and the model's
-dependencies (for the offline default model: `nbagent[llamacpp]` and its weights); factories and
+needs nbagent (`pip install 'jupyter-nbagent[dask]'`, the same version), the packages the agents' tools import,
+and the model's dependencies (for the offline default model: run `nbagent setup` on each worker); factories and
 scorers travel pickled (cloudpickle: a function defined in the notebook works when it captures
 nothing unpicklable). A local model is created on each worker, not shipped: create it inside the
 factory, cached per process (`functools.cache`). An agent object's model that cannot be pickled

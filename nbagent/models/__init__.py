@@ -12,6 +12,8 @@ Modules:
     transformers   TransformersModel (local, prefix cache reused across steps)
     llamacpp       LlamaCppModel (local GGUF)
     default        default_model(): the offline default
+    runtime        llama-cpp-python built for this CPU (AMX detection), kept as a wheel in the cache
+    setup          `nbagent setup`: the default model's weights and runtime installed and checked
     scripted       ScriptedModel: answers written in advance
     spec           a model from a short text (CLI, magics)
     _common        small shared helpers

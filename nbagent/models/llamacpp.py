@@ -1,4 +1,4 @@
-"""`LlamaCppModel`: GGUF models on the CPU through llama-cpp-python (optional extra `nbagent[llamacpp]`).
+"""`LlamaCppModel`: GGUF models on the CPU through llama-cpp-python (optional extra `jupyter-nbagent[llamacpp]`; `nbagent setup` builds it for this CPU).
 
 Prefix reuse across agent steps comes from llama.cpp itself: one `Llama` object keeps the
 KV cache of its last sequence and, on the next call, evaluates only the tokens after the
@@ -40,8 +40,8 @@ def import_llama_cpp() -> Any:
         import llama_cpp
     except ImportError as err:
         raise ModuleNotFoundError(
-            "LlamaCppModel needs llama-cpp-python: install it with `pip install 'nbagent[llamacpp]'` "
-            "(it builds from source, ~10 minutes on 2 cores the first time)."
+            "LlamaCppModel needs llama-cpp-python: `nbagent setup` builds it for this CPU (~5 CPU-minutes, once; "
+            "`pip install 'jupyter-nbagent[llamacpp]'` builds it too, but with ggml's AMX kernels where the CPU has AMX)."
         ) from err
     return llama_cpp
 

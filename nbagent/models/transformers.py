@@ -50,7 +50,7 @@ def _import_torch_transformers() -> tuple[Any, Any]:
         import transformers
     except ImportError as err:
         raise ModuleNotFoundError(
-            "TransformersModel needs torch and transformers: `pip install 'nbagent[transformers]'`."
+            "TransformersModel needs torch and transformers: `pip install 'jupyter-nbagent[transformers]'`."
         ) from err
     return torch, transformers
 

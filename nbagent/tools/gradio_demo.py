@@ -43,7 +43,7 @@ def gradio_interface(tool: Any) -> Any:
     try:
         import gradio as gr
     except ImportError as err:
-        raise ImportError("launch_gradio_demo needs gradio: `pip install 'nbagent[gradio]'`.") from err
+        raise ImportError("launch_gradio_demo needs gradio: `pip install 'jupyter-nbagent[gradio]'`.") from err
 
     names = list(tool.inputs)
 

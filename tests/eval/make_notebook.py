@@ -149,8 +149,8 @@ CELLS = [
     ),
     new_markdown_cell(
         'On a real cluster, connect to its scheduler instead: `Client("tcp://scheduler-host:8786")`. Every worker '
-        "needs `nbagent` (the same version, `pip install nbagent[dask]`), the packages the agents' tools import, and "
-        "the model's dependencies; for the offline default model, `nbagent[llamacpp]` and its weights. Models are not "
+        "needs `nbagent` (the same version, `pip install 'jupyter-nbagent[dask]'`), the packages the agents' tools import, "
+        "and the model's dependencies; for the offline default model, run `nbagent setup` on each worker. Models are not "
         "shipped: each worker process builds its own (create the model inside the factory, cached per process with "
         "`functools.cache`). Factories and scorers must be picklable; a clear error says which one is not."
     ),

