@@ -6,6 +6,8 @@ A worker process forked from the kernel, confined by the OS, killed at its deadl
 * ``landlock``   -- Landlock through its system calls (ctypes).
 * ``seccomp``    -- the worker's seccomp-BPF filter (an allow-list), assembled by hand.
 * ``confine``    -- the confinement plan (computed in the host) and its application in the worker.
+* ``netns``      -- the worker's own network namespace, and its relay to the host's proxy (worker side).
+* ``proxy``      -- the host's CONNECT proxy: the policy (public addresses, allow_domains), every connection noted.
 * ``figures``    -- matplotlib in the worker: Agg backend, new figures taken as images.
 * ``namespace``  -- how the host sends the notebook's values to the worker (pickle: the trusted direction).
 * ``worker``     -- the worker process: cut ties to the kernel, confine, serve calls.

@@ -5,14 +5,18 @@ The host computes a :class:`Plan` before ``fork`` (:func:`plan`); the worker app
 
 1. **Environment**: ``os.environ`` is emptied but for a few harmless variables (locale, thread counts) and ``HOME``,
    ``TMPDIR`` pointing at the scratch directory; the kernel's original environment block in memory is zeroed (it is
-   what ``/proc/<pid>/environ`` shows); ipykernel's message-signing key is blanked.
+   what ``/proc/<pid>/environ`` shows); the kernel's secrets held in memory are cleared (secrets.py: session key,
+   connection info, history, API clients' credentials, ``sys.argv``) and inherited shared file mappings made
+   private (mappings.py).
 2. **Limits**: ``RLIMIT_AS`` (the kernel's address space at fork + ``memory_limit_bytes``), ``RLIMIT_FSIZE``,
    ``RLIMIT_CORE`` = 0 and not dumpable (no core file holding a copy of the kernel's memory).
-3. **Privileges**: ``no_new_privs``; as root, every capability is dropped.
+3. **Privileges**: ``no_new_privs``; the worker enters a network namespace of its own (netns.py: only its loopback,
+   and with a network grant a relay to the host's CONNECT proxy); as root, every capability is dropped.
 4. **Landlock**: read-only access to the Python installation, the system libraries, the working directory and
    ``allow_read``; read-write access to the scratch directory and ``allow_write``; nothing else, no ``execve``. The home
    directory's dotfiles, other dot-entries of the working directory and the kernel's connection file are carved out
-   of any granted hierarchy. TCP ``connect`` only to ports 80/443 when the network is granted, never ``bind``.
+   of any granted hierarchy. TCP ``connect`` only to the relay's port when the network is granted (80/443 where no
+   namespace could be made), never ``bind``.
 5. **seccomp**: see seccomp.py (no process spawn, no other process, no sockets unless the network is granted).
 
 :func:`apply` returns a report (what is enforced, what is not and why); the executor shows it once.
@@ -27,7 +31,7 @@ import sys
 import sysconfig
 from dataclasses import dataclass, field
 
-from . import landlock, seccomp
+from . import landlock, mappings, netns, seccomp, secrets
 
 #: Environment variables the worker keeps (none of them is a secret).
 KEPT_ENVIRONMENT = ("LANG", "LANGUAGE", "TZ", "TERM", "PYTHONIOENCODING", "PYTHONUTF8")
@@ -57,6 +61,8 @@ class Plan:
     file_limit_bytes: int | None = None
     confine: bool = True
     environment: dict[str, str] = field(default_factory=dict)
+    network_namespace: bool = False  # the worker enters a network namespace of its own (netns.py)
+    relay_fd: int | None = None  # the worker's end of the host proxy's control socket (set by the executor)
 
 
 def _real(path: str) -> str:
@@ -155,6 +161,8 @@ def plan(
     write = [_real(scratch)]
     for path in allow_write:
         write += _expand(_real(path), excluded, False, budget)
+    namespace = confine and sys.platform == "linux" and netns.wanted()
+    environment = _worker_environment(scratch) | (netns.proxy_environment() if namespace and allow_network else {})
     return Plan(
         scratch=scratch,
         read=read,
@@ -163,7 +171,8 @@ def plan(
         memory_limit_bytes=memory_limit_bytes,
         file_limit_bytes=file_limit_bytes,
         confine=confine,
-        environment=_worker_environment(scratch),
+        environment=environment,
+        network_namespace=namespace,
     )
 
 
@@ -188,8 +197,9 @@ def _worker_environment(scratch: str) -> dict[str, str]:
 def apply(p: Plan) -> dict[str, object]:
     """Confine the calling (single-threaded, freshly forked) process; returns the report."""
     report: dict[str, object] = {"platform": sys.platform}
-    _scrub_environment(p)
+    report["kernel_secrets"] = _scrub_environment(p)
     report["environment"] = "scrubbed"
+    report["shared_mappings"] = mappings.make_private(p.write) if sys.platform == "linux" else []
     report["memory_limit"] = _set_limits(p)
     if not p.confine:
         report["confined"] = False
@@ -205,10 +215,12 @@ def apply(p: Plan) -> dict[str, object]:
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
         raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
+    ports = NETWORK_PORTS if p.allow_network else ()
+    network = netns.enter(namespace=p.network_namespace, relay_fd=p.relay_fd, fallback_ports=ports)  # caps needed
     report["capabilities"] = _drop_capabilities(libc)
-    missing = []
+    missing = [network.notice] if network.notice else []
     try:
-        report["landlock_abi"] = _landlock(p)
+        report["landlock_abi"] = _landlock(p, network.ports)
     except landlock.LandlockError as exc:
         missing.append(f"filesystem and network rules (Landlock unavailable: {exc})")
     if seccomp.supported():
@@ -216,14 +228,18 @@ def apply(p: Plan) -> dict[str, object]:
         report["seccomp"] = True
     else:
         missing.append(f"system-call filter (seccomp: no table for {platform.machine()})")
-    report["network"] = "ports 80/443" if p.allow_network else "none"
+    network.start()
+    report["network"] = network.mode
     report["confined"] = not missing
     if missing:
         report["notice"] = "not enforced: " + "; ".join(missing)
     return report
 
 
-def _scrub_environment(p: Plan) -> None:
+def _scrub_environment(p: Plan) -> dict[str, object]:
+    """The environment, then the kernel's secrets held in memory (secrets.py: it masks the environment's secret
+    values wherever else they were copied)."""
+    environment = dict(os.environ)
     _zero_initial_environment()
     os.environ.clear()
     posix = sys.modules.get("posix")
@@ -234,7 +250,7 @@ def _scrub_environment(p: Plan) -> None:
     import tempfile
 
     tempfile.tempdir = p.scratch
-    _blank_kernel_key()
+    return secrets.scrub(environment)
 
 
 def _zero_initial_environment() -> None:
@@ -247,18 +263,6 @@ def _zero_initial_environment() -> None:
         return
     if 0 < start < end and end - start < 1 << 24:
         ctypes.memset(start, 0, end - start)
-
-
-def _blank_kernel_key() -> None:
-    shell_module = sys.modules.get("IPython.core.getipython")
-    try:
-        shell = shell_module.get_ipython() if shell_module else None
-        session = getattr(getattr(shell, "kernel", None), "session", None)
-        if session is not None:
-            session.__dict__["key"] = b""
-            session.__dict__["auth"] = None
-    except Exception:
-        pass
 
 
 def _address_space() -> int:
@@ -314,7 +318,7 @@ def _drop_capabilities(libc: ctypes.CDLL) -> str:
     return "dropped"
 
 
-def _landlock(p: Plan) -> int:
+def _landlock(p: Plan, ports: tuple[int, ...]) -> int:
     rules = landlock.Ruleset(restrict_network=True)
     for path in p.read:
         rules.allow_path(path, landlock.READ)
@@ -322,7 +326,6 @@ def _landlock(p: Plan) -> int:
         rules.allow_path(path, landlock.READ_FILE | landlock.WRITE_FILE | landlock.TRUNCATE)
     for path in p.write:
         rules.allow_path(path, landlock.WRITE)
-    if p.allow_network:
-        rules.allow_ports(NETWORK_PORTS)
+    rules.allow_ports(ports)  # the relay's port in a namespace of its own; 80/443 without one; none ungranted
     rules.restrict_self()
     return rules.abi

@@ -42,7 +42,7 @@ from ..wire import changes
 from ..wire import codec as wire
 from ..wire.channel import Channel, ChannelClosed, ChannelTimeout
 from ..wire.proxies import DeadHandleError, RemoteClass, RemoteFunction, RemoteObject
-from . import confine, worker
+from . import confine, proxy, worker
 from .namespace import dumps, execution_count
 from .process import WorkerProcess, describe_status, fork, lost_note, shutdown
 
@@ -72,7 +72,13 @@ class IsolatedPythonExecutor:
             ``MemoryError``.
         allow_read / allow_write: extra paths the worker may read / write (it always reads the Python installation
             and the working directory, and writes its scratch directory ``scratch_dir``).
-        allow_network: None (default): granted iff a network module (``NETWORK_MODULES``) is authorized.
+        allow_network: None (default): granted iff a network module (``NETWORK_MODULES``) is authorized. The worker
+            then reaches the network only through a CONNECT proxy run here (proxy.py): HTTPS to public addresses,
+            every connection noted in the step.
+        allow_domains: the domains the proxy lets a granted worker reach (``"example.com"`` covers its subdomains);
+            None (default): any public address.
+        allow_hosts: the user's explicit grants of single ``"host:port"`` pairs (``"127.0.0.1:8080"``), reachable
+            even when loopback or private, which the proxy otherwise always refuses.
         on_output: called with printed text as the code produces it (also settable as an attribute).
         guards: False runs the code in the worker without the rewrite and guards: the process boundary and the OS
             confinement alone (for tests of the boundary, and trusted code).
@@ -106,6 +112,8 @@ class IsolatedPythonExecutor:
         file_limit_bytes: int | None = DEFAULT_FILE_LIMIT_BYTES,
         max_transfer_bytes: int = 2**30,
         copy_inputs: bool = False,
+        allow_domains: Any = None,
+        allow_hosts: Any = (),
     ) -> None:
         if not hasattr(os, "fork"):
             raise RuntimeError("IsolatedPythonExecutor needs os.fork (Linux or macOS); use LocalPythonExecutor")
@@ -124,6 +132,8 @@ class IsolatedPythonExecutor:
         if allow_network is None:
             allow_network = any(name.split(".")[0] in NETWORK_MODULES for name in self.additional_authorized_imports)
         self.allow_network = bool(allow_network)
+        policy_ = proxy.Policy.make(allow_domains, allow_hosts)  # a clear ValueError for a malformed entry
+        self._proxy = proxy.ConnectProxy(policy_) if self.allow_network else None
         self.on_output = on_output
         self.guards = guards
         self.confine = confine
@@ -204,6 +214,8 @@ class IsolatedPythonExecutor:
     def close(self) -> None:
         """Stop the worker and remove the scratch directory (also done when the executor is garbage collected)."""
         self._finalizer()
+        if self._proxy is not None:
+            self._proxy.close()  # (without close, its threads end with the worker's sockets)
 
     @property
     def worker_pid(self) -> int | None:
@@ -407,6 +419,8 @@ class IsolatedPythonExecutor:
             self.last_notes.append(text)
 
     def _with_notes(self, logs: str) -> str:
+        for text in self._proxy.take_notes() if self._proxy is not None else ():
+            self.note(text)  # the connections this call made through the proxy, and its refusals
         if not self.last_notes:
             return logs
         lines = "".join(f"[nbagent] {text}\n" for text in self.last_notes)
@@ -555,6 +569,8 @@ class IsolatedPythonExecutor:
             generation=self._generation,
             host_pid=self.host_pid,
         )
+        relay = self._proxy.attach() if self._proxy is not None and plan.network_namespace else None
+        plan.relay_fd = relay.fileno() if relay is not None else None
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         for sock in (parent, child):
             with contextlib.suppress(OSError):
@@ -563,6 +579,8 @@ class IsolatedPythonExecutor:
         if pid == 0:  # the worker: never returns
             worker.main(child, config, self.state)
         child.close()
+        if relay is not None:
+            relay.close()
         channel = Channel(parent, max_bytes=2 * self.max_transfer_bytes + 2**28)
         process = WorkerProcess(pid, channel, self._generation)
         self._holder[0] = process

@@ -65,7 +65,7 @@ def main(sock: Any, config: WorkerConfig, namespace: dict) -> NoReturn:
     status = 0
     try:
         signal.signal(STOP_SIGNAL, signal.SIG_IGN)  # a stop request before the worker is ready must not kill it
-        _detach(sock.fileno())
+        _detach(sock.fileno(), config.plan.relay_fd)
         try:
             report = confine.apply(config.plan)
         except BaseException as exc:  # tell the host, which reports it and refuses to run the code
@@ -94,14 +94,14 @@ class _Discard(io.TextIOBase):
         raise io.UnsupportedOperation("the worker's streams have no file descriptor")
 
 
-def _detach(keep_fd: int) -> None:
+def _detach(keep_fd: int, relay_fd: int | None = None) -> None:
     sys.stdout = sys.stderr = sys.__stdout__ = sys.__stderr__ = _Discard()  # before anything can print
     sys.stdin = sys.__stdin__ = io.StringIO()
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     for fd in _open_fds():
-        if fd > 2 and fd not in (keep_fd, devnull):
+        if fd > 2 and fd not in (keep_fd, devnull, relay_fd):
             try:
                 os.dup2(devnull, fd)  # keeps the number taken: a kernel object closing "its" fd later is harmless
             except OSError:

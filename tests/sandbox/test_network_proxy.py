@@ -1,0 +1,330 @@
+"""Network only through the host: the worker's own network namespace, and the host's CONNECT proxy with its policy.
+
+A "kernel" in these tests is a dual-stack listener (TCP, plus a UDP socket) the test opens in this process: nothing
+the worker does may reach it. The positive cases go to a loopback HTTP server the user granted explicitly
+(``allow_hosts``): there is no internet here. Attacks run with the guards on and off; the host (this pytest process)
+must survive with its threads bounded, and the next call must work.
+"""
+
+from __future__ import annotations
+
+import http.server
+import os
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from nbagent.sandbox import ExecutionError, IsolatedPythonExecutor
+from nbagent.sandbox.boundary import netns, proxy
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="network namespaces are Linux-only")
+NETWORK = ["socket", "http", "requests", "os"]
+
+
+class Kernel:
+    """Stands in for the kernel's ZMQ ports: a TCP listener on every loopback form, and a UDP socket."""
+
+    def __init__(self) -> None:
+        self.tcp = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+        self.tcp.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        self.tcp.bind(("::", 0))
+        self.tcp.listen()
+        self.tcp.setblocking(False)
+        self.port = self.tcp.getsockname()[1]
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("127.0.0.1", 0))
+        self.udp.setblocking(False)
+        self.udp_port = self.udp.getsockname()[1]
+
+    def reached(self) -> bool:
+        for receive in (self.tcp.accept, lambda: self.udp.recv(100)):
+            try:
+                receive()
+                return True
+            except BlockingIOError:
+                pass
+        return False
+
+    def close(self) -> None:
+        self.tcp.close()
+        self.udp.close()
+
+
+@pytest.fixture
+def kernel() -> Iterator[Kernel]:
+    k = Kernel()
+    yield k
+    k.close()
+
+
+@pytest.fixture(scope="module")
+def web() -> Iterator[int]:
+    """A plain HTTP server on loopback (the "public" server, granted by allow_hosts)."""
+
+    class Quiet(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"hello through the tunnel"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+def make(guards: bool = False, **options: Any) -> IsolatedPythonExecutor:
+    options.setdefault("additional_authorized_imports", NETWORK)
+    return IsolatedPythonExecutor(guards=guards, timeout_seconds=10, **options)
+
+
+@pytest.fixture(params=[False, True], ids=["guards off", "guards on"])
+def granted(request: pytest.FixtureRequest, web: int) -> Iterator[IsolatedPythonExecutor]:
+    executor = make(guards=request.param, allow_hosts=[f"127.0.0.1:{web}"])
+    yield executor
+    executor.close()
+
+
+def outcome(executor: IsolatedPythonExecutor, code: str) -> Any:
+    try:
+        return executor(code).output
+    except ExecutionError as exc:
+        return exc
+
+
+def assert_next_call_works(executor: IsolatedPythonExecutor) -> None:
+    assert executor("6 * 7").output == 42
+
+
+def tunnel(host: str, port: int, *, via: str = "127.0.0.1") -> str:
+    """Agent code: GET / through a CONNECT tunnel, returning the status and body, or the error the code sees."""
+    return f"""
+import http.client
+c = http.client.HTTPConnection({via!r}, {netns.RELAY_PORT}, timeout=5)
+c.set_tunnel({host!r}, {port})
+try:
+    c.request('GET', '/')
+    r = c.getresponse()
+    result = f"{{r.status}} {{r.read().decode()}}"
+except OSError as e:
+    result = str(e)
+result
+"""
+
+
+def net_namespace(pid: int | None) -> str:
+    return os.readlink(f"/proc/{pid or 'self'}/ns/net")
+
+
+# --- the namespace -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("imports", [[], NETWORK], ids=["no grant", "network granted"])
+def test_every_worker_has_a_network_namespace_of_its_own(imports: list[str]) -> None:
+    executor = make(additional_authorized_imports=imports)
+    try:
+        assert_next_call_works(executor)
+        assert net_namespace(executor.worker_pid) != net_namespace(None)
+        assert executor.confinement["network"].startswith("own namespace")
+        assert "notice" not in executor.confinement
+        proxy_url = outcome(executor, "import os\nos.environ.get('HTTPS_PROXY')")
+        assert proxy_url == (netns.RELAY_URL if imports else None)
+    finally:
+        executor.close()
+
+
+ATTACKS = {
+    "tcp": "s = socket.create_connection(('127.0.0.1', PORT), timeout=2)",
+    "mptcp": "s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)\ns.settimeout(2)\ns.connect(('127.0.0.1', PORT))",
+    "mptcp v4-mapped": "s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM, 262)\ns.settimeout(2)\n"
+    "s.connect(('::ffff:127.0.0.1', PORT))",
+    "ipv6": "s = socket.create_connection(('::1', PORT), timeout=2)",
+    "udp": "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\nfor _ in range(3): s.sendto(b'x', ('127.0.0.1', UDP))",
+    "raw": "s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)\ns.sendto(b'x', ('127.0.0.1', UDP))",
+    "metadata": "s = socket.create_connection(('169.254.169.254', 80), timeout=2)",
+    "relay to kernel": "s = socket.create_connection(('127.0.0.1', 3128), timeout=2)\n"
+    "s.sendall(b'CONNECT 127.0.0.1:%d HTTP/1.1\\r\\n\\r\\n' % PORT)\nassert s.recv(100).startswith(b'HTTP/1.1 200')",
+}
+
+
+@pytest.mark.parametrize("guards", [False, True], ids=["guards off", "guards on"])
+@pytest.mark.parametrize("attack", list(ATTACKS), ids=list(ATTACKS))
+def test_attacks_reach_nothing_outside_the_namespace(kernel: Kernel, attack: str, guards: bool) -> None:
+    executor = make(guards=guards)
+    try:
+        code = f"import socket\nPORT, UDP = {kernel.port}, {kernel.udp_port}\n{ATTACKS[attack]}"
+        result = outcome(executor, code)
+        time.sleep(0.05)
+        assert not kernel.reached(), result
+        assert isinstance(result, ExecutionError) or attack == "udp", result  # UDP: sent into an empty namespace
+        assert_next_call_works(executor)
+    finally:
+        executor.close()
+
+
+def test_listen_without_bind_accepts_nothing_from_outside() -> None:
+    executor = make()
+    try:
+        result = outcome(executor, "import socket\ns = socket.socket()\ns.listen()\ns.getsockname()[1]")
+        if isinstance(result, int):  # listen() allowed: the port is in the worker's namespace, not the machine's
+            with pytest.raises(OSError):
+                socket.create_connection(("127.0.0.1", result), timeout=1).close()
+        assert_next_call_works(executor)
+    finally:
+        executor.close()
+
+
+def test_without_a_grant_no_socket_at_all() -> None:
+    executor = make(additional_authorized_imports=[])
+    try:
+        result = outcome(executor, "import socket\nsocket.socket()")
+        assert isinstance(result, ExecutionError) and "PermissionError" in str(result)
+        assert outcome(executor, "import os\nos.environ.get('HTTPS_PROXY')") is None
+    finally:
+        executor.close()
+
+
+# --- the proxy -----------------------------------------------------------------------------------------------------
+
+
+def test_a_granted_host_is_reached_through_the_proxy_and_noted(granted: IsolatedPythonExecutor, web: int) -> None:
+    assert granted(tunnel("127.0.0.1", web)).output == "200 hello through the tunnel"
+    assert granted.last_notes == [f"connected to 127.0.0.1:{web}"]
+    result = granted(tunnel("127.0.0.1", web) + "\nresult = " + tunnel("127.0.0.1", web).strip().split("\n", 1)[1])
+    assert result.output == "200 hello through the tunnel"
+    assert result.logs.endswith(f"[nbagent] connected to 127.0.0.1:{web} (2 times)\n")
+
+
+def test_plain_http_through_the_proxy_gets_a_clear_405(granted: IsolatedPythonExecutor, web: int) -> None:
+    code = f"import requests\nr = requests.get('http://127.0.0.1:{web}/', timeout=5)\n(r.status_code, r.text)"
+    status, text = granted(code).output
+    assert status == 405 and "only HTTPS goes through this proxy" in text
+    assert granted.last_notes == ["refused a plain-HTTP GET request"]
+
+
+REFUSED = [
+    ("127.0.0.1", 443, "127.0.0.1 is a loopback address"),
+    ("169.254.169.254", 80, "169.254.169.254 is a link-local address"),
+    ("10.0.0.1", 443, "10.0.0.1 is a private address"),
+    ("::1", 443, "::1 is a loopback address"),
+    ("::ffff:127.0.0.1", 443, "::ffff:127.0.0.1 is a loopback address"),
+    ("localhost", 443, "localhost resolves to 127.0.0.1, a loopback address"),
+    ("0.0.0.0", 443, "0.0.0.0 is an unspecified address"),
+]
+
+
+def test_the_proxy_refuses_what_is_not_public_and_says_why(granted: IsolatedPythonExecutor, web: int) -> None:
+    for host, port, reason in REFUSED:
+        assert granted(tunnel(host, port)).output == f"Tunnel connection failed: 403 nbagent: {reason}"
+        shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        assert granted.last_notes and granted.last_notes[0].startswith(f"refused a connection to {shown} (")
+    assert granted(tunnel("127.0.0.1", web + 1)).output.startswith("Tunnel connection failed: 403 nbagent: port")
+    assert_next_call_works(granted)
+
+
+def test_allow_domains_refuses_other_domains(web: int) -> None:
+    executor = make(allow_domains=["example.com"], allow_hosts=[f"127.0.0.1:{web}"])
+    try:
+        refused = executor(tunnel("example.org", 443)).output
+        assert refused == "Tunnel connection failed: 403 nbagent: example.org is not in this agent's allow_domains"
+        assert executor(tunnel("127.0.0.1", web)).output == "200 hello through the tunnel"  # the explicit grant
+    finally:
+        executor.close()
+
+
+def test_a_flood_of_connections_is_bounded_and_the_proxy_stops_with_the_executor(web: int) -> None:
+    before = threading.active_count()
+    executor = make(allow_hosts=[f"127.0.0.1:{web}"])
+    flood = """
+import socket
+held = []
+for _ in range(200):
+    try:
+        held.append(socket.create_connection(('127.0.0.1', 3128), timeout=2))
+    except OSError:
+        break
+len(held)
+"""
+    try:
+        executor(flood)
+        assert threading.active_count() <= before + proxy.MAX_STREAMS + 2
+        assert any(f"({proxy.MAX_STREAMS} already open)" in note for note in executor.last_notes)
+        executor("del held")
+        assert_next_call_works(executor)
+    finally:
+        executor.close()
+    deadline = time.monotonic() + 3
+    while any(t.name.startswith("nbagent-proxy") for t in threading.enumerate()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not any(t.name.startswith("nbagent-proxy") for t in threading.enumerate())
+
+
+def test_a_tampered_relay_still_meets_the_policy(kernel: Kernel) -> None:
+    """The code talks to the host's control socket itself (as a tampered relay would): same proxy, same policy."""
+    executor = make()
+    try:
+        code = f"""
+import socket, threading
+control = next(t for t in threading.enumerate() if t.name == 'nbagent-relay')._args[1]
+control.sendall(b'c')
+_, fds, _, _ = socket.recv_fds(control, 1, 1)
+s = socket.socket(fileno=fds[0])
+s.sendall(b'CONNECT 127.0.0.1:{kernel.port} HTTP/1.1\\r\\n\\r\\n')
+s.recv(200)
+"""
+        answer = outcome(executor, code)
+        assert not kernel.reached()
+        assert_next_call_works(executor)
+        if isinstance(answer, bytes):
+            assert answer.startswith(b"HTTP/1.1 403 nbagent: port")
+    finally:
+        executor.close()
+
+
+# --- the fallback --------------------------------------------------------------------------------------------------
+
+
+def test_forced_fallback_keeps_the_filter_and_ports_with_a_notice(
+    kernel: Kernel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(netns.FORCE_FALLBACK_VARIABLE, "0")
+    executor = make()
+    try:
+        assert_next_call_works(executor)
+        assert net_namespace(executor.worker_pid) == net_namespace(None)
+        assert "ports 80/443" in executor.confinement["network"]
+        assert "network namespace" in executor.confinement["notice"]
+        assert outcome(executor, "import os\nos.environ.get('HTTPS_PROXY')") is None
+        result = outcome(executor, f"import socket\nsocket.create_connection(('127.0.0.1', {kernel.port}), timeout=2)")
+        assert isinstance(result, ExecutionError) and "PermissionError" in str(result)  # Landlock: 80/443 only
+        assert not kernel.reached()
+    finally:
+        executor.close()
+
+
+# --- the policy, alone ---------------------------------------------------------------------------------------------
+
+
+def test_policy_parameters_are_checked() -> None:
+    with pytest.raises(ValueError, match="allow_hosts: 'localhost' is not 'host:port'"):
+        proxy.Policy.make(allow_hosts=["localhost"])
+    with pytest.raises(ValueError, match="allow_domains: 'https://x.org' is not a domain name"):
+        proxy.Policy.make(allow_domains="https://x.org")
+    policy = proxy.Policy.make(allow_domains=["*.Example.com"], allow_hosts="[::1]:8080")
+    assert policy.allow_domains == ("example.com",) and ("::1", 8080) in policy.allow_hosts
+    assert policy.resolve("::1", 8080) == "::1"
+    with pytest.raises(proxy.Refused, match="not in this agent's allow_domains"):
+        policy.resolve("example.com.evil.org", 443)
+    assert proxy.not_public("8.8.8.8") == "" and proxy.not_public("::ffff:10.1.2.3") == "a private address"
