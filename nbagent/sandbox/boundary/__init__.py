@@ -8,6 +8,9 @@ A worker process forked from the kernel, confined by the OS, killed at its deadl
 * ``confine``    -- the confinement plan (computed in the host) and its application in the worker.
 * ``netns``      -- the worker's own network namespace, and its relay to the host's proxy (worker side).
 * ``proxy``      -- the host's CONNECT proxy: the policy (public addresses, allow_domains), every connection noted.
+* ``secrets``    -- the kernel's secrets cleared in the fork: session key, connection, history, API credentials, argv.
+* ``wipe``       -- mask given byte strings wherever they are in the worker's private writable memory.
+* ``mappings``   -- /proc/self/maps, and the kernel's shared file mappings made private in the worker.
 * ``figures``    -- matplotlib in the worker: Agg backend, new figures taken as images.
 * ``namespace``  -- how the host sends the notebook's values to the worker (pickle: the trusted direction).
 * ``worker``     -- the worker process: cut ties to the kernel, confine, serve calls.

@@ -17,7 +17,8 @@ The host computes a :class:`Plan` before ``fork`` (:func:`plan`); the worker app
    directory's dotfiles, other dot-entries of the working directory and the kernel's connection file are carved out
    of any granted hierarchy. TCP ``connect`` only to the relay's port when the network is granted (80/443 where no
    namespace could be made), never ``bind``.
-5. **seccomp**: see seccomp.py (no process spawn, no other process, no sockets unless the network is granted).
+5. **seccomp**: an allow-list (syscalls.py, seccomp.py): no process spawn, no other process, no IPC, no session
+   or process group of its own, TCP sockets only with a network grant; anything else is ``EPERM``.
 
 :func:`apply` returns a report (what is enforced, what is not and why); the executor shows it once.
 """
@@ -31,7 +32,7 @@ import sys
 import sysconfig
 from dataclasses import dataclass, field
 
-from . import landlock, mappings, netns, seccomp, secrets
+from . import landlock, lifetime, mappings, netns, seccomp, secrets
 
 #: Environment variables the worker keeps (none of them is a secret).
 KEPT_ENVIRONMENT = ("LANG", "LANGUAGE", "TZ", "TERM", "PYTHONIOENCODING", "PYTHONUTF8")
@@ -224,7 +225,8 @@ def apply(p: Plan) -> dict[str, object]:
     except landlock.LandlockError as exc:
         missing.append(f"filesystem and network rules (Landlock unavailable: {exc})")
     if seccomp.supported():
-        seccomp.install(seccomp.build(os.getpid(), allow_network=p.allow_network))
+        lifetime.tie_again()  # the parent-death signal, re-armed last (a user namespace's credentials clear it)
+        seccomp.install(seccomp.build(os.getpid(), allow_network=p.allow_network, accept_fd=network.accept_fd))
         report["seccomp"] = True
     else:
         missing.append(f"system-call filter (seccomp: no table for {platform.machine()})")

@@ -1,0 +1,351 @@
+"""The kernel's secrets, out of the forked worker (run in the worker, before any agent code, before Landlock).
+
+The worker is a copy of the kernel's memory. Before the agent's code runs, :func:`scrub` takes out of it what the
+kernel holds for itself, in two passes:
+
+1. **References** are cleared where they live, through the objects' own machinery (traitlets' setters, not
+   ``__dict__``): every ``jupyter_client`` ``Session`` (``key = b""``, which drops the HMAC object ``auth``), the
+   kernel app's connection file, ports and ``argv``; ``sys.argv``/``sys.orig_argv``; the input/output history
+   (``In``, ``Out``, ``_ih``, ``_oh``, ``_``, ``_iN``, ``_N``, the history manager's caches and database connection,
+   the cells' sources in ``linecache``, the last execution result) -- always: the agent's code never had these names
+   (they are IPython's own, hidden by the guards and never shared), so nothing it may do is lost; the credentials of
+   the API clients we know (nbagent's models, ``openai``, ``httpx``, ``requests``, ``huggingface_hub``): their key,
+   token, auth and secret-named header fields, found in the namespace and, when one of those libraries is loaded,
+   by one walk over ``gc.get_objects()``.
+2. **Copies** are overwritten: each secret value found above (and each secret-named environment variable's value)
+   is searched through the worker's private writable memory and masked in place (:mod:`wipe`), so freed buffers,
+   derived strings (``"Bearer <key>"``) and the message buffers that carried it are blank too.
+
+What stays readable: the user's own variables (a key the notebook holds in ``API_KEY`` is the notebook's data), a
+secret never found as a value (a credential object of a library not listed, a history line that does not look like a
+credential), a value shorter than :data:`MIN_SECRET_LENGTH`, and derived state that is not the secret's bytes.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+import sys
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from . import wipe
+
+#: Attribute, header and environment names whose values are credentials.
+SECRET_NAME = re.compile(
+    r"api[-_]?key|access[-_]?key|private[-_]?key|^_?key$|secret|token|passw|credential|auth|cookie|bearer",
+    re.IGNORECASE,
+)
+#: Shorter values are not searched through memory (they would match unrelated bytes).
+MIN_SECRET_LENGTH = 8
+#: An environment value is masked only from this length (``AUTH_MODE=strict`` is no secret worth a memory search).
+MIN_ENVIRONMENT_LENGTH = 12
+#: A string literal of a history cell that looks like a credential (long, no blanks, letters and digits).
+_CREDENTIAL_LITERAL = re.compile(r"""(['"])([^'"\s]{16,})\1""")
+_NAMED_LITERAL = re.compile(r"""(?i)(?:key|token|secret|passw\w*|auth\w*)\w*['"]?\s*[=:]\s*(['"])([^'"\n]{8,})\1""")
+_SECRET_FLAG = re.compile(r"(?i)^--?[\w-]*(?:key|token|secret|passw|auth)[\w-]*(?:=(.*))?$")
+#: Classes whose instances hold credentials: (module, qualified name) of the base class.
+CLIENT_CLASSES = (
+    ("nbagent.models.api", "ApiModel"),
+    ("openai._base_client", "BaseClient"),
+    ("httpx._client", "BaseClient"),
+    ("requests.sessions", "Session"),
+    ("huggingface_hub.inference._client", "InferenceClient"),
+    ("huggingface_hub.inference._generated._async_client", "AsyncInferenceClient"),
+    ("jupyter_client.session", "Session"),
+)
+_HF_AUTH_GLOBALS = ("_GOOGLE_COLAB_SECRET", "_OIDC_TOKEN_CACHE", "_OAUTH_REFRESH_CACHE")
+_PLAIN_WORD = re.compile(rb"[a-z_]+")  # a name ("arguments"), not a credential: masking it would break the worker
+_MAX_DEPTH = 3  # how deep a client's attributes are followed (client -> http client -> auth)
+
+
+class Found:
+    """The secret values found so far (searched through memory at the end) and what was cleared."""
+
+    def __init__(self) -> None:
+        self.values: set[bytes] = set()
+        self.cleared: list[str] = []
+
+    def value(self, value: Any) -> None:
+        if isinstance(value, str):
+            value = value.encode("utf-8", "ignore")
+        if not isinstance(value, (bytes, bytearray)):
+            return
+        value = bytes(value).strip()
+        for prefix in (b"Bearer ", b"Basic ", b"Token ", b"token "):
+            if value.startswith(prefix):
+                self.value(value[len(prefix) :])
+        if len(value) >= MIN_SECRET_LENGTH and not _PLAIN_WORD.fullmatch(value):
+            self.values.add(value)
+
+
+def scrub(environment: Mapping[str, str] = {}) -> dict[str, Any]:  # noqa: B006 (read only)
+    """Clear the kernel's secrets in this (forked, single-threaded) process; returns what was done and its cost."""
+    started = time.perf_counter()
+    found = Found()
+    for name, value in environment.items():
+        if SECRET_NAME.search(name) and len(value) >= MIN_ENVIRONMENT_LENGTH:
+            found.value(value)  # a copy held elsewhere (a client read it at start) is masked with the rest
+    shell = _shell()
+    for step in (_sessions_and_app, _argv, _history, _clients):
+        try:
+            step(shell, found)
+        except Exception as exc:  # a library's odd state must not stop the others (or the worker)
+            found.cleared.append(f"{step.__name__[1:]} failed: {type(exc).__name__}")
+    scanned = time.perf_counter()
+    masked = wipe.mask(found.values)
+    found.values.clear()
+    return {
+        "cleared": found.cleared,
+        "masked": masked,
+        "seconds": round(time.perf_counter() - started, 4),
+        "memory_seconds": round(time.perf_counter() - scanned, 4),
+    }
+
+
+def _shell() -> Any:
+    module = sys.modules.get("IPython.core.getipython")
+    try:
+        return module.get_ipython() if module else None
+    except Exception:
+        return None
+
+
+# --- the kernel's session and connection --------------------------------------------------------------------------
+
+
+def _blank_session(session: Any, found: Found) -> None:
+    found.value(getattr(session, "key", None))
+    session.key = b""  # a trait: its observer replaces ``auth`` (the HMAC object holding the key) by None
+    if getattr(session, "auth", None) is not None:
+        session.auth = None
+
+
+def _sessions_and_app(shell: Any, found: Found) -> None:
+    kernel = getattr(shell, "kernel", None)
+    for session in (getattr(kernel, "session", None),):
+        if session is not None:
+            _blank_session(session, found)
+            found.cleared.append("session key")
+    app_module = sys.modules.get("ipykernel.kernelapp")
+    app_class = getattr(app_module, "IPKernelApp", None)
+    if app_class is None or not app_class.initialized():
+        return
+    app = app_class.instance()
+    if getattr(app, "session", None) is not None:
+        _blank_session(app.session, found)
+    for port in ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port"):
+        if hasattr(app, port):
+            setattr(app, port, 0)
+    app.connection_file = ""
+    if hasattr(app, "argv"):
+        app.argv = []
+    found.cleared.append("connection info")
+
+
+def _argv(shell: Any, found: Found) -> None:
+    """The kernel's command line (its connection file, a token passed as a flag)."""
+    for args in (sys.argv, getattr(sys, "orig_argv", [])):
+        after_flag = False
+        for arg in args:
+            flag = _SECRET_FLAG.match(str(arg))
+            if after_flag:
+                found.value(arg)
+            if flag and flag.group(1):
+                found.value(flag.group(1))
+            after_flag = bool(flag) and flag.group(1) is None
+    sys.argv[:] = ["nbagent-worker"]
+    if isinstance(getattr(sys, "orig_argv", None), list):
+        sys.orig_argv[:] = ["nbagent-worker"]
+    found.cleared.append("sys.argv")
+
+
+# --- the input/output history --------------------------------------------------------------------------------------
+
+
+def _history_names(namespace: Mapping[str, Any]) -> list[str]:
+    return [name for name in namespace if re.fullmatch(r"_i{1,3}|_i\d+|_\d+|_{1,3}|_ih|_oh|_dh|In|Out", name)]
+
+
+def _history(shell: Any, found: Found) -> None:
+    if shell is None:
+        return
+    namespace = shell.user_ns
+    for cell in list(namespace.get("In", []) or []) + list(namespace.get("_ih", []) or []):
+        _literals(cell, found)
+    for value in list((namespace.get("Out") or {}).values()):
+        if isinstance(value, (str, bytes)) and len(value) <= 4096:
+            found.value(value)
+    for name in _history_names(namespace):
+        value = namespace[name]
+        if isinstance(value, (list, dict)):
+            value.clear()  # In is the history manager's input list, Out its output dict: cleared for both
+        else:
+            namespace[name] = ""
+    _history_manager(getattr(shell, "history_manager", None))
+    _cell_sources(getattr(shell, "compile", None))
+    shell.last_execution_result = None
+    kernel = getattr(shell, "kernel", None)
+    if isinstance(getattr(kernel, "_parents", None), dict):
+        kernel._parents.clear()  # the running cell's request, its code included
+    found.cleared.append("input/output history")
+
+
+def _literals(cell: Any, found: Found) -> None:
+    """History lines are searched through memory only for what looks like a credential (the rest is cleared)."""
+    if not isinstance(cell, str):
+        return
+    for match in _CREDENTIAL_LITERAL.finditer(cell):
+        text = match.group(2)
+        if re.search(r"[A-Za-z]", text) and re.search(r"\d", text) and not text.startswith(("/", "http", ".")):
+            found.value(text)
+    for match in _NAMED_LITERAL.finditer(cell):
+        found.value(match.group(2))
+
+
+def _history_manager(manager: Any) -> None:
+    if manager is None:
+        return
+    for name in ("input_hist_parsed", "input_hist_raw", "db_input_cache", "db_output_cache", "dir_hist"):
+        value = getattr(manager, name, None)
+        if isinstance(value, list):
+            value.clear()
+    for name in ("output_hist", "output_hist_reprs"):
+        value = getattr(manager, name, None)
+        if isinstance(value, dict):
+            value.clear()
+    database = getattr(manager, "db", None)
+    if database is not None and hasattr(database, "close"):
+        try:
+            manager.db = _closed_database()
+        except Exception:
+            pass
+
+
+def _closed_database() -> Any:
+    import sqlite3
+
+    return sqlite3.connect(":memory:")
+
+
+def _cell_sources(compiler: Any) -> None:
+    """IPython keeps each cell's source in ``linecache`` for tracebacks."""
+    import linecache
+
+    names = set(getattr(compiler, "_filename_map", {}) or {})
+    for cache in (linecache.cache, getattr(linecache, "_ipython_cache", {})):
+        for name in [n for n in cache if n in names or str(n).startswith("<ipython-input-")]:
+            cache.pop(name, None)
+    if isinstance(getattr(compiler, "_filename_map", None), dict):
+        compiler._filename_map.clear()
+
+
+# --- API clients ---------------------------------------------------------------------------------------------------
+
+
+def client_classes() -> set[type]:
+    """The credential-holding classes (and their subclasses) among the modules already loaded (nothing is imported
+    for this)."""
+    classes: set[type] = set()
+    stack = [getattr(sys.modules.get(module), name, None) for module, name in CLIENT_CLASSES]
+    while stack:
+        cls = stack.pop()
+        if isinstance(cls, type) and cls not in classes:
+            classes.add(cls)
+            stack.extend(type.__subclasses__(cls))
+    return classes
+
+
+def _clients(shell: Any, found: Found) -> None:
+    classes = client_classes()
+    auth = sys.modules.get("huggingface_hub.utils._auth")
+    for name in _HF_AUTH_GLOBALS if auth is not None else ():
+        _blank_attribute(auth, name, getattr(auth, name, None), found, 0)
+    if not classes:
+        return
+    count = 0
+    # An instance of a Python class refers to its class for the collector: get_referrers finds the instances in one
+    # pass in C (no list of every object, no isinstance, which lazy proxies such as openai's answer by importing).
+    gc.unfreeze()  # the worker froze the kernel's objects, which the collector's walks then skip
+    try:
+        instances = [obj for obj in gc.get_referrers(*classes) if type(obj) in classes]
+    finally:
+        gc.freeze()
+    for obj in instances:
+        if type(obj).__module__ == "jupyter_client.session":
+            _blank_session(obj, found)
+        else:
+            _blank_object(obj, found, 0)
+        count += 1
+    found.cleared.append(f"credentials of {count} client objects")
+
+
+def _blank_object(obj: Any, found: Found, depth: int) -> None:
+    attributes = getattr(obj, "__dict__", None)
+    if not isinstance(attributes, dict) or depth > _MAX_DEPTH:
+        return
+    for name, value in list(attributes.items()):
+        if SECRET_NAME.search(name):
+            _blank_attribute(obj, name, value, found, depth)
+        elif _is_headers(value):
+            _blank_headers(value, found)
+        elif (type(value).__module__ or "").startswith(_CLIENT_PACKAGES):
+            _blank_object(value, found, depth + 1)  # the http client inside an API client, its auth object
+
+
+_CLIENT_PACKAGES = ("httpx", "openai", "huggingface_hub", "requests", "nbagent.models")
+
+
+def _blank_attribute(owner: Any, name: str, value: Any, found: Found, depth: int) -> None:
+    if isinstance(value, (int, float, bool)) or value is None:
+        return  # max_tokens, token counts, flags: not credentials
+    if isinstance(value, (str, bytes)):
+        found.value(value)
+        replacement: Any = type(value)()
+    elif isinstance(value, (list, tuple, set)):
+        for item in value:
+            found.value(item)
+        replacement = type(value)()
+    elif isinstance(value, dict):
+        _blank_headers(value, found, every=True)
+        return
+    elif callable(value) and not isinstance(value, type):
+        replacement = None  # a key or token provider
+    else:  # an auth object (httpx.BasicAuth, a token cache): its string fields are the secret
+        for item in list(getattr(value, "__dict__", {}).values()):
+            found.value(item)
+        _blank_object(value, found, depth + 1)
+        replacement = None
+    try:
+        setattr(owner, name, replacement)
+    except Exception:  # a read-only property, a validating setter: the stored value itself
+        attributes = getattr(owner, "__dict__", None)
+        if isinstance(attributes, dict) and name in attributes:
+            attributes[name] = replacement
+
+
+def _is_headers(value: Any) -> bool:
+    return hasattr(value, "items") and hasattr(value, "__delitem__") and type(value).__name__ in ("Headers", "dict")
+
+
+def _blank_headers(headers: Any, found: Found, every: bool = False) -> None:
+    try:
+        items = list(headers.items())
+    except Exception:
+        return
+    for name, value in items:
+        if every or SECRET_NAME.search(str(name)):
+            found.value(value)
+            try:
+                del headers[name]
+            except Exception:
+                pass
+
+
+def secret_values(values: Iterable[Any]) -> set[bytes]:
+    """The searchable form of ``values`` (for tests and callers that know their secrets)."""
+    found = Found()
+    for value in values:
+        found.value(value)
+    return found.values
