@@ -381,9 +381,12 @@ class IsolatedPythonExecutor:
                 raise wire.WireError(f"the worker may not bind {str(name)[:40]!r}")
             entry = self._change_of(name, value, in_place)
             owned = not self._notebook_owns(name)  # a name the agent created (before this call or now)
-            kept = self.copy_inputs and not owned
+            refusal = self._writeback_refusal(name, value, in_place)  # a builtin, IPython's, a module: never bound
+            kept = refusal is not None or (self.copy_inputs and not owned)
             if entry is not None:
-                report.append(dict(entry, kept=True) if kept else entry)
+                report.append(
+                    dict(entry, kept=True, reason=refusal) if refusal else dict(entry, kept=True) if kept else entry
+                )
             if value is _MISSING or kept:  # with copy_inputs the notebook's names keep their objects
                 continue
             self._worker_modules.pop(name, None)
@@ -425,6 +428,21 @@ class IsolatedPythonExecutor:
             return logs
         lines = "".join(f"[nbagent] {text}\n" for text in self.last_notes)
         return f"{logs}{'' if not logs or logs.endswith(chr(10)) else chr(10)}{lines}"
+
+    def _writeback_refusal(self, name: str, value: Any, in_place: dict) -> str | None:
+        """Why ``name`` stays in the worker (policy.writeback_refusal; or an in-place change of a notebook object that
+        cannot come back, a memmap's), said in the step; None: it may be bound."""
+        foreign = value is _MISSING or isinstance(value, RemoteObject)
+        hidden = policy.ipython_hidden_names(self.state)
+        refusal = policy.writeback_refusal(name, value, self.state, foreign=foreign, hidden=hidden)
+        if refusal is None and in_place.get(name) is True and value is self.state.get(name, _MISSING):
+            filename = getattr(value, "filename", None)  # np.memmap: the worker wrote its private copy of the file
+            granted = isinstance(filename, str) and any(_within(filename, path) for path in self.allow_write)
+            if not granted:
+                refusal = "its change stayed in the worker's copy (a memmap's file is written only under allow_write)"
+        if refusal is not None:
+            self.note(f"kept {name} in the worker, not in your notebook: {refusal} (the agent's code still sees it)")
+        return refusal
 
     def _change_of(self, name: str, value: Any, in_place: dict) -> dict[str, Any] | None:
         """How the worker's binding of ``name`` changed the notebook's namespace (None: it did not, visibly)."""
@@ -575,9 +593,7 @@ class IsolatedPythonExecutor:
         for sock in (parent, child):
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 * 2**20)
-        pid = fork()
-        if pid == 0:  # the worker: never returns
-            worker.main(child, config, self.state)
+        pid = fork(lambda: worker.main(child, config, self.state))  # the child: worker.main, never returns
         child.close()
         if relay is not None:
             relay.close()
@@ -730,6 +746,11 @@ def _jsonable(value: Any) -> Any:
     import json
 
     return json.loads(json.dumps(value, default=str))
+
+
+def _within(path: str, root: str) -> bool:
+    path, root = os.path.realpath(path), os.path.realpath(os.path.expanduser(root))
+    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 def _write_stdout(text: str) -> None:

@@ -25,6 +25,7 @@ import ctypes
 import mmap
 import os
 import stat
+import sys
 from dataclasses import dataclass
 
 MAX_COPY_BYTES = 256 * 2**20
@@ -145,3 +146,13 @@ def _map(libc: ctypes.CDLL, region: Region, flags: int, fd: int, offset: int, ex
 def _protect(libc: ctypes.CDLL, region: Region, protection: int) -> None:
     if libc.mprotect(region.start, region.size, protection) != 0:
         raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+
+def plain_view(value: object) -> object:
+    """A memmap as the plain array it is (its pages are the worker's private copy): what a checksum can read, so an
+    in-place change to it is seen like any array's."""
+    numpy = sys.modules.get("numpy")
+    memmap = getattr(numpy, "memmap", None)
+    if memmap is not None and isinstance(value, memmap):
+        return value.view(numpy.ndarray)
+    return value

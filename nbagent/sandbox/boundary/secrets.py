@@ -80,11 +80,11 @@ class Found:
             self.values.add(value)
 
 
-def scrub(environment: Mapping[str, str] = {}) -> dict[str, Any]:  # noqa: B006 (read only)
+def scrub(environment: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Clear the kernel's secrets in this (forked, single-threaded) process; returns what was done and its cost."""
     started = time.perf_counter()
     found = Found()
-    for name, value in environment.items():
+    for name, value in (environment or {}).items():
         if SECRET_NAME.search(name) and len(value) >= MIN_ENVIRONMENT_LENGTH:
             found.value(value)  # a copy held elsewhere (a client read it at start) is masked with the rest
     shell = _shell()

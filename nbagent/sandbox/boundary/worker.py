@@ -39,7 +39,7 @@ from ..wire import codec as wire
 from ..wire import proxies
 from ..wire.changes import is_mutable, referenced_names
 from ..wire.channel import Channel, frame
-from . import confine, figures
+from . import confine, figures, lifetime, mappings
 from . import namespace as host_values
 
 STOP_SIGNAL = getattr(signal, "SIGUSR1", None)  # POSIX (the worker exists only where fork does)
@@ -107,8 +107,8 @@ def _detach(keep_fd: int, relay_fd: int | None = None) -> None:
             except OSError:
                 pass
     os.setpgid(0, 0)  # the kernel's interrupts (sent to its process group) are the host's to handle
-    # Not PR_SET_PDEATHSIG: it fires when the *thread* that forked us ends (an async run's or a prepared
-    # run's thread), not the kernel. `watch_parent` (a thread, started once confined) watches the process.
+    # The kernel's death kills us by PR_SET_PDEATHSIG, armed on the fork (lifetime.py: forked from a thread that lives
+    # as long as the kernel; seccomp then forbids undoing it, setsid and setpgid). Without it: `watch_parent`.
     _PARENT[0] = os.getppid()
     for sig in (signal.SIGINT, signal.SIGXFSZ, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)
@@ -127,7 +127,10 @@ _PARENT_POLL_SECONDS = 0.5
 
 
 def watch_parent() -> None:
-    """End the worker soon after the kernel process is gone (the worker is then re-parented)."""
+    """End the worker soon after the kernel process is gone (the worker is then re-parented): only where the OS has no
+    parent-death signal (lifetime.TIED is False); a thread agent code could stop, unlike the signal."""
+    if lifetime.TIED[0]:
+        return
 
     def watch() -> None:
         while os.getppid() == _PARENT[0]:
@@ -442,7 +445,7 @@ class Worker:
                 continue
             cached = self.fingerprints.get(name)
             if cached is None or cached[0] != id(value):
-                self.fingerprints[name] = (id(value), wire.fingerprint(value, self.config.max_transfer_bytes))
+                self.fingerprints[name] = (id(value), _fingerprint(value, self.config.max_transfer_bytes))
 
     def _changes(self, before: dict, referenced: set[str]) -> tuple[dict[str, Any], dict[str, bool], list[str]]:
         """The names bound since ``before`` or maybe changed in place, the latter also listed alone (so the host's
@@ -457,7 +460,7 @@ class Worker:
                 changed[name] = value
             elif name in referenced and _mutable(value):
                 old = self.fingerprints.get(name)
-                new = wire.fingerprint(value, self.config.max_transfer_bytes)
+                new = _fingerprint(value, self.config.max_transfer_bytes)
                 if old is None or old[1] != new or new is None:
                     changed[name] = value
                     in_place[name] = old is not None and None not in (old[1], new)
@@ -567,6 +570,10 @@ class Worker:
 
 _referenced_names = referenced_names
 _mutable = is_mutable
+
+
+def _fingerprint(value: Any, max_bytes: int) -> int | None:
+    return wire.fingerprint(mappings.plain_view(value), max_bytes)  # a memmap's change is seen like an array's
 
 
 def _is_function(obj: Any) -> bool:

@@ -22,20 +22,23 @@ Summary of the rules
    ``operator.attrgetter``/``methodcaller``. Attributes of modules, and of classes not defined in the notebook, are
    read-only.
 4. **Per-module rules** (:data:`DENIED_MODULE_ATTRIBUTES`) apply *even when the module is authorized*: no process
-   spawning, no environment variables, no unpickling, no pandas ``eval``/``query``, nothing that runs code later
-   (event-loop callbacks, accessors registered on library classes).
+   spawning, no environment variables, no unpickling, nothing that runs code later (event-loop callbacks, accessors
+   registered on library classes); no pandas ``eval`` or Styler, ``query`` only in a safe subset, and strings in
+   pandas' dispatching methods only for :data:`PANDAS_STRING_FUNCTIONS`.
 5. **Tools and protected names** (``final_answer``, the tools, ``additional_functions``) cannot be bound by any form,
    and tool objects are exposed only through read-only proxies.
 6. **The notebook**: IPython internals (:func:`is_ipython_internal`) and modules (or functions and classes of modules)
    the user imported but the agent was not granted are invisible to agent code.
 7. **Resources**: see the ``DEFAULT_*`` limits below; single allocations are bounded by ``max_allocation_bytes`` and
    big-integer results by :data:`MAX_INT_BITS`.
+8. **The write-back** (isolated executor): the worker never binds, in the notebook, a name that shadows a builtin, one
+   of IPython's own names or a module the user imported (:func:`writeback_refusal`); the value stays in the worker.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 # --- 1. imports ---------------------------------------------------------------------------------------------------
@@ -77,6 +80,7 @@ NEVER_IMPORTABLE: frozenset[str] = frozenset(
         # escape hatches inside otherwise harmless packages
         "numpy.ctypeslib", "numpy.f2py", "numpy.distutils", "numpy.testing", "numpy.lib.format", "pandas.io.pickle",
         "pandas.core.computation", "pandas.compat.pickle_compat", "pandas.io.pytables", "pandas.testing",
+        "pandas.core.apply", "pandas.io.formats.style", "pandas.io.formats.style_render",  # string dispatch, Styler
         "torch.hub", "torch.utils.cpp_extension", "torch.package", "torch.multiprocessing",
     }
 )
@@ -195,8 +199,11 @@ PUBLIC_UNDERSCORE_ATTRIBUTES: frozenset[str] = frozenset({"_asdict", "_replace",
 
 #: Attribute names whose *value* is checked at run time because they are dangerous only on some objects:
 #: ``str.format``/``format_map`` walk attribute paths; pandas ``eval``/``query`` resolve ``@names`` in the caller's
-#: frame.
-RUNTIME_CHECKED_ATTRIBUTES: frozenset[str] = frozenset({"format", "format_map", "eval", "query"})
+#: frame, its dispatching methods look strings up as attributes, its Styler renders templates (see pandas_calls.py).
+RUNTIME_CHECKED_ATTRIBUTES: frozenset[str] = frozenset(
+    {"format", "format_map", "eval", "query", "style", "agg", "aggregate", "apply", "transform", "pivot_table",
+     "crosstab"}
+)  # fmt: skip
 
 
 _DISPLAY_HOOK = re.compile(r"_repr_\w*_|_ipython_\w*_|_mime\w*_")
@@ -299,6 +306,39 @@ def module_attribute_refusal(module_name: str, attribute: str) -> str | None:
     return None
 
 
+#: Functions pandas' dispatching methods (``agg``, ``apply``, ``transform``, ``pivot_table(aggfunc=)``...) may name by
+#: a string: plain reductions and transforms. Any other string is looked up as an attribute of the object (``"eval"``,
+#: ``"to_pickle"``, ``"_mgr"``) or of numpy, so it is refused (pandas_calls.py).
+# fmt: off
+PANDAS_STRING_FUNCTIONS: frozenset[str] = frozenset(
+    {
+        "sum", "mean", "median", "min", "max", "count", "size", "std", "var", "sem", "prod", "product", "first",
+        "last", "nunique", "cumsum", "cumprod", "cummin", "cummax", "cumcount", "idxmin", "idxmax", "any", "all",
+        "mode", "quantile", "describe", "rank", "pct_change", "diff", "shift", "abs", "round", "skew", "kurt",
+        "head", "tail", "unique", "value_counts", "ngroup", "ffill", "bfill", "ohlc", "nth", "corr", "cov",
+    }
+)
+#: What a ``DataFrame.query`` expression may use besides columns, literals and operators.
+PANDAS_QUERY_METHODS: frozenset[str] = frozenset(
+    {
+        "contains", "startswith", "endswith", "match", "fullmatch", "lower", "upper", "strip", "len", "isin",
+        "between", "isna", "notna", "isnull", "notnull",
+    }
+)
+PANDAS_QUERY_ATTRIBUTES: frozenset[str] = PANDAS_QUERY_METHODS | frozenset(
+    {"str", "dt", "year", "month", "day", "hour", "minute", "second", "dayofweek", "weekday", "quarter", "date"}
+)
+# fmt: on
+
+
+def pandas_dispatch_refusal(method: str, name: str) -> str:
+    shown = ", ".join(sorted(PANDAS_STRING_FUNCTIONS & {"sum", "mean", "count", "min", "max", "median", "nunique"}))
+    return (
+        f"pandas' {method}({name!r}) is not allowed: a string may only name a plain reduction or transform "
+        f"({shown}, ...); pass a function instead, e.g. .{method}(sum) or .{method}(lambda s: ...)"
+    )
+
+
 # --- 5/6. names: tools, the notebook ------------------------------------------------------------------------------
 
 _IPYTHON_NAMES = frozenset({"In", "Out", "get_ipython", "exit", "quit", "_ih", "_oh", "_dh", "_", "__", "___"})
@@ -361,3 +401,51 @@ def shared_name(name: Any) -> bool:
     if not isinstance(name, str) or not name.isidentifier() or is_dunder(name):
         return False
     return not is_ipython_internal(name) and name not in ("In", "Out", "get_ipython", "exit", "quit")
+
+
+# --- 8. the write-back: what the isolated worker may never bind in the notebook ------------------------------------
+
+#: IPython's own names that are not bookkeeping patterns (``display`` is a builtin only inside IPython).
+IPYTHON_OWN_NAMES = frozenset(
+    {"display", "get_ipython", "In", "Out", "exit", "quit", "_ih", "_oh", "_dh", "_", "__", "___"}
+)
+_ABSENT = object()
+
+
+def writeback_refusal(
+    name: str, value: Any, notebook: Mapping, *, foreign: bool, hidden: Iterable[str] = ()
+) -> str | None:
+    """Why the worker's binding of ``name`` to ``value`` stays in the worker instead of ``notebook`` (None: it may be
+    bound there). Such a binding would run the agent's code, or send the user's data to the worker, the next time the
+    user types the name: a builtin (``print``, ``len``, ``open``), one of IPython's own names, a module the user
+    imported. ``foreign`` is True for a value that lives in the worker (a function proxy, a handle).
+
+    One exception: a name the user already bound to plain data of their own (``id = 3``) may receive plain data
+    (never a function, class, module or handle): it is their variable, no longer the builtin."""
+    import builtins
+    import types
+
+    if name in IPYTHON_OWN_NAMES or is_ipython_internal(name) or name in hidden:
+        return f"{name} is one of IPython's own names"
+    current = notebook.get(name, _ABSENT)
+    if hasattr(builtins, name):
+        plain = not foreign and not callable(value) and not isinstance(value, types.ModuleType)
+        if current is _ABSENT or callable(current) or isinstance(current, types.ModuleType) or not plain:
+            return f"it would shadow the builtin {name} in your notebook"
+    if isinstance(current, types.ModuleType) and value is not current and not isinstance(value, types.ModuleType):
+        return f"your notebook imported the module {getattr(current, '__name__', name)} as {name}"
+    return None
+
+
+def ipython_hidden_names(namespace: Mapping) -> frozenset[str]:
+    """The names IPython keeps out of ``%who`` in ``namespace`` when it is the running shell's (else none)."""
+    import sys
+
+    module = sys.modules.get("IPython.core.getipython")
+    try:
+        shell = module.get_ipython() if module else None
+    except Exception:
+        return frozenset()
+    if shell is None or getattr(shell, "user_ns", None) is not namespace:
+        return frozenset()
+    return frozenset(getattr(shell, "user_ns_hidden", None) or ())
