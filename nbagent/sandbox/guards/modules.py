@@ -14,11 +14,11 @@ import itertools
 import operator
 import sys
 from collections.abc import Callable
-from types import ModuleType
+from types import BuiltinFunctionType, FunctionType, ModuleType
 from typing import Any
 
 from ..errors import AttributeNotAllowed, ImportNotAllowed, OperationNotAllowed
-from . import policy
+from . import pandas_calls, policy
 
 #: The executor's runtime guards (guards.Guards); not imported, so that guards -> modules stays one-way.
 Guards = Any
@@ -159,6 +159,10 @@ def _asyncio_task(original: Callable, guards: Guards) -> Callable:
     return _named(schedule, original)
 
 
+def _pandas_dispatch(original: Callable, guards: Guards) -> Callable:
+    return _named(pandas_calls.checked_dispatch(original.__name__, original), original)
+
+
 WRAPPERS: dict[tuple[str, str], Callable[[Any, Guards], Callable]] = {
     ("time", "sleep"): _sleep,
     ("math", "factorial"): _bounded_integer_function,
@@ -179,6 +183,7 @@ WRAPPERS: dict[tuple[str, str], Callable[[Any, Guards], Callable]] = {
     ("asyncio", "sleep"): _asyncio_sleep,
     ("asyncio", "create_task"): _asyncio_task,
     ("asyncio", "ensure_future"): _asyncio_task,
+    **{("pandas", fn): _pandas_dispatch for fn in ("pivot_table", "crosstab")},
 }
 #: every public ``read_*`` function of these modules checks its path argument
 PATH_READER_MODULES = ("pandas",)
@@ -229,6 +234,17 @@ class ModuleViews:
     def denied_reason(self, value: Any) -> str | None:
         return _identity_tables()[0].get(id(value))
 
+    @staticmethod
+    def foreign_reason(value: Any) -> str | None:
+        """A function or class another module re-exports from a module agent code may never import (pandas.core.frame
+        holds pandas.core.apply's functions): refused like that module."""
+        if not isinstance(value, (type, FunctionType, BuiltinFunctionType)):
+            return None
+        module = getattr(value, "__module__", None)
+        if not isinstance(module, str) or module == "builtins" or not policy.never_importable(module):
+            return None
+        return f"{getattr(value, '__name__', '?')!r} comes from the module {module!r}, which is never available to agent code"
+
     def wrap(self, value: Any) -> Any:
         """The value agent code receives for ``value`` (a checked wrapper for a few functions)."""
         key = id(value)
@@ -274,7 +290,7 @@ class ModuleViews:
         for key, value in list(vars(module).items()):
             if key.startswith("_") or key in live or isinstance(value, ModuleType):
                 continue
-            if policy.module_attribute_refusal(name, key) or self.denied_reason(value):
+            if policy.module_attribute_refusal(name, key) or self.denied_reason(value) or self.foreign_reason(value):
                 continue
             content[key] = self.wrap(value)
         content["__getattr__"] = lambda attribute: self._lazy(view, module, path, attribute)
@@ -294,7 +310,7 @@ class ModuleViews:
         if isinstance(value, ModuleType):
             value = self.view(value, f"{path}.{attribute}")
         else:
-            reason = self.denied_reason(value)
+            reason = self.denied_reason(value) or self.foreign_reason(value)
             if reason:
                 raise AttributeNotAllowed(reason)
             value = self.wrap(value)

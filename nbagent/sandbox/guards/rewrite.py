@@ -624,11 +624,25 @@ class Rewriter(ast.NodeTransformer):
                 self.check_binding(handler.name, handler)
         self.generic_visit(node)
         for handler in node.handlers:
-            handler.body.insert(0, _place(ast.Expr(value=self._guard("check", [], handler)), handler))
+            handler.body.insert(0, self._check(handler))
+        if node.finalbody:
+            # A final answer (or a stop) raised in the try body must not be swallowed by its ``finally``: a
+            # ``return``/``break``/``continue``/``raise`` there, or its end, first re-raises the pending one.
+            node.finalbody = [*_checked_exits(node.finalbody, self._check), self._check(node.finalbody[-1])]
         return node
 
     visit_Try = _handlers
     visit_TryStar = _handlers
+
+    def _check(self, node: ast.AST) -> ast.stmt:
+        return _place(ast.Expr(value=self._guard("check", [], node)), node)
+
+    def visit_With(self, node: ast.With | ast.AsyncWith) -> list[ast.stmt]:
+        """An ``__exit__`` that returns True swallows the final answer too: the code after the block re-raises it."""
+        self.generic_visit(node)
+        return [node, self._check(node)]
+
+    visit_AsyncWith = visit_With
 
     def visit_Import(self, node: ast.Import) -> list[ast.stmt]:
         statements = []
@@ -677,6 +691,28 @@ class Rewriter(ast.NodeTransformer):
             return _place(ast.Pass(), node)
         assign = _place(ast.Assign(targets=[node.target], value=node.value), node)
         return self.visit(assign)
+
+
+_EXITS = (ast.Return, ast.Break, ast.Continue, ast.Raise)
+_OWN_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _checked_exits(statements: list[ast.stmt], check: Callable[[ast.AST], ast.stmt]) -> list[ast.stmt]:
+    """``statements`` with ``check`` before every statement that leaves them early, at any depth (not inside nested
+    functions or classes, whose exits are their own)."""
+    out: list[ast.stmt] = []
+    for statement in statements:
+        if isinstance(statement, _EXITS):
+            out.append(check(statement))
+        elif not isinstance(statement, _OWN_SCOPES):
+            for name in ("body", "orelse", "finalbody"):
+                block = getattr(statement, name, None)
+                if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                    setattr(statement, name, _checked_exits(block, check))
+            for part in [*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())]:
+                part.body = _checked_exits(part.body, check)
+        out.append(statement)
+    return out
 
 
 def _flatten(items: list) -> list[ast.stmt]:

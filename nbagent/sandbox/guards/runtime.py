@@ -10,7 +10,7 @@ agent code                                  becomes
 a global name the policy must look at       ``name('x')`` (hidden names, modules, guarded builtins)
 a tool name                                 ``tool('x')`` (a read-only :class:`ToolProxy`)
 ``obj._x`` (load)                           ``private_attr(obj, '_x')`` (only the notebook's own objects)
-``obj.format`` / ``obj.query`` ...          ``attr(obj, 'format')`` (field paths, pandas scope tricks)
+``obj.format`` / ``obj.agg`` ...            ``attr(obj, 'format')`` (field paths, pandas dispatch)
 ``obj.x = v`` / ``del obj.x``               ``store_target(obj).x = v`` (modules and library classes are read-only)
 ``a * b``, ``a ** b``, ``a << b``           ``mul(a, b)`` ... (allocation guard)
 ``type(name, bases, ns)``                   ``type_call(...)`` (no ``__del__``)
@@ -48,7 +48,7 @@ from ..errors import (
     NameNotAllowed,
     OperationNotAllowed,
 )
-from . import policy
+from . import pandas_calls, policy
 from .allocation import AllocationGuard
 from .modules import ModuleViews, SandboxModule
 
@@ -76,6 +76,7 @@ class ToolProxy:
         object.__setattr__(self, "_nb_final", final)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self._nb_guards.check()  # after a final answer (or a stop) no tool runs: the first answer wins
         result = self._nb_tool(*args, **kwargs)
         if self._nb_final:
             self._nb_guards.final_answer(result)
@@ -281,15 +282,10 @@ class Guards(AllocationGuard):
 
     def attr(self, obj: Any, name: str) -> Any:
         """Attributes in policy.RUNTIME_CHECKED_ATTRIBUTES."""
-        if name in ("eval", "query") and _is_pandas(obj):
-            raise AttributeNotAllowed(
-                f"pandas .{name}() is not available to agent code: its expressions can reach the caller's namespace; "
-                "use boolean indexing instead"
-            )
         value = _REAL_GETATTR(obj, name)
         if name in ("format", "format_map"):
             return self.checked_format(value)
-        return value
+        return pandas_calls.checked_attribute(name, value, owner_is_pandas=_is_pandas(obj))
 
     def checked_format(self, value: Any) -> Any:
         """``str.format``/``format_map`` however reached (a str, a str subclass or its class, ``super()``): the
@@ -487,6 +483,7 @@ class Guards(AllocationGuard):
         if isinstance(value, types.ModuleType):
             return self.views.view(value, f"{module_name}.{attribute}")
         reason = policy.module_attribute_refusal(module.__name__, attribute) or self.views.denied_reason(value)
+        reason = reason or self.views.foreign_reason(value)
         if reason:
             raise ImportNotAllowed(reason)
         return self.views.wrap(value)
