@@ -1,4 +1,5 @@
-"""The worker process as the host sees it: fork it, poll it, kill and reap it, and say how it ended."""
+"""The worker process as the host sees it: fork it (tied to the kernel's life), poll it, kill and reap it, and say how it
+ended."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ import contextlib
 import os
 import shutil
 import signal
-import warnings
+from collections.abc import Callable
+from typing import NoReturn
 
 from ..wire.channel import Channel
+from . import lifetime
 
 
 class WorkerProcess:
@@ -54,10 +57,10 @@ def shutdown(holder: list, scratch: str) -> None:
     shutil.rmtree(scratch, ignore_errors=True)
 
 
-def fork() -> int:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # "fork() in a multi-threaded process": handled (worker.py)
-        return os.fork()
+def fork(child: Callable[[], NoReturn]) -> int:
+    """Fork a worker that runs ``child`` (never returning) and dies with this process, whichever thread asks
+    (lifetime.py: the fork happens on one long-lived thread; the child's parent-death signal is SIGKILL)."""
+    return lifetime.fork(child)
 
 
 def describe_status(status: int | None) -> str:

@@ -1,73 +1,52 @@
-"""A seccomp-BPF system-call filter, assembled by hand (no libseccomp): what the worker process may not ask the kernel.
+"""A seccomp-BPF system-call filter, assembled by hand (no libseccomp): the worker may make the calls syscalls.py allows.
 
-Denied (``EPERM``): starting programs or processes (``execve``, ``fork``, ``clone`` without ``CLONE_THREAD``; ``clone3``
-answers ``ENOSYS`` so that threads fall back to ``clone``), reaching other processes (``ptrace``, ``process_vm_*``,
-``pidfd_*``, ``kill``/``tgkill``/``prlimit64`` aimed at another process), sockets (``socket`` entirely, or all but
-``AF_INET``/``AF_INET6`` when the network is granted), and the administrative calls (mounts, namespaces, modules,
-BPF, keyrings, ``io_uring``, ``userfaultfd``...). Everything else is allowed. Another architecture is killed.
+The program: another architecture, or the x32 ABI, kills the process; then a binary search over the sorted numbers of
+the allowed calls (a handful of comparisons per call) ends either in ``ALLOW``, in a short block that checks the
+call's arguments (:data:`syscalls.CONDITIONAL`), or in ``EPERM`` (not a kill: a library gets a clean ``OSError``).
+``clone3`` answers ``ENOSYS`` so that threads fall back to ``clone``, whose flags can be read.
+
+Classic BPF jumps reach at most 255 instructions ahead, so every long jump goes through ``JA`` (32-bit offset):
+each branch of the search is ``JGE mid -> JA right_half``, and each leaf test is ``JEQ nr -> RET`` or ``-> JA check``.
+Arguments are read as their low 32 bits (the kernel reads ``int`` arguments so); a pointer is checked whole.
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
+import itertools
 import platform
 import socket
 import struct
+from collections.abc import Callable
 
-# fmt: off
-_DENIED_NAMES = (
-    "execve execveat fork vfork ptrace process_vm_readv process_vm_writev pidfd_open pidfd_send_signal pidfd_getfd "
-    "tkill mount umount2 pivot_root chroot setns unshare bpf perf_event_open kexec_load kexec_file_load init_module "
-    "finit_module delete_module reboot swapon swapoff acct keyctl add_key request_key userfaultfd io_uring_setup "
-    "io_uring_enter io_uring_register open_by_handle_at name_to_handle_at kcmp ioperm iopl syslog personality "
-    "fanotify_init move_mount open_tree fsopen fsconfig fsmount fspick mount_setattr quotactl quotactl_fd "
-    "settimeofday clock_settime adjtimex clock_adjtime process_madvise setpriority migrate_pages move_pages vhangup "
-    "sethostname setdomainname"
-).split()
+from . import syscalls
 
-_TABLES: dict[str, tuple[int, dict[str, int]]] = {
-    "x86_64": (0xC000003E, {
-        "socket": 41, "clone": 56, "fork": 57, "vfork": 58, "execve": 59, "kill": 62, "ptrace": 101,
-        "syslog": 103, "personality": 135, "setpriority": 141, "vhangup": 153, "pivot_root": 155, "adjtimex": 159,
-        "chroot": 161, "acct": 163, "settimeofday": 164, "mount": 165, "umount2": 166, "swapon": 167,
-        "swapoff": 168, "reboot": 169, "sethostname": 170, "setdomainname": 171, "iopl": 172, "ioperm": 173,
-        "init_module": 175, "delete_module": 176, "quotactl": 179, "tkill": 200, "clock_settime": 227,
-        "tgkill": 234, "kexec_load": 246, "add_key": 248, "request_key": 249, "keyctl": 250, "migrate_pages": 256,
-        "unshare": 272, "move_pages": 279, "perf_event_open": 298, "fanotify_init": 300, "prlimit64": 302,
-        "name_to_handle_at": 303, "open_by_handle_at": 304, "clock_adjtime": 305, "setns": 308,
-        "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312, "finit_module": 313,
-        "kexec_file_load": 320, "bpf": 321, "execveat": 322, "userfaultfd": 323, "pidfd_send_signal": 424,
-        "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427, "open_tree": 428,
-        "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "pidfd_open": 434,
-        "clone3": 435, "pidfd_getfd": 438, "process_madvise": 440, "mount_setattr": 442, "quotactl_fd": 443,
-    }),
-    "aarch64": (0xC00000B7, {
-        "umount2": 39, "mount": 40, "pivot_root": 41, "chroot": 51, "vhangup": 58, "quotactl": 60, "acct": 89,
-        "personality": 92, "unshare": 97, "kexec_load": 104, "init_module": 105, "delete_module": 106,
-        "clock_settime": 112, "syslog": 116, "ptrace": 117, "kill": 129, "tkill": 130, "tgkill": 131,
-        "setpriority": 140, "reboot": 142, "sethostname": 161, "setdomainname": 162, "adjtimex": 171,
-        "socket": 198, "add_key": 217, "request_key": 218, "keyctl": 219, "clone": 220, "execve": 221,
-        "swapon": 224, "swapoff": 225, "migrate_pages": 238, "move_pages": 239, "perf_event_open": 241,
-        "prlimit64": 261, "fanotify_init": 262, "name_to_handle_at": 264, "open_by_handle_at": 265,
-        "clock_adjtime": 266, "setns": 268, "process_vm_readv": 270, "process_vm_writev": 271, "kcmp": 272,
-        "finit_module": 273, "bpf": 280, "execveat": 281, "userfaultfd": 282, "kexec_file_load": 294,
-        "pidfd_send_signal": 424, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-        "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
-        "pidfd_open": 434, "clone3": 435, "pidfd_getfd": 438, "process_madvise": 440, "mount_setattr": 442,
-        "quotactl_fd": 443,
-    }),
-}
-# fmt: on
-
-_LD_W_ABS, _JEQ, _JSET, _JGE, _RET = 0x20, 0x15, 0x45, 0x35, 0x06
+_LD_W_ABS, _JA, _JEQ, _JGE, _JSET, _RET = 0x20, 0x05, 0x15, 0x35, 0x45, 0x06
+_ALU_AND_K = 0x54
 _RET_ALLOW, _RET_KILL_PROCESS, _RET_ERRNO = 0x7FFF0000, 0x80000000, 0x00050000
-_CLONE_THREAD = 0x00010000
+_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+_X32_BIT = 0x40000000
 _NR, _ARCH = 0, 4
+_LEAF = 4  # numbers tested one by one at the bottom of the search
+
+_CLONE_THREAD = 0x00010000
+_CLONE_NAMESPACES = 0x7E020000  # NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET
+_SOCK_TYPE_FLAGS = 0x800 | 0x80000  # SOCK_NONBLOCK | SOCK_CLOEXEC (the same on x86_64 and aarch64)
+_IPPROTO_TCP = 6
+#: prctl options that only read state or touch the calling thread: PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_SET_NAME,
+#: PR_GET_NAME, PR_GET_SECCOMP, PR_CAPBSET_READ, PR_GET_TIMERSLACK, PR_GET_NO_NEW_PRIVS, PR_GET_THP_DISABLE,
+#: PR_SVE_GET_VL, PR_GET_SPECULATION_CTRL, PR_GET_TAGGED_ADDR_CTRL, PR_SET_VMA (glibc names its anonymous maps).
+_PRCTL_OPTIONS = (2, 3, 15, 16, 21, 23, 30, 39, 42, 51, 52, 56, 0x53564D41)
+#: ioctl requests (asm-generic, shared by x86_64 and aarch64): TCGETS, TIOCGWINSZ, FIONREAD, FIONBIO, FIONCLEX, FIOCLEX.
+_IOCTL_REQUESTS = (0x5401, 0x5413, 0x541B, 0x5421, 0x5450, 0x5451)
+#: fcntl commands: F_DUPFD..F_SETLKW (0-7), F_GETOWN (9, reading), F_OFD_GETLK/SETLK/SETLKW (36-38),
+#: F_DUPFD_CLOEXEC (1030), F_SETPIPE_SZ/GETPIPE_SZ (1031/1032), F_ADD_SEALS/GET_SEALS (1033/1034).
+_FCNTL_COMMANDS = (0, 1, 2, 3, 4, 5, 6, 7, 9, 36, 37, 38, 1030, 1031, 1032, 1033, 1034)
 
 
-def _arg(index: int) -> int:
-    return 16 + 8 * index  # the low 32 bits (little-endian)
+def _arg(index: int, high: bool = False) -> int:
+    return 16 + 8 * index + (4 if high else 0)  # seccomp_data.args[index], little-endian halves
 
 
 class _Program:
@@ -76,6 +55,10 @@ class _Program:
     def __init__(self) -> None:
         self.code: list[tuple[int, int, int | str, int | str]] = []
         self.labels: dict[str, int] = {}
+        self._names = itertools.count()
+
+    def new_label(self, hint: str) -> str:
+        return f"{hint}.{next(self._names)}"
 
     def label(self, name: str) -> None:
         self.labels[name] = len(self.code)
@@ -86,67 +69,162 @@ class _Program:
     def jump(self, op: int, value: int, true: int | str = 0, false: int | str = 0) -> None:
         self.code.append((op, value, true, false))
 
+    def goto(self, target: str) -> None:
+        self.code.append((_JA, target, 0, 0))  # type: ignore[arg-type]  # k: resolved in assemble
+
     def ret(self, value: int) -> None:
         self.code.append((_RET, value, 0, 0))
 
     def assemble(self) -> bytes:
         out = b""
         for index, (op, k, jt, jf) in enumerate(self.code):
+            if op == _JA:
+                k, jt, jf = self.labels[k] - index - 1, 0, 0  # type: ignore[index]
             true, false = (self.labels[t] - index - 1 if isinstance(t, str) else t for t in (jt, jf))
-            if not (0 <= true <= 255 and 0 <= false <= 255):
+            if not (0 <= true <= 255 and 0 <= false <= 255) or (op == _JA and k < 0):
                 raise ValueError("seccomp program jump out of range")
             out += struct.pack("<HBBI", op, true, false, k & 0xFFFFFFFF)
+        if len(self.code) > 4096:
+            raise ValueError("seccomp program too long")
         return out
 
 
 def supported() -> bool:
-    return platform.machine() in _TABLES
+    return platform.machine() in _AUDIT_ARCH and platform.machine() in syscalls.NUMBERS
 
 
-def build(pid: int, *, allow_network: bool) -> bytes:
-    """The filter for the process ``pid`` (signals and rlimits only to itself)."""
-    arch, table = _TABLES[platform.machine()]
+def build(pid: int, *, allow_network: bool, accept_fd: int | None = None) -> bytes:
+    """The filter for the worker process ``pid`` (signals and scheduling queries only to itself).
+
+    ``allow_network``: ``socket`` may make TCP sockets (else every ``socket`` is ``EPERM``). ``accept_fd``: the one
+    descriptor ``accept4`` may accept on (a listener made before the filter; ``None``: no ``accept4`` at all).
+    """
+    machine = platform.machine()
+    table = syscalls.numbers(machine)
     p = _Program()
     p.load(_ARCH)
-    p.jump(_JEQ, arch, 0, "kill")
-    p.load(_NR)
-    if platform.machine() == "x86_64":
-        p.jump(_JGE, 0x40000000, "deny", 0)  # the x32 ABI
-    for name in _DENIED_NAMES:
-        if name in table:
-            p.jump(_JEQ, table[name], "deny", 0)
-    p.jump(_JEQ, table["clone"], "clone", 0)
-    p.jump(_JEQ, table["clone3"], "nosys", 0)
-    p.jump(_JEQ, table["socket"], "socket", 0)
-    p.jump(_JEQ, table["kill"], "self_pid", 0)
-    p.jump(_JEQ, table["tgkill"], "self_pid", 0)
-    p.jump(_JEQ, table["prlimit64"], "rlimit", 0)
-    p.ret(_RET_ALLOW)
-    p.label("clone")
-    p.load(_arg(0))
-    p.jump(_JSET, _CLONE_THREAD, "allow", "deny")
-    p.label("socket")
-    if allow_network:
-        p.load(_arg(0))
-        p.jump(_JEQ, socket.AF_INET, "allow", 0)
-        p.jump(_JEQ, socket.AF_INET6, "allow", "deny")
-    else:
-        p.ret(_RET_ERRNO | errno.EACCES)
-    p.label("rlimit")
-    p.load(_arg(0))
-    p.jump(_JEQ, 0, "allow", 0)
-    p.label("self_pid")
-    p.load(_arg(0))
-    p.jump(_JEQ, pid, "allow", "deny")
-    p.label("allow")
-    p.ret(_RET_ALLOW)
-    p.label("deny")
-    p.ret(_RET_ERRNO | errno.EPERM)
-    p.label("nosys")
-    p.ret(_RET_ERRNO | errno.ENOSYS)
-    p.label("kill")
+    p.jump(_JEQ, _AUDIT_ARCH[machine], 1, 0)
     p.ret(_RET_KILL_PROCESS)
+    p.load(_NR)
+    if machine == "x86_64":
+        p.jump(_JGE, _X32_BIT, 0, 1)
+        p.ret(_RET_KILL_PROCESS)
+    checks = _checks(pid, allow_network, accept_fd)
+    actions: dict[int, str | None] = {table[name]: None for name in syscalls.allowed_names() if name in table}
+    actions.update({table[name]: name for name in checks if name in table})
+    _search(p, sorted(actions.items()))
+    for name, check in checks.items():
+        if name in table:
+            p.label(f"check:{name}")
+            check(p)
     return p.assemble()
+
+
+def _search(p: _Program, items: list[tuple[int, str | None]]) -> None:
+    """Binary search over sorted (number, check or None = allow) pairs; the accumulator holds the number."""
+    if len(items) <= _LEAF:
+        for number, check in items:
+            p.jump(_JEQ, number, 0, 1)
+            if check is None:
+                p.ret(_RET_ALLOW)
+            else:
+                p.goto(f"check:{check}")
+        p.ret(_RET_ERRNO | errno.EPERM)
+        return
+    middle = len(items) // 2
+    right = p.new_label("right")
+    p.jump(_JGE, items[middle][0], 0, 1)
+    p.goto(right)
+    _search(p, items[:middle])
+    p.label(right)
+    _search(p, items[middle:])
+
+
+# --- argument checks: each is a short block ending in a return ----------------------------------------------------
+
+Check = Callable[[_Program], None]
+
+
+def _allow_if_any(p: _Program, values: tuple[int, ...]) -> None:
+    """The accumulator is one of ``values``: allow, else EPERM."""
+    for index, value in enumerate(values):
+        p.jump(_JEQ, value, len(values) - index, 0)  # to the final RET ALLOW
+    p.ret(_RET_ERRNO | errno.EPERM)
+    p.ret(_RET_ALLOW)
+
+
+def _arg_in(index: int, values: tuple[int, ...]) -> Check:
+    def check(p: _Program) -> None:
+        p.load(_arg(index))
+        _allow_if_any(p, values)
+
+    return check
+
+
+def _returns(value: int) -> Check:
+    def check(p: _Program) -> None:
+        p.ret(value)
+
+    return check
+
+
+def _clone(p: _Program) -> None:
+    p.load(_arg(0))
+    p.jump(_JSET, _CLONE_NAMESPACES, 0, 1)
+    p.ret(_RET_ERRNO | errno.EPERM)
+    p.jump(_JSET, _CLONE_THREAD, 0, 1)
+    p.ret(_RET_ALLOW)
+    p.ret(_RET_ERRNO | errno.EPERM)
+
+
+def _socket(p: _Program) -> None:
+    """AF_INET/AF_INET6, SOCK_STREAM (flags aside), protocol 0 or IPPROTO_TCP (not MPTCP, 262)."""
+    deny = p.new_label("deny")
+    p.load(_arg(0))
+    p.jump(_JEQ, socket.AF_INET, 1, 0)
+    p.jump(_JEQ, socket.AF_INET6, 0, deny)
+    p.load(_arg(1))
+    p.code.append((_ALU_AND_K, ~_SOCK_TYPE_FLAGS & 0xFFFFFFFF, 0, 0))
+    p.jump(_JEQ, socket.SOCK_STREAM, 0, deny)
+    p.load(_arg(2))
+    p.jump(_JEQ, 0, 1, 0)
+    p.jump(_JEQ, _IPPROTO_TCP, 0, deny)
+    p.ret(_RET_ALLOW)
+    p.label(deny)
+    p.ret(_RET_ERRNO | errno.EPERM)
+
+
+def _sendto(p: _Program) -> None:
+    """No destination address: ``dest_addr`` (argument 4, a pointer) is NULL, both halves."""
+    p.load(_arg(4))
+    p.jump(_JEQ, 0, 0, 2)
+    p.load(_arg(4, high=True))
+    p.jump(_JEQ, 0, 1, 0)
+    p.ret(_RET_ERRNO | errno.EPERM)
+    p.ret(_RET_ALLOW)
+
+
+def _checks(pid: int, allow_network: bool, accept_fd: int | None) -> dict[str, Check]:
+    self_or_zero = _arg_in(0, (0, pid))
+    return {
+        "clone": _clone,
+        "clone3": _returns(_RET_ERRNO | errno.ENOSYS),
+        "socket": _socket if allow_network else _returns(_RET_ERRNO | errno.EPERM),
+        "socketpair": _arg_in(0, (socket.AF_UNIX,)),
+        "accept4": _arg_in(0, (accept_fd,)) if accept_fd is not None else _returns(_RET_ERRNO | errno.EPERM),
+        "sendto": _sendto,
+        "kill": _arg_in(0, (pid,)),
+        "tgkill": _arg_in(0, (pid,)),
+        "prlimit64": _arg_in(0, (0,)),
+        "getpgid": self_or_zero,
+        "getsid": self_or_zero,
+        "sched_getaffinity": self_or_zero,
+        "sched_getparam": self_or_zero,
+        "sched_getscheduler": self_or_zero,
+        "prctl": _arg_in(0, _PRCTL_OPTIONS),
+        "ioctl": _arg_in(1, _IOCTL_REQUESTS),
+        "fcntl": _arg_in(1, _FCNTL_COMMANDS),
+    }
 
 
 class _SockFprog(ctypes.Structure):
