@@ -9,7 +9,9 @@
   process boundary alone, without the in-worker rewrite);
 * timeout overshoot past the deadline (timeout_seconds=1) for ``time.sleep``, a CPU loop and ``sum(range(10**10))``
   (a C call the local executor cannot interrupt);
-* an idle worker's memory (PSS and private dirty pages, from /proc/<pid>/smaps_rollup).
+* an idle worker's memory (PSS and private dirty pages, from /proc/<pid>/smaps_rollup);
+* the network: worker start with and without a network namespace of its own, entering it alone, and a GET's latency
+  through the host's CONNECT proxy (from the worker) against a direct connection (from this process), on loopback.
 
 Targets: empty-step overhead <= 20 ms; snippets median <= 1.3x native, none above 2x; every overshoot <= 0.25 s.
 The last line is the one-line summary.
@@ -166,6 +168,123 @@ def idle_memory() -> tuple[float, float]:
     return fields.get("Pss", 0.0), fields.get("Private_Dirty", 0.0)
 
 
+REQUESTS = 300
+
+
+def network_proxy() -> None:
+    """Prints the network rows: worker start with and without a namespace of its own, and a request's latency
+    through the host's CONNECT proxy (from inside the worker) against a direct connection (from this process)."""
+    import http.client
+    import http.server
+    import os
+    import socket
+    import threading
+
+    from nbagent.sandbox.boundary import netns
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, for the rows that reuse one connection
+        disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms delayed-ACK stall
+
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+
+    def starts(runs: int = 21) -> dict[tuple[bool, bool], float]:
+        """Median first-call time per (own namespace, network granted), the four kinds interleaved (less drift)."""
+        times: dict[tuple[bool, bool], list[float]] = {}
+        for _ in range(runs):
+            for namespace in (True, False):
+                for network in (False, True):
+                    os.environ[netns.FORCE_FALLBACK_VARIABLE] = "1" if namespace else "0"
+                    executor = IsolatedPythonExecutor(allow_network=network)
+                    begin = time.perf_counter()
+                    executor("1")
+                    times.setdefault((namespace, network), []).append(time.perf_counter() - begin)
+                    executor.close()
+        os.environ.pop(netns.FORCE_FALLBACK_VARIABLE)
+        return {kind: statistics.median(values) for kind, values in times.items()}
+
+    def entering(relay: bool, runs: int = 21) -> float:
+        """Median time of netns.enter alone (unshare; with a relay: loopback up, listener bound), in forked children."""
+        times = []
+        for _ in range(runs):
+            read, write = os.pipe()
+            host, worker = socket.socketpair() if relay else (None, None)
+            pid = os.fork()
+            if pid == 0:
+                begin = time.perf_counter()
+                netns.enter(namespace=True, relay_fd=worker.fileno() if worker else None, fallback_ports=(443,))
+                os.write(write, str(time.perf_counter() - begin).encode())
+                os._exit(0)
+            os.close(write)
+            times.append(float(os.read(read, 100)))
+            os.waitpid(pid, 0)
+            os.close(read)
+            for sock in (host, worker):
+                if sock is not None:
+                    sock.close()
+        return statistics.median(times)
+
+    def direct(reuse: bool) -> float:
+        connection = http.client.HTTPConnection("127.0.0.1", port)
+        begin = time.perf_counter()
+        for _ in range(REQUESTS):
+            if not reuse:
+                connection = http.client.HTTPConnection("127.0.0.1", port)
+            connection.request("GET", "/")
+            connection.getresponse().read()
+            if not reuse:
+                connection.close()
+        return (time.perf_counter() - begin) / REQUESTS
+
+    proxied_code = f"""
+import http.client, time
+def connect():
+    c = http.client.HTTPConnection('127.0.0.1', {netns.RELAY_PORT})
+    c.set_tunnel('127.0.0.1', {port})
+    return c
+c = connect()
+begin = time.perf_counter()
+for _ in range({REQUESTS}):
+    if not REUSE:
+        c = connect()
+    c.request('GET', '/')
+    c.getresponse().read()
+    if not REUSE:
+        c.close()
+(time.perf_counter() - begin) / {REQUESTS}
+"""
+    executor = IsolatedPythonExecutor(guards=False, allow_hosts=[f"127.0.0.1:{port}"], allow_network=True)
+    rows = {}
+    for reuse in (False, True):
+        label = "one connection for all requests" if reuse else "a new connection per request"
+        rows[label] = (direct(reuse), executor(f"REUSE = {reuse}\n{proxied_code}").output)
+    executor.close()
+    server.shutdown()
+    server.server_close()
+    start = starts()
+    print(f"{'worker start (median of 21, interleaved)':48} {'own netns ms':>12} {'kernel netns ms':>16}")
+    for label, network in (("no network grant", False), ("network granted (relay + proxy)", True)):
+        print(f"{label:48} {start[True, network] * 1e3:12.1f} {start[False, network] * 1e3:16.1f}")
+    print(
+        f"{'entering the namespace alone (median of 21)':48} {entering(False) * 1e3:12.2f} ms; with the relay "
+        f"{entering(True) * 1e3:.2f} ms"
+    )
+    print(f"{f'request latency, GET over loopback ({REQUESTS} requests)':48} {'proxy ms':>12} {'direct ms':>16}")
+    for label, (plain, proxied) in rows.items():
+        print(f"{label:48} {proxied * 1e3:12.3f} {plain * 1e3:16.3f}")
+
+
 def main() -> None:
     warnings.simplefilter("ignore")  # the local executor's one-time notice
     fork, spawn = worker_start()
@@ -189,6 +308,8 @@ def main() -> None:
     for name, row in late.items():
         local = "never" if row["local"] is None else f"{row['local']:.3f}"
         print(f"{name:48} {local:>10} {row['isolated']:12.3f}")
+    print()
+    network_proxy()
     pss, private = idle_memory()
     print()
     print(f"idle worker memory: PSS {pss:.1f} MB, private dirty {private:.1f} MB")

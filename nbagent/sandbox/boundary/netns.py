@@ -163,8 +163,11 @@ def _relay(listener: socket.socket, control: socket.socket) -> None:
     while True:
         try:
             client, _ = listener.accept()
+        except ConnectionAbortedError:  # the client left before it was accepted
+            continue
         except OSError:
             return
+        client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # pass small writes on at once (no Nagle)
         try:
             upstream = _ask_host(control)
         except OSError:  # the host is gone: nothing more can be reached
