@@ -5,6 +5,9 @@ A worker process forked from the kernel, confined by the OS, killed at its deadl
 * ``process``    -- the worker process seen from the host: fork, poll, kill, reap, describe its end.
 * ``landlock``   -- Landlock through its system calls (ctypes).
 * ``seccomp``    -- the worker's seccomp-BPF filter (an allow-list), assembled by hand.
+* ``syscalls``   -- the reviewed system-call allow-list: names, argument rules and reasons; x86_64/aarch64 numbers.
+* ``lifetime``   -- every fork on one long-lived thread; the worker's parent-death SIGKILL (dies with the kernel).
+* ``rlimits``    -- the worker's resource limits, clamped to the inherited hard limits (with a notice).
 * ``confine``    -- the confinement plan (computed in the host) and its application in the worker.
 * ``netns``      -- the worker's own network namespace, and its relay to the host's proxy (worker side).
 * ``proxy``      -- the host's CONNECT proxy: the policy (public addresses, allow_domains), every connection noted.

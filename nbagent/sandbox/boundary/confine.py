@@ -32,7 +32,7 @@ import sys
 import sysconfig
 from dataclasses import dataclass, field
 
-from . import landlock, lifetime, mappings, netns, seccomp, secrets
+from . import landlock, lifetime, mappings, netns, rlimits, seccomp, secrets
 
 #: Environment variables the worker keeps (none of them is a secret).
 KEPT_ENVIRONMENT = ("LANG", "LANGUAGE", "TZ", "TERM", "PYTHONIOENCODING", "PYTHONUTF8")
@@ -201,16 +201,17 @@ def apply(p: Plan) -> dict[str, object]:
     report["kernel_secrets"] = _scrub_environment(p)
     report["environment"] = "scrubbed"
     report["shared_mappings"] = mappings.make_private(p.write) if sys.platform == "linux" else []
-    report["memory_limit"] = _set_limits(p)
+    report["memory_limit"] = _set_limits(p, report)
     if not p.confine:
         report["confined"] = False
-        report["notice"] = "confinement disabled (confine=False): only the process boundary applies"
+        rlimits.add_notice(report, "confinement disabled (confine=False): only the process boundary applies")
         return report
     if sys.platform != "linux":
         report["confined"] = False
-        report["notice"] = (
+        rlimits.add_notice(
+            report,
             f"no OS confinement on {sys.platform}: the worker can read and write your files, use the network and "
-            "start processes; only the process boundary (timeouts, memory, crashes) applies"
+            "start processes; only the process boundary (timeouts, memory, crashes) applies",
         )
         return report
     libc = ctypes.CDLL(None, use_errno=True)
@@ -234,7 +235,7 @@ def apply(p: Plan) -> dict[str, object]:
     report["network"] = network.mode
     report["confined"] = not missing
     if missing:
-        report["notice"] = "not enforced: " + "; ".join(missing)
+        rlimits.add_notice(report, "not enforced: " + "; ".join(missing))
     return report
 
 
@@ -272,21 +273,23 @@ def _address_space() -> int:
         return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def _set_limits(p: Plan) -> int | None:
+def _set_limits(p: Plan, report: dict[str, object]) -> int | None:
+    """Core dumps off; file size and address space capped (at most at the hard limits; a lower one is noticed)."""
     import resource  # POSIX only: the worker exists only where fork does
 
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if sys.platform == "linux":
         ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
     if p.file_limit_bytes:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (p.file_limit_bytes, p.file_limit_bytes))
+        rlimits.add_notice(report, rlimits.cap("RLIMIT_FSIZE", int(p.file_limit_bytes))[1])
     if not p.memory_limit_bytes or not hasattr(resource, "RLIMIT_AS"):
         return None
     try:
         limit = _address_space() + int(p.memory_limit_bytes)
     except (OSError, ValueError):
         return None
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    limit, notice = rlimits.cap("RLIMIT_AS", limit)  # clamped to the inherited hard limit (containers, CI)
+    rlimits.add_notice(report, notice)
     return limit
 
 
