@@ -14,7 +14,7 @@ const RULE = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
 const QUOTE = /^ {0,3}> ?(.*)$/;
 const ITEM = /^( {0,3})([-*+]|\d{1,9}[.)])(?:\s+(.*))?$/;
 const TABLE_SEP = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
-const SAFE_URL = /^(https?:|mailto:|#)/i;
+const SAFE_URL = /^(?:https?:\/\/[^/\\\s]|mailto:|#)/i; // absolute only: nbagent/views/links.py says the same
 
 /**
  * Render Markdown text into a `<div class="nba-md">`.

@@ -27,6 +27,12 @@ describe("renderMarkdown", () => {
     expect(el.querySelector("a").getAttribute("rel")).toBe("noopener noreferrer");
   });
 
+  it("never links relative URLs, which would act on Jupyter's own origin", () => {
+    const el = md("[a](/api/kernels) [b](../tree) [c](//evil.example) [d](https:/api/kernels) [e](http:api)");
+    expect(el.querySelector("a")).toBeNull();
+    expect(el.textContent).toBe("a b c d e");
+  });
+
   it("highlights python fences and keeps other fences plain", () => {
     const el = md("```py\nfor i in range(3):\n    print(i)\n```\n\n```\nfor plain\n```");
     const [py, plain] = el.querySelectorAll("pre");

@@ -5,6 +5,7 @@ Modules:
     state      the widget's state (a run as JSON-able data + PNGs), from events or from memory
     html       the static HTML of a run (saved notebooks, nbconvert, GitHub)
     highlight  the Python highlighter of the static HTML (the widget's JS has its twin)
+    links      which links the static HTML keeps (js/markdown.js `SAFE_URL` says the same)
     thought    the thought a step shows (js/step.js `thoughtText` says the same)
     changes    a namespace change in a few words (js/changes.js `changeText` says the same)
     gradio     gradio chat messages from a run's events

@@ -16,6 +16,7 @@ from typing import Any
 
 from nbagent.views.changes import change_text
 from nbagent.views.highlight import highlight_python
+from nbagent.views.links import keep_safe_links
 from nbagent.views.thought import thought_text as thought_of
 
 __all__ = ["run_to_html", "run_page", "memory_to_html", "widget_css", "format_count", "format_duration", "thought_text"]
@@ -114,7 +115,7 @@ def _markdown() -> Any:
     md = MarkdownIt("commonmark", {"html": False, "breaks": True, "highlight": fence})
     md.enable("table")
     md.disable("image")  # no remote fetches from a saved page
-    return md
+    return keep_safe_links(md)  # the widget's safe-URL rule: no relative links on Jupyter's origin
 
 
 @functools.lru_cache(maxsize=1)

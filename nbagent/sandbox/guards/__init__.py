@@ -10,6 +10,7 @@ what holds.
 * ``rewrite``    -- parse, check, rewrite the code into one guarded function.
 * ``allocation`` -- the ``*``/``**``/``<<`` allocation guard.
 * ``modules``    -- read-only module views and checked wrappers of a few library functions.
+* ``pandas_calls`` -- pandas' string dispatch (``agg("eval")``...), ``eval``/``query`` and the Styler, checked.
 * ``runtime``    -- the runtime guards the rewritten code calls.
 * ``limits``     -- timeouts, stop requests, operation budget, recursion and memory limits of a call.
 * ``capture``    -- print capture into a capped buffer (with a hook for streaming).

@@ -1,0 +1,69 @@
+"""The static HTML keeps only the links the widget keeps: absolute http(s), mailto and #fragments."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from nbagent.views.html import run_to_html
+from nbagent.views.links import SAFE_URL, is_safe_url
+
+ROOT = Path(__file__).resolve().parents[2]
+SAFE = ["https://example.org/a?b=1", "http://a.b/c", "HTTPS://EXAMPLE.ORG", "mailto:a@b.c", "#top"]
+UNSAFE = [
+    "/api/kernels",
+    "../tree",
+    "api/sessions",
+    "//evil.example/x",
+    "https:/api/kernels",  # same scheme as the page: the browser resolves it against Jupyter's origin
+    "http:api",
+    "https:///api",
+    "javascript:alert(1)",
+    "data:text/html,x",
+    "file:///etc/passwd",
+    "",
+]
+
+
+def _links(markdown: str) -> BeautifulSoup:
+    run = {
+        "task": "t",
+        "status": "done",
+        "steps": [{"kind": "task", "step_number": None, "task": markdown, "images": []}],
+        "final_answer": {"text": markdown, "type": "str", "images": []},
+    }
+    return BeautifulSoup(run_to_html(run, [], css=False), "html.parser")
+
+
+@pytest.mark.parametrize("href", UNSAFE)
+def test_unsafe_links_are_shown_as_their_text(href: str) -> None:
+    page = _links(f"see [the target]({href}) and [ref][r]\n\n[r]: {href or '/api'}")
+    assert page.select("a") == []
+    assert "the target" in page.text
+
+
+def test_safe_links_stay_and_open_without_opener() -> None:
+    page = _links(" ".join(f"[l{i}]({href})" for i, href in enumerate(SAFE)) + " <https://auto.example/p>")
+    anchors = page.select(".nba-final a")
+    assert [a["href"] for a in anchors] == [*SAFE, "https://auto.example/p"]
+    assert len(page.select("a")) == 2 * len(anchors)  # the task shows them too
+    assert {a["rel"] and " ".join(a["rel"]) for a in anchors} == {"noopener noreferrer"}
+    assert {a["target"] for a in anchors} == {"_blank"}
+
+
+def test_link_text_markup_survives_when_the_link_goes() -> None:
+    page = _links("[**bold** text](/api/kernels)")
+    assert page.select("a") == [] and page.select_one("strong").text == "bold"
+
+
+def test_the_rule_is_the_widgets() -> None:
+    source = (ROOT / "js" / "markdown.js").read_text()
+    js_pattern = re.search(r"const SAFE_URL = /(.+)/i;", source)
+    assert js_pattern, "js/markdown.js defines SAFE_URL"
+    js_rule = re.compile(js_pattern.group(1), re.IGNORECASE)
+    for href in SAFE + UNSAFE:
+        assert bool(js_rule.match(href)) == is_safe_url(href) == (href in SAFE), href
+    assert SAFE_URL.flags & re.IGNORECASE
