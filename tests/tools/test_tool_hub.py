@@ -163,5 +163,5 @@ def test_launch_gradio_demo_without_gradio(monkeypatch):
     from nbagent.tools import launch_gradio_demo
 
     monkeypatch.setitem(sys.modules, "gradio", None)
-    with pytest.raises(ImportError, match=r"pip install 'nbagent\[gradio\]'"):
+    with pytest.raises(ImportError, match=r"pip install 'jupyter-nbagent\[gradio\]'"):
         launch_gradio_demo(double)

