@@ -293,6 +293,54 @@ s.recv(200)
         executor.close()
 
 
+UNPRIVILEGED_UID = 65534
+
+
+def _as_unprivileged_kernel() -> dict[str, Any]:
+    """In a forked child turned into an unprivileged user: a granted executor, and what its worker got."""
+    if os.geteuid() == 0:
+        os.setgid(UNPRIVILEGED_UID)
+        os.setuid(UNPRIVILEGED_UID)
+    executor = make(allow_network=True, additional_authorized_imports=[])
+    try:
+        executor("1")
+        with open(f"/proc/{executor.worker_pid}/status") as fh:
+            status = dict(line.split(":", 1) for line in fh if ":" in line)
+        return {
+            "network": executor.confinement["network"],
+            "capabilities": executor.confinement.get("capabilities"),
+            "effective": int(status["CapEff"], 16),
+            "uid": executor("import os\nos.getuid()").output,
+            "me": os.getuid(),
+        }
+    finally:
+        executor.close()
+
+
+def test_an_unprivileged_kernel_gets_a_user_namespace_and_keeps_no_capability() -> None:
+    import json
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover (the child)
+        try:
+            result = _as_unprivileged_kernel()
+        except BaseException as exc:
+            result = {"error": f"{type(exc).__name__}: {exc}"}
+        os.write(write, json.dumps(result).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as fh:
+        result = json.loads(fh.read())
+    os.waitpid(pid, 0)
+    if "unshare failed" in result.get("network", ""):
+        pytest.skip(f"unprivileged user namespaces are not available here: {result['network']}")
+    assert "error" not in result, result
+    assert result["network"].startswith("own namespace: HTTPS"), result
+    assert result["effective"] == 0 and result["capabilities"] == "dropped", result
+    assert result["uid"] == result["me"], result  # the worker's own id, mapped into its user namespace
+
+
 # --- the fallback --------------------------------------------------------------------------------------------------
 
 

@@ -219,7 +219,7 @@ def apply(p: Plan) -> dict[str, object]:
         raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
     ports = NETWORK_PORTS if p.allow_network else ()
     network = netns.enter(namespace=p.network_namespace, relay_fd=p.relay_fd, fallback_ports=ports)  # caps needed
-    report["capabilities"] = _drop_capabilities(libc)
+    report["capabilities"] = _drop_capabilities(libc, held=network.user_namespace)
     missing = [network.notice] if network.notice else []
     try:
         report["landlock_abi"] = _landlock(p, network.ports)
@@ -301,8 +301,9 @@ class _CapData(ctypes.Structure):
     _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
 
-def _drop_capabilities(libc: ctypes.CDLL) -> str:
-    if os.geteuid() != 0:
+def _drop_capabilities(libc: ctypes.CDLL, held: bool = False) -> str:
+    """``held``: the process holds capabilities although not root (those of a user namespace of its own)."""
+    if os.geteuid() != 0 and not held:
         return "none held"
     try:
         with open("/proc/sys/kernel/cap_last_cap") as fh:

@@ -60,6 +60,7 @@ class Network:
     notice: str = ""
     listener: socket.socket | None = None
     control: socket.socket | None = None
+    user_namespace: bool = False  # entered one too: the process holds its (full) capabilities there, to drop
 
     @property
     def accept_fd(self) -> int | None:
@@ -83,9 +84,16 @@ def enter(*, namespace: bool, relay_fd: int | None, fallback_ports: tuple[int, .
     """
     if not namespace:
         return _host_network(relay_fd, fallback_ports, f"{FORCE_FALLBACK_VARIABLE}=0")
-    error = _unshare()
+    error, user_namespace = _unshare()
     if error:
         return _host_network(relay_fd, fallback_ports, f"unshare failed: {error}")
+    network = _own_network(relay_fd)
+    network.user_namespace = user_namespace
+    return network
+
+
+def _own_network(relay_fd: int | None) -> Network:
+    """In our own namespace: nothing (no grant), or the loopback up and the relay's listener bound."""
     if relay_fd is None:
         return Network("own namespace: no network")
     control = socket.socket(fileno=relay_fd)
@@ -119,18 +127,18 @@ def _host_network(relay_fd: int | None, ports: tuple[int, ...], why: str) -> Net
     return Network(f"{where}: no sockets")
 
 
-def _unshare() -> str:
-    """'' once in a namespace of our own, else why not."""
+def _unshare() -> tuple[str, bool]:
+    """('', whether a user namespace was needed too) once in a network namespace of our own; else (why not, False)."""
     libc = ctypes.CDLL(None, use_errno=True)
     if not hasattr(libc, "unshare"):
-        return "no unshare(2) on this platform"
+        return "no unshare(2) on this platform", False
     if os.geteuid() == 0 and libc.unshare(_CLONE_NEWNET) == 0:
-        return ""
+        return "", False
     uid, gid = os.geteuid(), os.getegid()
     if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET) != 0:
-        return os.strerror(ctypes.get_errno())
+        return os.strerror(ctypes.get_errno()), False
     _map_ids(libc, uid, gid)
-    return ""
+    return "", True
 
 
 def _map_ids(libc: ctypes.CDLL, uid: int, gid: int) -> None:
