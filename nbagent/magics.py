@@ -289,6 +289,7 @@ class AgentMagics(Magics):
             raise UsageError(f"--model {spec}: {error}. Use a variable holding a model, or {MODEL_SPEC_HELP}") from None
 
     def _model(self, spec: str, namespace: dict[str, Any], n_ctx: int | None, show: bool) -> Any:
+        from nbagent.models.default import DefaultModelUnavailable
         from nbagent.models.spec import model_from_spec, needs_loading
 
         value = namespace.get(spec)
@@ -304,6 +305,8 @@ class AgentMagics(Magics):
                     loading.run = {**loading.run, "status": "error", "error": str(error), "message": None}
                 if isinstance(error, ValueError):
                     raise UsageError(f"--model {spec}: {error}") from None
+                if isinstance(error, DefaultModelUnavailable):  # its message names `nbagent setup`
+                    raise AgentRunFailed(str(error)) from None
                 raise AgentRunFailed(f"--model {spec}: {error}") from None
             self._loading_widget = loading
         return self._models[key]

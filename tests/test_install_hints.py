@@ -68,3 +68,12 @@ def test_codeagent_without_the_default_model_shows_one_line_in_a_notebook(no_def
         CodeAgent(tools=[])
     [line] = caught.value._render_traceback_()  # what IPython shows instead of the traceback
     assert "nbagent setup" in line
+
+
+def test_the_agent_magic_without_the_default_model_is_one_line(no_default_model, ip) -> None:
+    from nbagent.magics import AgentRunFailed
+
+    with pytest.raises(AgentRunFailed) as caught:
+        ip.run_cell_magic("agent", "", "What is 2 + 2?")
+    [line] = caught.value._render_traceback_()
+    assert "nbagent setup" in line and "--model" not in line and "\n" not in line
