@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import functools
 import itertools
 import os
 import socket
@@ -38,13 +39,14 @@ from ..guards import policy
 from ..guards.capture import CappedBuffer, capture_output
 from ..guards.executor import CodeOutput, _default_final_answer
 from ..guards.policy import shared_name
-from ..wire import changes
+from ..wire import budget, changes
 from ..wire import codec as wire
-from ..wire.channel import Channel, ChannelClosed, ChannelTimeout
+from ..wire.channel import Channel, ChannelClosed, ChannelTimeout, FrameRefused
 from ..wire.proxies import DeadHandleError, RemoteClass, RemoteFunction, RemoteObject
 from . import confine, proxy, worker
 from .namespace import dumps, execution_count
 from .process import WorkerProcess, describe_status, fork, lost_note, shutdown
+from .watch import CallWatch
 
 KILL_GRACE_SECONDS = 0.15
 STOP_GRACE_SECONDS = 0.3
@@ -84,7 +86,10 @@ class IsolatedPythonExecutor:
             confinement alone (for tests of the boundary, and trusted code).
         confine: False skips the OS confinement (the process boundary and limits stay).
         file_limit_bytes: largest file the worker may write.
-        max_transfer_bytes: most plain data one call sends back (larger values stay in the worker as handles).
+        max_transfer_bytes: most plain data one call sends back, tool calls and write-back together, as the host
+            counts what decoding allocates (larger values stay in the worker as handles, and the step says so).
+            The attribute ``max_held_bytes`` (default: a quarter of the machine's memory, 512 MiB to 16 GiB) bounds
+            what the agent's values hold in the notebook over steps (``wire/budget.py``).
         copy_inputs: the notebook's names are never rebound, changed or deleted by the code: its changes stay in
             the worker's copies (later calls see them); names it creates still come back. Settable between calls.
 
@@ -139,6 +144,9 @@ class IsolatedPythonExecutor:
         self.confine = confine
         self.file_limit_bytes = file_limit_bytes
         self.max_transfer_bytes = max_transfer_bytes
+        self.max_held_bytes = budget.default_held_bytes()
+        self._held = budget.HeldValues()
+        self._watch: CallWatch | None = None
         self._inner_kwargs = {
             "additional_authorized_imports": self.additional_authorized_imports,
             "max_print_outputs_length": self.max_print_outputs_length,
@@ -263,7 +271,7 @@ class IsolatedPythonExecutor:
             self._replace_worker()
             sync, sync_buffers = {}, []
         call_id = next(self._call_ids)
-        header = dict(header, id=call_id, sync=sync, release=self._take_released())
+        header = dict(header, id=call_id, sync=sync, release=self._take_released(), budget=self._begin_call(call_id))
         if not self._tools_sent:
             header["tools"] = self._tool_specs()
         process = self._holder[0]
@@ -278,16 +286,27 @@ class IsolatedPythonExecutor:
             self._mirror.pop(name, None)
         return self._wait(process, call_id)
 
+    def _begin_call(self, call_id: int) -> int:
+        """The call's watch (deadlines, budget, final answers); returns the budget the worker is told."""
+        held = self._held.total(self.state)
+        call_budget = budget.CallBudget(self.max_transfer_bytes, held, self.max_held_bytes)
+        self._watch = CallWatch(call_id, self.timeout_seconds, KILL_GRACE_SECONDS, call_budget, self._stop_deadline)
+        return call_budget.remaining
+
+    def _stop_deadline(self) -> float | None:
+        return self._stop_requested + STOP_GRACE_SECONDS if self._stop_requested else None
+
     def _wait(self, process: WorkerProcess, call_id: int) -> CodeOutput:
         streamed = CappedBuffer(self.max_print_outputs_length)
-        started = time.monotonic()
-        deadline = started + self.timeout_seconds + KILL_GRACE_SECONDS if self.timeout_seconds else None
-        final: list[Any] = []
+        watch = self._watch
+        assert watch is not None and watch.call_id == call_id
+        process.channel.caps = watch.budget.frame_cap  # checked before a frame's buffers are allocated
         try:
             while True:
-                limit = self._limit(deadline)
-                if limit is not None and time.monotonic() >= limit:
-                    return self._failed(process, "stop" if self._stop_requested else "timeout", streamed)
+                limit = watch.limit()
+                reason = watch.expired()
+                if reason:
+                    return self._failed(process, reason, streamed)
                 wait = 0.05 if limit is None else max(0.0, min(0.05, limit - time.monotonic()))
                 if not process.channel.readable(wait):
                     if process.poll() is not None:
@@ -302,20 +321,26 @@ class IsolatedPythonExecutor:
                 kind = header.get("t")
                 if kind == "out":
                     self._stream(header.get("text"), streamed)
+                    if streamed.total > self.max_print_outputs_length + budget.OUT_CHUNK_CHARS * 8:
+                        raise wire.WireError("more printed output than the worker may stream")
                 elif header.get("id") != call_id:
                     continue  # a late answer to an earlier call (or a forged one): not this call's
                 elif kind == "tool":
                     try:
-                        self._serve_tool(process, header, buffers, final, deadline)
+                        self._serve_tool(process, header, buffers, watch)
                     except ChannelTimeout:  # the worker does not read the answer (it is stuck in other code)
                         return self._failed(process, "timeout", streamed)
                 elif kind == "ran":
-                    deadline = time.monotonic() + max(10.0, self.timeout_seconds or 0.0)
+                    watch.on_ran()
                 elif kind == "done":
-                    return self._outcome(process, header, buffers, final, started)
+                    return self._outcome(process, header, buffers, watch)
+        except wire.DecodeAbandoned as exc:  # the deadline passed or Stop was asked while decoding
+            return self._failed(process, exc.reason, streamed)
+        except FrameRefused as exc:
+            return self._failed(process, "protocol", streamed, detail=str(exc))
         except (ChannelClosed, ConnectionError):  # the worker is gone (a reset socket says so too)
             return self._failed(process, "crash", streamed)
-        except wire.WireError as exc:
+        except (wire.WireError, budget.OverBudget) as exc:
             return self._failed(process, "protocol", streamed, detail=str(exc))
         except KeyboardInterrupt:
             self._interrupt(process)
@@ -324,7 +349,7 @@ class IsolatedPythonExecutor:
             raise interrupt from None
 
     def _limit(self, deadline: float | None) -> float | None:
-        stop = self._stop_requested + STOP_GRACE_SECONDS if self._stop_requested else None
+        stop = self._stop_deadline()
         limits = [x for x in (deadline, stop) if x is not None]
         return min(limits) if limits else None
 
@@ -355,17 +380,22 @@ class IsolatedPythonExecutor:
 
     # -- results ------------------------------------------------------------------------------------------------------
 
-    def _outcome(self, process: WorkerProcess, header: dict, buffers: list, final: list, started: float) -> CodeOutput:
-        decode = self._decoder(buffers)
+    def _outcome(self, process: WorkerProcess, header: dict, buffers: list, watch: CallWatch) -> CodeOutput:
+        decoder = self._decoder(buffers, watch)
+        decode = functools.partial(wire.decoded, decoder)
         names = header.get("names")
         if not isinstance(names, dict):
             raise wire.WireError("bad write-back")
         values: dict[str, Any] = {}
+        costs: dict[str, int] = {}
         for name, node in names.items():
             if isinstance(node, dict) and node.get("$") == "same":
                 continue
             self._pending_module = ""
+            before = decoder.cost
             values[name] = decode(node)
+            costs[name] = decoder.cost - before
+            self._say_kept(name, node, watch)
             if values[name] is _MISSING and self._pending_module:
                 self._worker_modules[name] = self._pending_module
             self._pending_module = ""
@@ -394,6 +424,7 @@ class IsolatedPythonExecutor:
             self._mirror[name] = value
             if owned:
                 self._agent_values[name] = value
+                self._held.record(name, value, costs.get(name, 0))
         deleted = header.get("deleted", [])
         for name in deleted if isinstance(deleted, list) else []:
             if self._shared(name):
@@ -405,16 +436,26 @@ class IsolatedPythonExecutor:
                 self.state.pop(name, None)
                 self._mirror.pop(name, None)
         self.last_changes = report
-        images = [decode(node) for node in header.get("images", [])]
-        logs = self._with_notes(header.get("logs", "") if isinstance(header.get("logs", ""), str) else "")
+        images = header.get("images", [])
+        images = [decode(node) for node in images] if isinstance(images, list) else []
         error = header.get("error")
+        answer = watch.final_answer(header) if error is None else None
+        output = decode(header.get("output")) if error is None and answer is None else None
+        watch.settle(decoder, process.channel.last_header_bytes)
+        logs = self._with_notes(header.get("logs", "") if isinstance(header.get("logs", ""), str) else "")
         if error is not None:
-            raise self._error(error, started)
-        if "host_final" in header:
-            output = final[-1] if final else None
-        else:
-            output = decode(header.get("output"))
-        return CodeOutput(output=output, logs=logs, is_final_answer=bool(header.get("final")), images=images)
+            raise self._error(error, watch.started)
+        if answer is not None:
+            return CodeOutput(output=answer[1], logs=logs, is_final_answer=answer[0], images=images)
+        return CodeOutput(output=output, logs=logs, is_final_answer=False, images=images)
+
+    def _say_kept(self, name: str, node: Any, watch: CallWatch) -> None:
+        """The step says why a value stayed in the worker because of the budget (the worker marks it ``over``)."""
+        if isinstance(node, dict) and node.get("$") == "remote" and type(node.get("over")) is int:
+            self.note(
+                f"`{str(name)[:80]}` ({budget.human(node['over'])} or more) stays in the worker as a handle: over "
+                f"{watch.budget.describe()}"
+            )
 
     def note(self, text: str) -> None:
         """Record something the boundary did during this call, for the step (see ``last_notes``)."""
@@ -437,7 +478,7 @@ class IsolatedPythonExecutor:
         refusal = policy.writeback_refusal(name, value, self.state, foreign=foreign, hidden=hidden)
         if refusal is None and in_place.get(name) is True and value is self.state.get(name, _MISSING):
             filename = getattr(value, "filename", None)  # np.memmap: the worker wrote its private copy of the file
-            granted = isinstance(filename, str) and any(_within(filename, path) for path in self.allow_write)
+            granted = isinstance(filename, (str, os.PathLike)) and any(_within(filename, p) for p in self.allow_write)
             if not granted:
                 refusal = "its change stayed in the worker's copy (a memmap's file is written only under allow_write)"
         if refusal is not None:
@@ -462,14 +503,18 @@ class IsolatedPythonExecutor:
         """True for a name the notebook bound (not one this executor bound for the agent)."""
         return name in self.state and self._agent_values.get(name, _MISSING) is not self.state[name]
 
-    def _decoder(self, buffers: list) -> Callable[[Any], Any]:
+    def _decoder(self, buffers: list, watch: CallWatch) -> wire.Decoder:
+        """One message's decoder: the call's table, what is left of its budget, its deadline and Stop."""
+
         def host(node: dict) -> Any:
             key = node.get("k")
             if key not in self._origins:
                 raise wire.WireError("unknown host object")
             return self._origins[key]
 
-        return lambda node: wire.decode(node, buffers, self._make_remote, host)
+        process = self._holder[0]
+        header_bytes = process.channel.last_header_bytes if process is not None else 0
+        return watch.decoder(buffers, self._make_remote, host, header_bytes)
 
     def _make_remote(self, node: dict) -> Any:
         kind, oid, type_name, summary = (node.get(k) for k in ("kind", "oid", "type", "summary"))
@@ -496,12 +541,15 @@ class IsolatedPythonExecutor:
             return errors.ExecutionError("ExecutionError: the worker sent a malformed error")
         name = error.get("class")
         message = str(error.get("message", ""))[:100_000]
-        logs = self._with_notes(str(error.get("logs", "")))
-        if name == "KeyboardInterrupt":
-            interrupt = KeyboardInterrupt()
-            interrupt.logs = logs  # type: ignore[attr-defined]
-            return interrupt
-        cls = getattr(errors, name, None) if name in _ERROR_CLASSES else errors.ExecutionError
+        logs = self._with_notes(str(error.get("logs", ""))[:10_000_000])
+        if name == "KeyboardInterrupt":  # only the host's own interrupt raises KeyboardInterrupt (in _wait)
+            if self._stop_requested:
+                return errors.ExecutionStopped(
+                    "ExecutionStopped: the code was stopped on request", logs=logs, cause_type="ExecutionStopped"
+                )
+            return errors.ExecutionError("ExecutionError: the code was interrupted", logs=logs, cause_type="Interrupt")
+        # The worker's class name only selects among our ExecutionError subclasses.
+        cls = getattr(errors, name) if name in _ERROR_CLASSES else errors.ExecutionError
         cause = str(error.get("cause_type", "") or "")
         if cause == "MemoryError" and self.memory_limit_bytes:
             message += f" (the worker's memory is limited to memory_limit_bytes={self.memory_limit_bytes:,})"
@@ -523,10 +571,18 @@ class IsolatedPythonExecutor:
             text = f"ExecutionStopped: the code was stopped on request (its worker process was killed). {lost}"
             raise errors.ExecutionStopped(text.strip(), logs=logs, cause_type="ExecutionStopped")
         if why == "protocol":
-            text = f"ExecutionError: the worker process sent malformed data ({detail}) and was replaced. {lost}"
+            self._restart_after_anomaly()
+            logs = self._with_notes(streamed.getvalue())
+            text = f"ExecutionError: the worker process broke the protocol ({detail}) and was replaced. {lost}"
             raise errors.ExecutionError(text.strip(), logs=logs, cause_type="WorkerProtocolError")
         text = f"WorkerCrash: {describe_status(status)}. {lost}"
         raise errors.ExecutionError(text.strip(), logs=logs, cause_type="WorkerCrash")
+
+    def _restart_after_anomaly(self) -> None:
+        """After a protocol anomaly: a fresh worker now (the killed one is never trusted again), and the step says so."""
+        self.note("the worker process broke the protocol: it was killed and a fresh worker started")
+        with contextlib.suppress(errors.ExecutionError, OSError):
+            self._start_worker()
 
     # -- the worker ---------------------------------------------------------------------------------------------------
 
@@ -691,43 +747,38 @@ class IsolatedPythonExecutor:
             specs.append(spec)
         return specs
 
-    def _serve_tool(
-        self, process: WorkerProcess, header: dict, buffers: list, final: list, deadline: float | None = None
-    ) -> None:
-        decode = self._decoder(buffers)
-        name = header.get("name")
-        args = header.get("args")
-        kwargs = header.get("kwargs")
-        if not isinstance(args, list) or not isinstance(kwargs, dict):
+    def _serve_tool(self, process: WorkerProcess, header: dict, buffers: list, watch: CallWatch) -> None:
+        """Run a tool the worker's code called, here; its arguments count against the call's budget, and a call of
+        ``final_answer`` is recorded by its id (the only way the call can end with a final answer)."""
+        name, args, kwargs, cid = (header.get(k) for k in ("name", "args", "kwargs", "cid"))
+        if not isinstance(args, list) or not isinstance(kwargs, dict) or type(cid) is not int:
             raise wire.WireError("bad tool call")
+        decoder = self._decoder(buffers, watch)
+        call_args = [wire.decoded(decoder, a) for a in args]
+        call_kwargs = {str(k): wire.decoded(decoder, v) for k, v in kwargs.items()}
+        watch.settle(decoder, process.channel.last_header_bytes)
         tool = self._tool_table().get(name) if isinstance(name, str) else None
-        reply: dict[str, Any] = {"t": "tool_result", "cid": header.get("cid"), "ok": True}
+        reply: dict[str, Any] = {"t": "tool_result", "cid": cid, "ok": True}
         out: list[bytes] = []
         printed = CappedBuffer(self.max_print_outputs_length)
+        started = time.monotonic()
         try:
             if tool is None:
                 raise NameError(f"no tool named {name!r}")
-            call_args = [decode(a) for a in args]
-            call_kwargs = {str(k): decode(v) for k, v in kwargs.items()}
             with capture_output(printed):
                 result = tool(*call_args, **call_kwargs)
             if name == "final_answer":
-                final.append(result)
+                watch.answers[cid] = result
             else:
                 out.append(self._pickle_result(result))
                 reply["value"] = 0
-        except wire.WireError:
-            raise
         except Exception as exc:
-            reply = {
-                "t": "tool_result",
-                "cid": header.get("cid"),
-                "ok": False,
-                "type": type(exc).__name__,
-                "message": str(exc),
-            }
+            reply = {"t": "tool_result", "cid": cid, "ok": False, "type": type(exc).__name__, "message": str(exc)}
+        finally:
+            watch.add_tool_time(time.monotonic() - started)
         reply["printed"] = printed.getvalue()
-        limit = max(deadline or 0.0, time.monotonic() + 5.0)  # the worker is waiting for this answer
+        reply["budget"] = watch.budget.remaining  # what the worker may still send in this call
+        limit = max(watch.deadline or 0.0, time.monotonic() + 5.0)  # the worker is waiting for this answer
         process.channel.send(reply, out, deadline=limit)
 
     def _pickle_result(self, result: Any) -> bytes:
@@ -748,8 +799,8 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-def _within(path: str, root: str) -> bool:
-    path, root = os.path.realpath(path), os.path.realpath(os.path.expanduser(root))
+def _within(path: Any, root: str) -> bool:
+    path, root = os.path.realpath(os.fspath(path)), os.path.realpath(os.path.expanduser(root))
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 

@@ -88,20 +88,34 @@ def scrub(environment: Mapping[str, str] | None = None) -> dict[str, Any]:
         if SECRET_NAME.search(name) and len(value) >= MIN_ENVIRONMENT_LENGTH:
             found.value(value)  # a copy held elsewhere (a client read it at start) is masked with the rest
     shell = _shell()
+    own = _user_strings(shell)
+    costs: dict[str, float] = {}
     for step in (_sessions_and_app, _argv, _history, _clients):
+        begun = time.perf_counter()
         try:
             step(shell, found)
         except Exception as exc:  # a library's odd state must not stop the others (or the worker)
             found.cleared.append(f"{step.__name__[1:]} failed: {type(exc).__name__}")
-    scanned = time.perf_counter()
-    masked = wipe.mask(found.values)
+        costs[step.__name__[1:]] = round(time.perf_counter() - begun, 4)
+    begun = time.perf_counter()
+    values = found.values - own  # the user's own variables stay as they are, readable by design
+    masked = wipe.mask(values)
+    costs["memory"] = round(time.perf_counter() - begun, 4)
     found.values.clear()
     return {
         "cleared": found.cleared,
+        "values": len(values),
         "masked": masked,
         "seconds": round(time.perf_counter() - started, 4),
-        "memory_seconds": round(time.perf_counter() - scanned, 4),
+        "costs": costs,
     }
+
+
+def _user_strings(shell: Any) -> set[bytes]:
+    """The text values the notebook's variables hold (``API_KEY = "..."``): the user's data, never masked."""
+    namespace = getattr(shell, "user_ns", None) or {}
+    hidden = set(_history_names(namespace))
+    return secret_values(v for k, v in namespace.items() if k not in hidden and isinstance(v, (str, bytes)))
 
 
 def _shell() -> Any:

@@ -1,0 +1,165 @@
+"""The kernel's secrets are out of the forked worker before any agent code runs (issue 19, item 4).
+
+The worker is a copy of the kernel's memory. These tests plant secrets where a kernel keeps them (its session key,
+model and API clients, an httpx client's headers, ``sys.argv``, the input/output history), start a worker, and read
+the worker's whole memory from outside (``/proc/<pid>/mem``, as root): none of the secrets may be there. A value the
+user's own variable holds is there (readable by design): it is the scan's positive control.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import textwrap
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from nbagent.sandbox import IsolatedPythonExecutor
+
+pytestmark = pytest.mark.skipif(
+    sys.platform != "linux" or os.geteuid() != 0, reason="reads another process's memory through /proc (Linux, root)"
+)
+
+MODEL_KEY = "sk-model-4f1c9e2a7b3d5e60"
+CLIENT_KEY = "sk-client-8a2b4c6d1e3f5a7b"
+HTTPX_KEY = "httpx-bearer-5d6e7f8091a2b3c4"
+ARGV_KEY = "argv-token-0a9b8c7d6e5f4a3b"
+ENV_KEY = "env-secret-1f2e3d4c5b6a7988"
+USER_VALUE = "user-variable-3c4d5e6f7a8b9c0d"  # the user's own variable: stays (the positive control)
+
+
+def memory_hits(pid: int, needles: Iterable[bytes]) -> dict[bytes, int]:
+    """How often each needle occurs in the readable memory of process ``pid``."""
+    needles = list(needles)
+    hits = dict.fromkeys(needles, 0)
+    with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb", 0) as memory:
+        for line in maps:
+            fields = line.split()
+            path = fields[5] if len(fields) > 5 else ""
+            if not fields[1].startswith("r") or path.startswith(("[vvar", "[vsyscall")):
+                continue
+            start, end = (int(x, 16) for x in fields[0].split("-"))
+            try:
+                memory.seek(start)
+                data = memory.read(end - start)
+            except (OSError, OverflowError, ValueError):
+                continue
+            for needle in needles:
+                hits[needle] += data.count(needle)
+    return hits
+
+
+def rss_bytes() -> int:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.parametrize("guards", [True, False], ids=["guards", "no-guards"])
+def test_credentials_argv_and_environment_are_gone_from_the_worker(
+    guards: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("openai")
+    httpx = pytest.importorskip("httpx")
+    import openai
+
+    from nbagent.models.openai_server import OpenAIServerModel
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("NBAGENT_TEST_API_TOKEN", ENV_KEY)
+    monkeypatch.setattr(sys, "argv", ["kernel", f"--token={ARGV_KEY}", "-f", str(tmp_path / "kernel-1.json")])
+    model = OpenAIServerModel("m", api_base="http://127.0.0.1:9/v1", api_key=MODEL_KEY)
+    client = openai.OpenAI(api_key=CLIENT_KEY, base_url="http://127.0.0.1:9/v1")
+    http = httpx.Client(headers={"Authorization": f"Bearer {HTTPX_KEY}"})
+    namespace = {"model": model, "user_value": "".join(USER_VALUE)}
+    before = rss_bytes()
+    executor = IsolatedPythonExecutor(namespace=namespace, guards=guards, timeout_seconds=20)
+    try:
+        assert executor("6 * 7").output == 42
+        report = executor.confinement["kernel_secrets"]
+        assert "sys.argv" in report["cleared"] and report["masked"] > 0
+        if not guards:  # what the agent's code itself sees, past the guards
+            seen = executor("import sys\n(sys.argv, model._secrets, model.client.api_key)").output
+            assert seen == (["nbagent-worker"], [], "")
+        hits = memory_hits(executor.worker_pid, [s.encode() for s in (MODEL_KEY, CLIENT_KEY, HTTPX_KEY, ARGV_KEY,
+                                                                         ENV_KEY, USER_VALUE)])  # fmt: skip
+        assert hits.pop(USER_VALUE.encode()) > 0  # the scan sees what is there
+        assert hits == dict.fromkeys(hits, 0)
+        assert executor("6 * 7").output == 42
+        assert rss_bytes() - before < 64 * 2**20
+    finally:
+        executor.close()
+        http.close()
+    assert client.api_key == CLIENT_KEY and model._secrets == [MODEL_KEY]  # the kernel's own objects: untouched
+
+
+KERNEL_SETUP = """
+import sys, openai, httpx
+from nbagent.models.openai_server import OpenAIServerModel
+from nbagent.sandbox import IsolatedPythonExecutor
+model = OpenAIServerModel("m", api_base="http://127.0.0.1:9/v1", api_key="{model}")
+client = openai.OpenAI(api_key="{client}", base_url="http://127.0.0.1:9/v1")
+http = httpx.Client(headers={{"Authorization": "Bearer {httpx}"}})
+sys.argv.append("--token={argv}")
+user_value = "{user}"
+"""
+HISTORY_KEY = "history-secret-7e6d5c4b3a291807"
+OUTPUT_KEY = "output-secret-a1b2c3d4e5f60718"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("guards", [True, False], ids=["guards", "no-guards"])
+def test_a_real_kernel_s_session_key_history_and_clients_are_gone_from_the_worker(guards: bool) -> None:
+    pytest.importorskip("openai")
+    pytest.importorskip("httpx")
+    from jupyter_client import KernelManager
+
+    manager = KernelManager(kernel_name="python3")
+    manager.start_kernel(env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
+    client = manager.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=60)
+        key = json.loads(Path(manager.connection_file).read_text())["key"].encode()
+        assert len(key) >= 16
+
+        def run(code: str, **expressions: str) -> dict:
+            reply = client.execute_interactive(
+                code, user_expressions=expressions, timeout=60, output_hook=lambda m: None
+            )
+            assert reply["content"]["status"] == "ok", reply["content"]
+            return {k: v["data"]["text/plain"] for k, v in reply["content"]["user_expressions"].items()}
+
+        setup = KERNEL_SETUP.format(model=MODEL_KEY, client=CLIENT_KEY, httpx=HTTPX_KEY, argv=ARGV_KEY, user=USER_VALUE)
+        run(setup)
+        run(f'print("{HISTORY_KEY}")')  # only in the input history
+        run(f'"{OUTPUT_KEY}"')  # in the output history (Out, _N, _)
+        run(f"executor = IsolatedPythonExecutor(namespace=get_ipython().user_ns, guards={guards}, timeout_seconds=30)")
+        started = time.perf_counter()
+        answer = run("result = executor('6 * 7').output", result="result", pid="executor.worker_pid",
+                     report="executor.confinement['kernel_secrets']")  # fmt: skip
+        took = time.perf_counter() - started
+        assert answer["result"] == "42"
+        pid = int(answer["pid"])
+        secrets = [key, *(s.encode() for s in (MODEL_KEY, CLIENT_KEY, HTTPX_KEY, ARGV_KEY, HISTORY_KEY, OUTPUT_KEY))]
+        hits = memory_hits(pid, [*secrets, USER_VALUE.encode()])
+        assert hits.pop(USER_VALUE.encode()) > 0, "the scan must see the user's own variable"
+        assert hits == dict.fromkeys(hits, 0), f"secrets left in the worker: {hits} ({answer['report']})"
+        kernel_hits = memory_hits(manager.provisioner.process.pid, secrets[:1])
+        assert kernel_hits[key] > 0  # the kernel itself keeps its key (the scan would have found it)
+        assert run("again = executor('6 * 7').output", again="again")["again"] == "42"
+        assert took < 10
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def test_scrub_report_says_what_it_cleared_and_its_cost() -> None:
+    from nbagent.sandbox.boundary import secrets
+
+    found = secrets.secret_values(["Bearer abcdefgh12345678", "short", "arguments", b"0123456789abcdef"])
+    assert found == {b"Bearer abcdefgh12345678", b"abcdefgh12345678", b"0123456789abcdef"}
+    assert textwrap.dedent(secrets.__doc__ or "").count("What stays readable") == 1
