@@ -19,7 +19,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 _RUN = """
-import sys
+import os, sys
 sys.path.insert(0, {tests!r})
 import syscall_workloads as w
 from nbagent.sandbox import IsolatedPythonExecutor
@@ -39,11 +39,18 @@ for guards in (True, False):
     for workload in list(w.OFFLINE.values()) + ([] if guards else [w.THREADS]):
         run(workload, guards)
     with w.hello_server() as (url, port):
+        os.environ["NBAGENT_NETWORK_NAMESPACE"] = "0"  # direct TCP (where no namespace can be made)
         confine.NETWORK_PORTS = (80, 443, port)
         executor = IsolatedPythonExecutor(guards=guards, allow_network=True, timeout_seconds=60,
                                           additional_authorized_imports=list(w.NETWORK.imports))
         executor.send_variables({{"URL": url}})
         print(executor(w.NETWORK.code).output, file=sys.stderr)
+        executor.close()
+        del os.environ["NBAGENT_NETWORK_NAMESPACE"]  # through the worker's relay and the host's proxy
+        executor = IsolatedPythonExecutor(guards=guards, allow_network=True, timeout_seconds=60,
+                                          allow_hosts=[f"127.0.0.1:{{port}}"],
+                                          additional_authorized_imports=["http", "http.*"])
+        print(executor(w.tunnel(port)).output, file=sys.stderr)
         executor.close()
 """
 
@@ -90,18 +97,16 @@ def worker_calls(trace: str) -> collections.Counter[str]:
 
 def main() -> None:
     sys.path.insert(0, ROOT)
-    try:
-        from nbagent.sandbox.boundary import syscalls
+    from nbagent.sandbox.boundary import syscalls
 
-        allowed = set(syscalls.allowed_names())
-    except ImportError:
-        allowed = set()
+    allowed, conditional = set(syscalls.allowed_names()), set(syscalls.CONDITIONAL)
     with tempfile.TemporaryDirectory() as folder:
         trace = os.path.join(folder, "trace")
         record(trace)
         counts = worker_calls(trace)
     for name, count in sorted(counts.items()):
-        print(f"{name:24} {count:8}  {'' if name in allowed else 'NOT ALLOWED'}")
+        verdict = "allowed" if name in allowed else "by its arguments" if name in conditional else "DENIED"
+        print(f"{name:24} {count:8}  {verdict}")
 
 
 if __name__ == "__main__":

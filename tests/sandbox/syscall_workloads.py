@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import NamedTuple
 
+from nbagent.sandbox.boundary.netns import RELAY_PORT
+
 
 class Workload(NamedTuple):
     imports: tuple[str, ...]
@@ -186,6 +188,18 @@ third = requests.post(URL, data=b"x" * 100_000, timeout=5).status_code
 """,
     (b"hello", "hello", 200),
 )
+
+
+def tunnel(port: int) -> str:
+    """Agent code: GET / from 127.0.0.1:``port`` through the worker's relay and the host's CONNECT proxy (netns.py)."""
+    return (
+        "import http.client\n"
+        f"c = http.client.HTTPConnection('127.0.0.1', {RELAY_PORT}, timeout=5)\n"
+        f"c.set_tunnel('127.0.0.1', {port})\n"
+        "c.request('GET', '/')\n"
+        "c.getresponse().read()"
+    )
+
 
 #: Workloads that run with the guards on and off.
 OFFLINE = {"numpy": NUMPY, "pandas": PANDAS, "matplotlib": MATPLOTLIB, "PIL": PIL, "stdlib": STDLIB}

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from syscall_workloads import NETWORK, OFFLINE, THREADS, Workload, hello_server
+from syscall_workloads import NETWORK, OFFLINE, THREADS, Workload, hello_server, tunnel
 
 from nbagent.sandbox import ExecutionError, IsolatedPythonExecutor
 from nbagent.sandbox.boundary import confine, seccomp, syscalls
@@ -70,21 +70,12 @@ def test_a_granted_network_module_connects_without_a_namespace(guards: bool, mon
 
 def test_a_granted_network_module_connects_through_the_relay() -> None:
     """In the worker's own namespace: the relay accepts (accept4 on its listener alone) and tunnels to the host."""
-    from nbagent.sandbox.boundary import netns
-
     with hello_server() as (_, port):
         executor = IsolatedPythonExecutor(
             guards=False, allow_network=True, allow_hosts=[f"127.0.0.1:{port}"], timeout_seconds=30
         )
         try:
-            code = (
-                "import http.client\n"
-                f"c = http.client.HTTPConnection('127.0.0.1', {netns.RELAY_PORT}, timeout=5)\n"
-                f"c.set_tunnel('127.0.0.1', {port})\n"
-                "c.request('GET', '/')\n"
-                "c.getresponse().read()"
-            )
-            assert executor(code).output == b"hello"
+            assert executor(tunnel(port)).output == b"hello"
         finally:
             executor.close()
 
