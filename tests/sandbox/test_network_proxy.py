@@ -293,6 +293,38 @@ s.recv(200)
         executor.close()
 
 
+def test_a_worker_spamming_the_control_socket_does_not_keep_the_kernel_busy() -> None:
+    executor = make()
+    spam = """
+import socket, threading, time
+control = next(t for t in threading.enumerate() if t.name == 'nbagent-relay')._args[1]
+control.setblocking(False)
+sent, end = 0, time.monotonic() + 1.0
+while time.monotonic() < end:
+    try:
+        sent += control.send(b'c' * 4096)
+    except BlockingIOError:
+        pass
+    try:
+        while control.recv(65536):  # the answers read at once, so the host never blocks on a full buffer
+            pass
+    except BlockingIOError:
+        pass
+sent
+"""
+    try:
+        cpu = time.process_time()
+        sent = executor(spam).output
+        cpu = time.process_time() - cpu
+        assert sent > 0 and cpu < 0.5, (sent, cpu)  # this process's CPU (all its threads) over the spam's second
+        refusals = [note for note in executor.last_notes if "already open" in note]
+        times = int(refusals[0].rsplit("(", 1)[1].split()[0]) if refusals and "times)" in refusals[0] else 1
+        assert times <= 1.2 / proxy.REFUSAL_PAUSE_SECONDS, refusals  # one refusal per pause, not one per byte
+        assert_next_call_works(executor)
+    finally:
+        executor.close()
+
+
 UNPRIVILEGED_UID = 65534
 
 

@@ -26,6 +26,7 @@ import contextlib
 import ipaddress
 import socket
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -38,6 +39,7 @@ HANDSHAKE_SECONDS = 10.0
 CONNECT_SECONDS = 10.0
 IDLE_SECONDS = 300.0
 MAX_RECORDS = 200
+REFUSAL_PAUSE_SECONDS = 0.05
 
 
 class Refused(Exception):
@@ -191,6 +193,7 @@ class ConnectProxy:
         if refuse:
             self._record(f"refused a connection ({MAX_STREAMS} already open)")
             control.sendall(b"x")
+            time.sleep(REFUSAL_PAUSE_SECONDS)  # a worker asking in a loop must not keep a kernel thread busy
             return
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
