@@ -53,7 +53,7 @@ STOP_GRACE_SECONDS = 0.3
 START_TIMEOUT_SECONDS = 60.0
 DEFAULT_MEMORY_LIMIT_BYTES = 2 * 2**30
 DEFAULT_FILE_LIMIT_BYTES = 2**30
-#: Authorizing one of these grants the network (TCP to ports 80 and 443).
+#: Authorizing one of these grants the network (HTTPS to public addresses through the host's proxy, proxy.py).
 NETWORK_MODULES = frozenset(
     {"socket", "ssl", "http", "urllib", "urllib3", "requests", "httpx", "aiohttp", "ftplib", "smtplib", "imaplib",
      "poplib", "xmlrpc", "websocket", "websockets", "ddgs", "duckduckgo_search", "*"}
