@@ -17,5 +17,6 @@ A worker process forked from the kernel, confined by the OS, killed at its deadl
 * ``figures``    -- matplotlib in the worker: Agg backend, new figures taken as images.
 * ``namespace``  -- how the host sends the notebook's values to the worker (pickle: the trusted direction).
 * ``worker``     -- the worker process: cut ties to the kernel, confine, serve calls.
+* ``watch``      -- one call seen from the host: deadlines, one ``ran``, the budget, the final answers it gave.
 * ``isolated``   -- IsolatedPythonExecutor, the host side: fork, sync, wait, decode, tools, limits from outside.
 """

@@ -287,7 +287,12 @@ class IsolatedPythonExecutor:
         return self._wait(process, call_id)
 
     def _begin_call(self, call_id: int) -> int:
-        """The call's watch (deadlines, budget, final answers); returns the budget the worker is told."""
+        """The call's watch (deadlines, budget, final answers); returns the budget the worker is told. A worker that
+        sent anything since its last answer (frames that would answer the next calls) is replaced first."""
+        process = self._holder[0]
+        if process is not None and process.channel.readable(0):
+            self._discard(process, "replaced")
+            self._restart_after_anomaly()
         held = self._held.total(self.state)
         call_budget = budget.CallBudget(self.max_transfer_bytes, held, self.max_held_bytes)
         self._watch = CallWatch(call_id, self.timeout_seconds, KILL_GRACE_SECONDS, call_budget, self._stop_deadline)

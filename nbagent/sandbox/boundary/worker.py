@@ -37,6 +37,7 @@ from ..guards import capture, limits, policy
 from ..guards.executor import CodeOutput, LocalPythonExecutor
 from ..wire import codec as wire
 from ..wire import proxies
+from ..wire.budget import OUT_CHUNK_CHARS
 from ..wire.changes import is_mutable, referenced_names
 from ..wire.channel import Channel, frame
 from . import confine, figures, lifetime, mappings
@@ -268,7 +269,8 @@ class Outbox:
         if len(text) > room:
             text = text[:room] + "\n[... further output is not streamed; the step's logs keep its end ...]\n"
         self.streamed += len(text) + 1
-        self.channel.send({"t": "out", "text": text})
+        for start in range(0, len(text), OUT_CHUNK_CHARS):  # small frames: the host caps an ``out`` frame's size
+            self.channel.send({"t": "out", "text": text[start : start + OUT_CHUNK_CHARS]})
 
 
 # --- tools ---------------------------------------------------------------------------------------------------------
@@ -343,6 +345,8 @@ class Worker:
         signal.signal(STOP_SIGNAL, self._on_stop)
         self.stopping = False
         self.call_id: Any = None
+        self.budget: int | None = config.max_transfer_bytes  # what the host may still take in this call
+        self.encoder = wire.Encoder(self._reference)  # one per call: the final answer is sent once
         self.outbox.send({"t": "ready", "pid": os.getpid(), "report": report})
 
     def _on_stop(self, signum: int, frame: Any) -> None:
@@ -365,8 +369,15 @@ class Worker:
 
     # -- one call -----------------------------------------------------------------------------------------------------
 
-    def run_code(self, header: dict, buffers: list) -> None:
+    def _begin(self, header: dict) -> None:
+        """A new call: its id, the transfer budget the host announced, a fresh encoder."""
         self.call_id = header.get("id")
+        budget = header.get("budget")
+        self.budget = budget if type(budget) is int else self.config.max_transfer_bytes
+        self.encoder = wire.Encoder(self._reference)
+
+    def run_code(self, header: dict, buffers: list) -> None:
+        self._begin(header)
         self._sync(header, buffers)
         code = header["code"]
         referenced = _referenced_names(code)
@@ -380,7 +391,7 @@ class Worker:
         self._finish(outcome, before_ns, referenced, images)
 
     def run_call(self, header: dict, buffers: list) -> None:
-        self.call_id = header.get("id")
+        self._begin(header)
         self._sync(header, buffers)
         target = self.objects.get(header["oid"])
         args, kwargs = pickle.loads(buffers[header["args"]])
@@ -478,7 +489,8 @@ class Worker:
 
     def _finish(self, outcome: Any, before_ns: dict, referenced: set[str], images: list) -> None:
         changed, in_place, deleted = self._changes(before_ns, referenced)
-        encoder = wire.Encoder(self._reference, self.config.max_transfer_bytes)
+        encoder = self.encoder
+        encoder.start_message(self.budget)
         seen: dict[int, str] = {}
         names: dict[str, Any] = {}
         for name, value in changed.items():
@@ -542,7 +554,8 @@ class Worker:
 
     def call_tool(self, stub: ToolStub, args: tuple, kwargs: dict) -> Any:
         cid = next(self.cids)
-        encoder = wire.Encoder(self._reference, self.config.max_transfer_bytes)
+        encoder = self.encoder
+        encoder.start_message(self.budget)
         header = {
             "t": "tool",
             "id": self.call_id,
@@ -551,11 +564,15 @@ class Worker:
             "args": [encoder.value(a) for a in args],
             "kwargs": {str(k): encoder.value(v) for k, v in kwargs.items()},
         }
+        # The final answer's values stay referable: the write-back names them instead of sending them again.
+        encoder.export([*args, *kwargs.values()] if stub.final else ())
         self.outbox.send(header, encoder.buffers)
         while True:
             reply, buffers = self.channel.recv()
             if reply.get("t") != "tool_result" or reply.get("cid") != cid:
                 continue  # a stale answer to a call an interrupt abandoned
+            if type(reply.get("budget")) is int:
+                self.budget = reply["budget"]
             if isinstance(reply.get("printed"), str) and reply["printed"]:
                 sys.stdout.write(reply["printed"])  # the tool's prints, in the step's logs
             if not reply.get("ok"):

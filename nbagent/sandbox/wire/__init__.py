@@ -2,8 +2,9 @@
 
 The lowest room of the sandbox: both layers above speak it, and it trusts nothing it reads.
 
-* ``codec``    -- plain data without pickle (JSON tree + raw buffers; AgentValue); decoding bounded in size and time.
-* ``channel``  -- framed messages over the socket pair, read resumably, with deadlines and size limits.
+* ``codec``    -- plain data without pickle (JSON tree + raw buffers, each object once); decoding bounded in size and time.
+* ``channel``  -- framed messages over the socket pair, read resumably, with deadlines and per-kind size caps.
+* ``budget``   -- what decoded data may cost the host: per call, over steps; frame caps by kind.
 * ``proxies``  -- handles and function/class proxies the notebook holds for objects left in the worker.
 * ``changes``  -- what a call did to the shared namespace (created, rebound, changed in place, deleted), in words.
 """

@@ -2,7 +2,9 @@
 
 Frame: ``<u32 header length><u32 buffer count><u64 length> * count``, the UTF-8 JSON header, then the buffers.
 The reader keeps a partial frame across calls, so a read interrupted by a signal (the worker's timers) or cut short
-by a deadline resumes where it stopped. Limits on every length protect the host from a hostile worker.
+by a deadline resumes where it stopped. Limits on every length protect the host from a hostile worker: the JSON
+header is at most ``MAX_HEADER_BYTES``, and ``caps(kind)`` bounds a frame by its kind (``header["t"]``), checked
+after the header is read and before any buffer is allocated (:class:`FrameRefused`).
 """
 
 from __future__ import annotations
@@ -13,15 +15,22 @@ import select
 import socket
 import struct
 import time
+from collections.abc import Callable
+from typing import Any
+
+from .budget import MAX_HEADER_BYTES
 
 _PREFIX = struct.Struct("<II")
-MAX_HEADER_BYTES = 256 * 2**20
 MAX_BUFFERS = 1_000_000
 LARGE_BUFFER_BYTES = 1 << 20
 
 
 class ChannelClosed(EOFError):
     """The other end closed the connection (or sent something that is not a frame)."""
+
+
+class FrameRefused(ChannelClosed):
+    """The other end sent a frame larger than its kind allows (a protocol anomaly, not a crash)."""
 
 
 class ChannelTimeout(TimeoutError):
@@ -37,11 +46,16 @@ def frame(header: dict, buffers: list | tuple = ()) -> list:
 
 
 class Channel:
-    """One end of the socket pair. ``max_bytes`` bounds a frame's total size (None: unbounded)."""
+    """One end of the socket pair. ``max_bytes`` bounds a frame's total size (None: unbounded); ``caps(kind)`` the
+    size of a frame of that kind. ``last_header_bytes``: the JSON header's length of the last frame received."""
 
-    def __init__(self, sock: socket.socket, max_bytes: int | None = None) -> None:
+    def __init__(
+        self, sock: socket.socket, max_bytes: int | None = None, caps: Callable[[Any], int] | None = None
+    ) -> None:
         self.sock = sock
         self.max_bytes = max_bytes
+        self.caps = caps
+        self.last_header_bytes = 0
         self._partial: _PartialFrame | None = None
         sock.setblocking(True)
 
@@ -79,7 +93,7 @@ class Channel:
     def recv(self, deadline: float | None = None) -> tuple[dict, list]:
         """The next frame; ChannelTimeout after ``deadline`` (monotonic), ChannelClosed at end of stream."""
         if self._partial is None:
-            self._partial = _PartialFrame(self.max_bytes)
+            self._partial = _PartialFrame(self.max_bytes, self.caps)
         partial = self._partial
         while not partial.complete():
             if deadline is not None:
@@ -93,12 +107,15 @@ class Channel:
                 raise ChannelClosed("the other end closed the channel")
             partial.advance(received)
         self._partial = None
+        self.last_header_bytes = partial.header_length
         return partial.result()
 
 
 class _PartialFrame:
-    def __init__(self, max_bytes: int | None) -> None:
+    def __init__(self, max_bytes: int | None, caps: Callable[[Any], int] | None) -> None:
         self.max_bytes = max_bytes
+        self.caps = caps
+        self.header_length = 0
         self.stage = 0  # 0 prefix, 1 lengths, 2 header, 3.. buffers
         self.target: bytearray | mmap.mmap = bytearray(_PREFIX.size)
         self.filled = 0
@@ -122,13 +139,13 @@ class _PartialFrame:
         if self.stage == 0:
             self.header_length, self.count = _PREFIX.unpack(data)
             if self.header_length > MAX_HEADER_BYTES or self.count > MAX_BUFFERS:
-                raise ChannelClosed("malformed frame")
+                raise FrameRefused(f"a frame header of {self.header_length:,} bytes or {self.count:,} buffers")
             self._expect(1, 8 * self.count)
         elif self.stage == 1:
             self.lengths = list(struct.unpack(f"<{self.count}Q", data)) if self.count else []
             total = self.header_length + sum(self.lengths)
             if self.max_bytes is not None and total > self.max_bytes:
-                raise ChannelClosed(f"frame of {total:,} bytes exceeds the limit of {self.max_bytes:,}")
+                raise FrameRefused(f"frame of {total:,} bytes exceeds the limit of {self.max_bytes:,}")
             self._expect(2, self.header_length)
         elif self.stage == 2:
             try:
@@ -137,11 +154,20 @@ class _PartialFrame:
                 raise ChannelClosed("malformed frame header") from None
             if type(header) is not dict:
                 raise ChannelClosed("malformed frame header")
+            self._check_cap(header.get("t"))
             self.header = header
             self._start_buffer()
         else:
             self.buffers.append(data)
             self._start_buffer()
+
+    def _check_cap(self, kind: Any) -> None:
+        if self.caps is None:
+            return
+        total, cap = self.header_length + sum(self.lengths), self.caps(kind)
+        if total > cap:
+            name = kind if isinstance(kind, str) and len(kind) < 20 else "unknown"
+            raise FrameRefused(f"a {name!r} frame of {total:,} bytes (at most {cap:,} allowed)")
 
     def _start_buffer(self) -> None:
         index = len(self.buffers)

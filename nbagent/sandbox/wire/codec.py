@@ -13,6 +13,13 @@ code that came from the worker:
   ``{"$": "host"}`` (an object the host gave the worker, returned as itself).
 
 Only exact types count (a ``str`` subclass is not plain data). Anything else, too deep or too large, is a reference.
+
+Each object is encoded once: a later occurrence is ``{"$": "ref", "to": n}``, and the first one carries ``"#": n``
+(a list: a leading ``{"$": "@", "#": n}``), so the host rebuilds the aliasing and never multiplies data. Long strings
+and long lists of scalars travel as buffers; a broadcast (stride-0) array as its small base and the full shape. The
+decoder counts what it allocates (budget.py) and gives up past the limit it was given, on a reference to a node not
+yet decoded (a cycle), on ints beyond CPython's int/str limit, on dicts and sets whose keys collide, and when its
+``check`` (the step's deadline, a stop request) says so.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import array
 import datetime
 import decimal
 import fractions
+import itertools
 import json
 import math
 import re
@@ -29,9 +37,21 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
+from .budget import MAX_HEADER_BYTES, NODE_COST
+
 MAX_DEPTH = 64
 MAX_NODES = 2_000_000
-MAX_INT_DIGITS = 100_000
+#: Ints travel up to CPython's int/str conversion limit (4300 decimal digits by default: about 14,300 bits).
+MAX_INT_BITS = math.ceil((sys.get_int_max_str_digits() or 4300) * math.log2(10))
+#: Strings this long go as a UTF-8 buffer (once, however often they occur), lists of scalars this long as JSON in a
+#: buffer (outside the header).
+LONG_STR = 1024
+LONG_LIST = 256
+#: A dict or set may have this many keys sharing a hash with another key (building it is quadratic in them).
+MAX_HASH_COLLISIONS = 1024
+#: The worker keeps its (upper-bound) estimate of a frame's JSON header under this.
+HEADER_ESTIMATE_LIMIT = MAX_HEADER_BYTES // 2
+CHECK_EVERY_NODES = 4096
 _DTYPE = re.compile(r"^[<>|=][biufcmMSU]\d{1,4}(\[[A-Za-z0-9]{1,3}\])?$")
 _IMAGE_MODES = frozenset({"1", "L", "LA", "RGB", "RGBA", "I", "F", "I;16", "CMYK"})
 _MASKED = {
@@ -46,6 +66,23 @@ class WireError(ValueError):
 
 class NotPlain(Exception):
     """Raised by the encoder: the value is not plain data (or too deep, or too large)."""
+
+
+class TooLarge(NotPlain):
+    """Raised by the encoder: the value does not fit in the budget (the whole top-level value becomes a handle)."""
+
+
+class DecodeAbandoned(Exception):
+    """Raised by the decoder's ``check``: the step's deadline passed or a stop was requested (``reason``)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def collisions(keys: Any) -> int:
+    """How many of ``keys`` share their hash with an earlier key (cheap: the keys' hashes only)."""
+    return len(keys) - len(set(map(hash, keys)))
 
 
 class AgentValue:
@@ -76,46 +113,140 @@ _SCALARS = (type(None), bool, str)
 
 class Encoder:
     """Encodes values into one tree and a list of buffers; ``reference(obj)`` makes the node for a non-plain object
-    (or raises :class:`NotPlain` to refuse the whole value)."""
+    (or raises :class:`NotPlain` to refuse the whole value).
 
-    def __init__(self, reference: Callable[[Any], dict] | None = None, max_bytes: int | None = None) -> None:
+    ``max_bytes`` bounds :attr:`cost`, the host's estimate of what decoding allocates (budget.py). One encoder may
+    serve several messages of a call (:meth:`start_message`); :meth:`export` keeps some objects referable from the
+    next message (the final answer, which the write-back then names without sending it again)."""
+
+    def __init__(
+        self, reference: Callable[[Any], dict] | None = None, max_bytes: int | None = None, refs: Any = None
+    ) -> None:
         self.reference = reference
+        self.refs = refs if refs is not None else itertools.count(1)
+        self.memo: dict[int, list] = {}  # id -> [obj, node, ref number or None, done]; obj keeps the id unique
+        self._memo_order: list[int] = []
+        self.start_message(max_bytes)
+
+    def start_message(self, max_bytes: int | None) -> None:
         self.max_bytes = max_bytes
         self.buffers: list[memoryview] = []
-        self.size = 0
+        self.size = 0  # bytes in buffers
+        self.cost = 0  # the host's estimate, header included
+        self.header = 0  # upper bound of the JSON header's length
         self.nodes = 0
+
+    def export(self, objects: Any) -> None:
+        """Number ``objects``' nodes now (before their message is sent) and forget every other object."""
+        kept = {}
+        for obj in objects:
+            entry = self.memo.get(id(obj))
+            if entry is not None and entry[0] is obj and entry[3]:
+                self._number(entry)
+                kept[id(obj)] = entry
+        self.memo, self._memo_order = kept, list(kept)
+
+    def forget(self) -> None:
+        self.export(())
 
     def buffer(self, data: Any) -> int:
         view = memoryview(data).cast("B") if not isinstance(data, memoryview) else data
         self.size += view.nbytes
-        if self.max_bytes is not None and self.size > self.max_bytes:
-            raise NotPlain("too large")
+        self.reserve(view.nbytes)
         self.buffers.append(view)
         return len(self.buffers) - 1
 
+    def reserve(self, nbytes: int, header: int = 24) -> None:
+        """Count ``nbytes`` the host will allocate; :class:`TooLarge` past the budget (or the header's limit)."""
+        self.cost += nbytes + header
+        self.header += header
+        if self.max_bytes is not None and self.cost > self.max_bytes:
+            raise TooLarge("over the transfer budget")
+        if self.header > HEADER_ESTIMATE_LIMIT:
+            raise TooLarge("too many values for one message")
+
+    def check_room(self, nbytes: int) -> None:
+        """:class:`TooLarge` if ``nbytes`` more would not fit (before making a copy that large)."""
+        if self.max_bytes is not None and self.cost + nbytes > self.max_bytes:
+            raise TooLarge("over the transfer budget")
+
     def value(self, obj: Any, depth: int = 0) -> Any:
-        """The node for ``obj``; a non-plain value becomes a reference (or the whole encoding is refused)."""
-        mark = (len(self.buffers), self.size)
+        """The node for ``obj``; a non-plain value becomes a reference (or the whole encoding is refused). A value
+        over the budget propagates to the top level, which becomes one reference saying so (``over``)."""
+        mark = (len(self.buffers), self.size, self.cost, self.header, len(self._memo_order))
         try:
             return self._plain(obj, depth)
-        except NotPlain:
-            if self.reference is None:
+        except NotPlain as exc:
+            if self.reference is None or (isinstance(exc, TooLarge) and depth > 0):
                 raise
-            del self.buffers[mark[0] :]
-            self.size = mark[1]
-            return self.reference(obj)
+            spent = self.cost - mark[2]
+            self._rollback(mark)
+            node = self.reference(obj)
+            if isinstance(exc, TooLarge):
+                node = dict(node, over=max(spent, _size_hint(obj)), why=str(exc))
+            entry = self.memo.get(id(obj))
+            if entry is None or entry[0] is not obj:  # (an object still being encoded, a cycle, stays unnumbered)
+                self._remember(obj, node)
+            return node
+
+    def _rollback(self, mark: tuple) -> None:
+        del self.buffers[mark[0] :]
+        self.size, self.cost, self.header = mark[1], mark[2], mark[3]
+        for key in self._memo_order[mark[4] :]:
+            self.memo.pop(key, None)
+        del self._memo_order[mark[4] :]
+
+    def _remember(self, obj: Any, node: Any) -> list:
+        entry = [obj, node, None, True]
+        self.memo[id(obj)] = entry
+        self._memo_order.append(id(obj))
+        return entry
+
+    def _number(self, entry: list) -> int:
+        """The reference number of a node already encoded (given now if it had none: the node is marked)."""
+        if entry[2] is None:
+            entry[2] = next(self.refs)
+            if type(entry[1]) is dict:
+                entry[1]["#"] = entry[2]
+            else:
+                entry[1].insert(0, {"$": "@", "#": entry[2]})
+        return entry[2]
 
     def _plain(self, obj: Any, depth: int) -> Any:
         self.nodes += 1
+        self.reserve(NODE_COST, 8)
         if depth > MAX_DEPTH or self.nodes > MAX_NODES:
             raise NotPlain("too deep")
         kind = type(obj)
-        if kind in _SCALARS:
+        if obj is None or kind is bool:
             return obj
-        if kind is int:
-            return obj if -(2**63) <= obj < 2**63 else {"$": "int", "hex": format(obj, "x")}
+        if kind is int and -(2**63) <= obj < 2**63:
+            self.header += 20
+            return obj
         if kind is float:
+            self.header += 24
             return obj if math.isfinite(obj) else {"$": "float", "v": repr(obj)}
+        if kind is str and len(obj) < LONG_STR:
+            self.reserve(len(obj), _json_length(obj))
+            return obj
+        entry = self.memo.get(id(obj))
+        if entry is not None and entry[0] is obj:
+            if not entry[3]:
+                raise NotPlain("a value that contains itself")
+            return {"$": "ref", "to": self._number(entry)}
+        entry = self._remember(obj, None)
+        entry[3] = False
+        entry[1] = self._node(obj, kind, depth)
+        entry[3] = True
+        return entry[1]
+
+    def _node(self, obj: Any, kind: type, depth: int) -> Any:
+        if kind is str:
+            return {"$": "str", "buf": self.buffer(obj.encode("utf-8", "surrogatepass"))}
+        if kind is int:
+            if obj.bit_length() > MAX_INT_BITS:
+                raise NotPlain("an int beyond the int/str conversion limit")
+            return {"$": "int", "hex": format(obj, "x")}
         if kind is list:
             packed = _packed_list(self, obj)
             if packed is not None:
@@ -124,9 +255,13 @@ class Encoder:
         if kind is tuple:
             return {"$": "tuple", "items": [self.value(item, depth + 1) for item in obj]}
         if kind is dict:
+            if len(obj) > MAX_HASH_COLLISIONS and collisions(obj) > MAX_HASH_COLLISIONS:
+                raise NotPlain("keys whose hashes collide")
             keys = [self.value(key, depth + 1) for key in obj]
             return {"$": "dict", "k": keys, "v": [self.value(v, depth + 1) for v in obj.values()]}
         if kind in (set, frozenset):
+            if len(obj) > MAX_HASH_COLLISIONS and collisions(obj) > MAX_HASH_COLLISIONS:
+                raise NotPlain("items whose hashes collide")
             return {"$": kind.__name__, "items": [self.value(item, depth + 1) for item in obj]}
         if kind in (bytes, bytearray):
             return {"$": kind.__name__, "buf": self.buffer(obj)}
@@ -138,32 +273,75 @@ class Encoder:
         return encoder(self, obj, depth)
 
 
+def _json_length(text: str) -> int:
+    """An upper bound of ``text``'s length in JSON (escapes: at most 6 characters per character... or 12 for a
+    character outside the BMP, which counts as one)."""
+    return len(text) + 2 if text.isascii() and text.isprintable() else 12 * len(text) + 2
+
+
+def _size_hint(obj: Any) -> int:
+    """A cheap idea of a value's size, for the message that keeps it in the worker (0: unknown)."""
+    for attribute in ("nbytes",):
+        size = getattr(obj, attribute, None)
+        if type(size) is int:
+            return size
+    if type(obj) in (bytes, bytearray, str):
+        return len(obj)
+    usage = getattr(obj, "memory_usage", None)
+    if callable(usage) and type(obj).__module__.startswith("pandas"):
+        try:
+            total = usage(index=True)
+            return int(total.sum()) if hasattr(total, "sum") else int(total)
+        except Exception:
+            return 0
+    return 0
+
+
 _JSON_KINDS = frozenset({int, float, str, bool, type(None)})
 
 
 def _packed_list(e: Encoder, items: list) -> Any:
-    """A list of JSON scalars (the common case, checked at C speed): as itself, or as one binary buffer when it is a
-    long list of int64 or of floats; None for anything else."""
+    """A list of JSON scalars (the common case, checked at C speed): as itself, as one binary buffer when it is a long
+    list of int64, floats or bools, as JSON in a buffer when it is another long list; None for anything else (a long
+    string among them, a big int, a non-finite float: encoded item by item)."""
     kinds = set(map(type, items))
     if not kinds or not kinds <= _JSON_KINDS:
         return None
     if len(items) >= 64 and kinds == {bool}:
+        e.reserve(NODE_COST * len(items))
         return {"$": "blist", "buf": e.buffer(bytes(items))}
     if len(items) >= 64 and len(kinds) == 1 and kinds <= {int, float}:
         try:
             packed = array.array("q" if int in kinds else "d", items)
         except OverflowError:
             return None
+        e.reserve(NODE_COST * len(items))
         return {"$": "ilist" if int in kinds else "flist", "buf": e.buffer(packed)}
+    if not _json_scalars(items, kinds):
+        return None
+    strings = [x for x in items if type(x) is str] if len(kinds) > 1 else items if str in kinds else []
+    if strings and max(map(len, strings)) >= LONG_STR:
+        return None
+    chars = sum(map(len, strings))
+    if len(items) >= LONG_LIST:
+        e.reserve(NODE_COST * len(items) + chars)
+        text = json.dumps(items, separators=(",", ":"), allow_nan=False).encode()
+        return {"$": "jlist", "n": len(items), "buf": e.buffer(text)}
+    e.reserve(NODE_COST * len(items) + chars, 24 * len(items) + sum(map(_json_length, strings)))
+    return list(items)
+
+
+def _json_scalars(items: list, kinds: set) -> bool:
+    """True if every item of ``items`` (of types ``kinds``) is a JSON scalar the host reads back as itself."""
     if int in kinds:
         ints = [x for x in items if type(x) is int] if len(kinds) > 1 else items
         if min(ints) < -(2**63) or max(ints) >= 2**63:
-            return None
+            return False
     if float in kinds:
         floats = [x for x in items if type(x) is float] if len(kinds) > 1 else items
         if not all(map(math.isfinite, floats)):
-            return None
-    return list(items)
+            return False
+    return True
 
 
 def _timezone(tz: Any) -> Any:
@@ -232,18 +410,24 @@ def _numpy_encoder(kind: type) -> Callable | None:
     return None
 
 
-def _array_node(e: Encoder, array: Any) -> dict:
+def _array_node(e: Encoder, array: Any, broadcast: bool = False) -> dict:
+    """An array as one buffer; with ``broadcast``, a stride-0 view as its base and the full shape (``bcast``), never
+    expanded. A view is copied only when its copy fits in the budget."""
     np = sys.modules["numpy"]
     if array.dtype.hasobject or array.dtype.kind not in "biufcmMSU" or array.dtype.fields is not None:
         raise NotPlain("dtype")
-    if not array.flags.c_contiguous:
+    if array.size and not array.flags.c_contiguous:
+        if broadcast and 0 in array.strides:
+            base = array[tuple(slice(None) if stride else slice(0, 1) for stride in array.strides)]
+            return dict(_array_node(e, base), bcast=list(array.shape))
+        e.check_room(array.nbytes)
         array = array.copy(order="C")
     raw = array.reshape(-1).view(np.uint8) if array.size else b""
     return {"$": "ndarray", "dtype": array.dtype.str, "shape": list(array.shape), "buf": e.buffer(raw)}
 
 
 def _encode_ndarray(e: Encoder, obj: Any, depth: int) -> dict:
-    return _array_node(e, obj)
+    return _array_node(e, obj, broadcast=True)
 
 
 def _encode_numpy_scalar(e: Encoder, obj: Any, depth: int) -> dict:
@@ -316,7 +500,7 @@ def _column_node(e: Encoder, column: Any, depth: int) -> dict:
         array = column.to_numpy()
         if not dtype.hasobject:
             return _array_node(e, array)
-        return {"$": "objects", "items": [e._plain(item, depth + 1) for item in array.tolist()]}
+        return {"$": "objects", "items": _scalar_items(e, array.tolist(), depth)}
     name = str(dtype)
     if name in _MASKED:
         return {
@@ -331,7 +515,12 @@ def _column_node(e: Encoder, column: Any, depth: int) -> dict:
     if isinstance(dtype, pd.StringDtype):
         items = [item if type(item) is str else None for item in values.to_numpy(dtype=object)]
         na_nan = getattr(dtype, "na_value", None) is not pd.NA
-        return {"$": "strings", "items": items, "storage": str(getattr(dtype, "storage", "python")), "na_nan": na_nan}
+        return {
+            "$": "strings",
+            "items": _scalar_items(e, items, depth),
+            "storage": str(getattr(dtype, "storage", "python")),
+            "na_nan": na_nan,
+        }
     if isinstance(dtype, pd.DatetimeTZDtype):
         utc = np.asarray(values.tz_convert("UTC").tz_localize(None))
         return {"$": "datetimetz", "data": _array_node(e, utc), "tz": _timezone(dtype.tz)}
@@ -340,15 +529,26 @@ def _column_node(e: Encoder, column: Any, depth: int) -> dict:
     raise NotPlain(name)
 
 
+# The parts are encoded in the order the host decodes them (a reference must follow the node it names).
+
+
+def _scalar_items(e: Encoder, items: list, depth: int) -> Any:
+    """The items of an object or string column: packed (a list, or JSON in a buffer) or one by one."""
+    packed = _packed_list(e, items) if items else []
+    return packed if packed is not None else [e._plain(item, depth + 1) for item in items]
+
+
 def _encode_dataframe(e: Encoder, df: Any, depth: int) -> dict:
-    columns = [_column_node(e, df.iloc[:, i], depth + 1) for i in range(df.shape[1])]
-    return {"$": "dataframe", "columns": _index_node(e, df.columns, depth + 1),
-            "index": _index_node(e, df.index, depth + 1), "data": columns}  # fmt: skip
+    columns = _index_node(e, df.columns, depth + 1)
+    index = _index_node(e, df.index, depth + 1)
+    data = [_column_node(e, df.iloc[:, i], depth + 1) for i in range(df.shape[1])]
+    return {"$": "dataframe", "columns": columns, "index": index, "data": data}
 
 
 def _encode_series(e: Encoder, series: Any, depth: int) -> dict:
-    return {"$": "series", "name": _label(e, series.name, depth), "index": _index_node(e, series.index, depth + 1),
-            "data": _column_node(e, series, depth + 1)}  # fmt: skip
+    index = _index_node(e, series.index, depth + 1)
+    data = _column_node(e, series, depth + 1)
+    return {"$": "series", "index": index, "data": data, "name": _label(e, series.name, depth)}
 
 
 def encode(value: Any, reference: Callable[[Any], dict] | None = None, max_bytes: int | None = None):
@@ -373,39 +573,103 @@ def fingerprint(value: Any, max_bytes: int | None = None) -> int | None:
 
 
 class Decoder:
-    """Builds values from a tree and its buffers; ``remote(node)`` and ``host(node)`` resolve references."""
+    """Builds values from a tree and its buffers; ``remote(node)`` and ``host(node)`` resolve references.
 
-    def __init__(self, buffers: list, remote: Callable[[dict], Any], host: Callable[[dict], Any]) -> None:
+    ``table`` maps reference numbers to the values already built (shared by the messages of one call); ``limit``
+    bounds :attr:`cost`, what decoding allocates (budget.py); ``check`` is called every few thousand nodes and
+    before each buffer, and may raise :class:`DecodeAbandoned`."""
+
+    def __init__(
+        self,
+        buffers: list,
+        remote: Callable[[dict], Any],
+        host: Callable[[dict], Any],
+        table: dict | None = None,
+        limit: int | None = None,
+        check: Callable[[], None] | None = None,
+    ) -> None:
         self.buffers = buffers
         self.remote = remote
         self.host = host
+        self.table = table if table is not None else {}
+        self.limit = limit
+        self.check = check
         self.nodes = 0
+        self.cost = 0
+        self._next_check = CHECK_EVERY_NODES
+        self._open: set[int] = set()
+
+    def charge(self, nbytes: int) -> None:
+        self.cost += nbytes
+        if self.limit is not None and self.cost > self.limit:
+            raise WireError(f"the worker sent more than the transfer budget it was told ({self.limit:,} bytes)")
 
     def buffer(self, node: dict) -> Any:
         index = node.get("buf")
         if type(index) is not int or not 0 <= index < len(self.buffers):
             raise WireError("bad buffer reference")
-        return self.buffers[index]
+        data = self.buffers[index]
+        self.charge(len(data))  # each use: a buffer named twice is paid twice
+        if self.check is not None:
+            self.check()
+        return data
 
     def value(self, node: Any, depth: int = 0) -> Any:
         self.nodes += 1
         if depth > MAX_DEPTH + 8 or self.nodes > MAX_NODES:
             raise WireError("value too deep or too large")
+        if self.nodes >= self._next_check:
+            self._next_check = self.nodes + CHECK_EVERY_NODES
+            if self.check is not None:
+                self.check()
+        self.charge(NODE_COST)
         kind = type(node)
-        if node is None or kind in (bool, int, float, str):
+        if node is None or kind in (bool, int, float):
+            return node
+        if kind is str:
+            self.charge(len(node))
             return node
         if kind is list:
-            if set(map(type, node)) <= _JSON_KINDS:
-                self.nodes += len(node)
-                return node
-            return [self.value(item, depth + 1) for item in node]
+            if node and type(node[0]) is dict and node[0].get("$") == "@":
+                return self._define(node[0], lambda: self._list(node[1:], depth))
+            return self._list(node, depth)
         if kind is not dict:
             raise WireError(f"unexpected {kind.__name__}")
         tag = node.get("$")
         handler = _DECODERS.get(tag) if type(tag) is str else None
         if handler is None:
             raise WireError(f"unknown tag {tag!r}")
+        if "#" in node:
+            return self._define(node, lambda: handler(self, node, depth))
         return handler(self, node, depth)
+
+    def _list(self, node: list, depth: int) -> list:
+        if set(map(type, node)) <= _JSON_KINDS:
+            self._count(len(node))
+            self.charge(NODE_COST * len(node) + sum(len(x) for x in node if type(x) is str))
+            return node
+        return [self.value(item, depth + 1) for item in node]
+
+    def _count(self, count: int) -> None:
+        self.nodes += count
+        if self.nodes > MAX_NODES:
+            raise WireError("value too large")
+
+    def _define(self, node: dict, build: Callable[[], Any]) -> Any:
+        number = node.get("#")
+        if type(number) is not int or number in self.table or number in self._open:
+            raise WireError("bad reference number")
+        self._open.add(number)
+        value = build()
+        self._open.discard(number)
+        self.table[number] = value
+        return value
+
+    def reference(self, node: dict) -> Any:
+        number = node.get("to")
+        if type(number) is not int or number not in self.table:
+            raise WireError("a reference to a value not yet decoded (or to itself)")
+        return self.table[number]
 
     def items(self, node: dict, key: str, depth: int) -> list:
         items = node.get(key)
@@ -413,12 +677,50 @@ class Decoder:
             raise WireError(f"{key} must be a list")
         return [self.value(item, depth + 1) for item in items]
 
+    def sequence(self, node: dict, key: str, depth: int) -> list:
+        """A list that may have been packed (``jlist``, ``ilist``...) or referenced."""
+        items = self.value(node.get(key), depth + 1)
+        if type(items) is not list:
+            raise WireError(f"{key} must be a list")
+        return items
+
 
 def _decode_int(d: Decoder, node: dict, depth: int) -> int:
     text = node.get("hex")
-    if type(text) is not str or len(text) > MAX_INT_DIGITS or not re.fullmatch(r"-?[0-9a-f]+", text):
-        raise WireError("bad int")
+    if type(text) is not str or len(text) > MAX_INT_BITS // 4 + 2 or not re.fullmatch(r"-?[0-9a-f]+", text):
+        raise WireError("bad int (or beyond the int/str conversion limit)")
     return int(text, 16)
+
+
+def _decode_str(d: Decoder, node: dict, depth: int) -> str:
+    try:
+        return bytes(d.buffer(node)).decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        raise WireError("bad string") from None
+
+
+def _decode_jlist(d: Decoder, node: dict, depth: int) -> list:
+    count = node.get("n")
+    if type(count) is not int or count < 0:
+        raise WireError("bad packed list")
+    d._count(count)
+    d.charge(NODE_COST * count)
+    try:
+        items = json.loads(bytes(d.buffer(node)))
+    except (ValueError, RecursionError):
+        raise WireError("bad packed list") from None
+    if type(items) is not list or len(items) != count or not set(map(type, items)) <= _JSON_KINDS:
+        raise WireError("bad packed list")
+    d.charge(sum(len(x) for x in items if type(x) is str))
+    return items
+
+
+def _no_collisions(keys: list) -> None:
+    try:
+        if len(keys) > MAX_HASH_COLLISIONS and collisions(keys) > MAX_HASH_COLLISIONS:
+            raise WireError("keys whose hashes collide (building them would take quadratic time)")
+    except TypeError as exc:
+        raise WireError(f"bad key: {exc}") from None
 
 
 def _decode_float(d: Decoder, node: dict, depth: int) -> float:
@@ -431,6 +733,7 @@ def _decode_dict(d: Decoder, node: dict, depth: int) -> dict:
     keys, values = d.items(node, "k", depth), d.items(node, "v", depth)
     if len(keys) != len(values):
         raise WireError("bad dict")
+    _no_collisions(keys)
     try:
         return dict(zip(keys, values))
     except TypeError as exc:
@@ -439,8 +742,10 @@ def _decode_dict(d: Decoder, node: dict, depth: int) -> dict:
 
 def _decode_hashable(kind: type) -> Callable[[Decoder, dict, int], Any]:
     def decode(d: Decoder, node: dict, depth: int) -> Any:
+        items = d.items(node, "items", depth)
+        _no_collisions(items)
         try:
-            return kind(d.items(node, "items", depth))
+            return kind(items)
         except TypeError as exc:
             raise WireError(str(exc)) from None
 
@@ -534,7 +839,20 @@ def _numpy() -> Any:
     return numpy
 
 
-def _decode_ndarray(d: Decoder, node: dict, depth: int) -> Any:
+def _decode_ndarray(d: Decoder, node: dict, depth: int, broadcast: bool = False) -> Any:
+    np = _numpy()
+    array = _decode_array(d, node)
+    full = node.get("bcast")
+    if full is None:
+        return array
+    if not broadcast or type(full) is not list or len(full) != array.ndim:
+        raise WireError("bad broadcast shape")
+    if any(type(n) is not int or n < 0 or (m != 1 and m != n) for m, n in zip(array.shape, full)):
+        raise WireError("bad broadcast shape")
+    return np.broadcast_to(array, tuple(full))  # a read-only view: nothing is expanded
+
+
+def _decode_array(d: Decoder, node: dict) -> Any:
     np = _numpy()
     dtype = _dtype(node.get("dtype"))
     shape = node.get("shape")
@@ -577,10 +895,18 @@ def _decode_packed(typecode: str) -> Callable[[Decoder, dict, int], list]:
             raise WireError("bad packed list")
         values = array.array(typecode)
         values.frombytes(data)
-        d.nodes += len(values)
+        d._count(len(values))
+        d.charge(NODE_COST * len(values))
         return values.tolist()
 
     return decode
+
+
+def _decode_blist(d: Decoder, node: dict, depth: int) -> list:
+    data = d.buffer(node)
+    d._count(len(data))
+    d.charge(NODE_COST * len(data))
+    return list(map(bool, data))
 
 
 def _decode_bytes(kind: type) -> Callable[[Decoder, dict, int], Any]:
@@ -671,7 +997,7 @@ def _decode_column(d: Decoder, node: Any, depth: int) -> Any:
                 raise WireError("a column must be 1-dimensional")
             return array
         if tag == "objects":
-            return _objects(d.items(node, "items", depth))
+            return _objects(d.sequence(node, "items", depth))
         if tag == "masked":
             kind = _MASKED.get(node.get("dtype"))
             data, mask = _decode_ndarray(d, node.get("data"), depth), _decode_ndarray(d, node.get("mask"), depth)
@@ -686,7 +1012,7 @@ def _decode_column(d: Decoder, node: Any, depth: int) -> Any:
             categories = _decode_index(d, node.get("categories"), depth)
             return pd.Categorical.from_codes(codes, categories=categories, ordered=bool(node.get("ordered")))
         if tag == "strings":
-            items = _list(node, "items")
+            items = d.sequence(node, "items", depth)
             if any(item is not None and type(item) is not str for item in items):
                 raise WireError("bad string column")
             return pd.array(items, dtype=_string_dtype(node))
@@ -778,9 +1104,12 @@ _DECODERS: dict[str, Callable[[Decoder, dict, int], Any]] = {
     "decimal": _decode_decimal,
     "fraction": _decode_fraction,
     "ilist": _decode_packed("q"),
-    "blist": lambda d, node, depth: list(map(bool, d.buffer(node))),
+    "blist": _decode_blist,
+    "jlist": _decode_jlist,
+    "str": _decode_str,
+    "ref": lambda d, node, depth: d.reference(node),
     "flist": _decode_packed("d"),
-    "ndarray": _decode_ndarray,
+    "ndarray": lambda d, node, depth: _decode_ndarray(d, node, depth, broadcast=True),
     "npscalar": _decode_npscalar,
     "image": _decode_image,
     "dataframe": _decode_dataframe,
@@ -798,9 +1127,15 @@ _DECODERS: dict[str, Callable[[Decoder, dict, int], Any]] = {
 }
 
 
-def decode(tree: Any, buffers: list, remote: Callable[[dict], Any], host: Callable[[dict], Any]) -> Any:
-    """The value of ``tree``; :class:`WireError` if the data does not follow the format."""
+def decode(tree: Any, buffers: list, remote: Callable[[dict], Any], host: Callable[[dict], Any], **options: Any) -> Any:
+    """The value of ``tree``; :class:`WireError` if the data does not follow the format (``options``: those of
+    :class:`Decoder`)."""
+    return decoded(Decoder(buffers, remote, host, **options), tree)
+
+
+def decoded(decoder: Decoder, tree: Any) -> Any:
+    """``decoder.value(tree)``, a too deep value being a :class:`WireError` too."""
     try:
-        return Decoder(buffers, remote, host).value(tree)
+        return decoder.value(tree)
     except RecursionError:
         raise WireError("value too deep") from None

@@ -1,0 +1,101 @@
+"""One call seen from the host: what the worker may still send, until when, and which answers are real.
+
+The worker is hostile, so the host keeps its own account of a call:
+
+* **time**: the code's deadline (timeout + grace); one ``ran`` moves it to an encoding allowance, never past an
+  absolute deadline (timeout + grace + allowance + the time the host's tools took); a second ``ran`` is an anomaly.
+  Decoding checks the deadline and a stop request every few thousand nodes (:meth:`CallWatch.check`).
+* **size**: the call's :class:`~nbagent.sandbox.wire.budget.CallBudget`, charged by every decoded message, and the
+  decoding table shared by the messages (the write-back may name a value a tool call already carried).
+* **the final answer**: the calls of the host's own ``final_answer`` tool (``answers``, by call id); the worker's
+  ``done`` may only point at one of them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..wire import codec as wire
+from ..wire.budget import SLACK_BYTES, CallBudget
+
+#: The least time the host gives the worker to encode and send its answer after ``ran``.
+MIN_ENCODING_SECONDS = 10.0
+
+
+class CallWatch:
+    """Deadlines, budget, decoding table and final answers of one call (see the module docstring)."""
+
+    def __init__(
+        self,
+        call_id: int,
+        timeout: float | None,
+        grace: float,
+        budget: CallBudget,
+        stop_deadline: Callable[[], float | None],
+    ) -> None:
+        self.call_id = call_id
+        self.started = time.monotonic()
+        self.allowance = max(MIN_ENCODING_SECONDS, timeout or 0.0)
+        self.deadline = self.started + timeout + grace if timeout else None
+        self.absolute = self.deadline + self.allowance if self.deadline is not None else None
+        self.budget = budget
+        self.table: dict[int, Any] = {}
+        self.answers: dict[int, Any] = {}
+        self.ran = False
+        self._stop_deadline = stop_deadline
+
+    def on_ran(self) -> None:
+        """The worker says its code ended: the encoding allowance starts (once per call)."""
+        if self.ran:
+            raise wire.WireError("a second 'ran' in one call")
+        self.ran = True
+        if self.deadline is not None and self.absolute is not None:
+            self.deadline = min(time.monotonic() + self.allowance, self.absolute)
+
+    def add_tool_time(self, seconds: float) -> None:
+        """A tool ran in the host for ``seconds``: the absolute deadline moves by as much."""
+        if self.absolute is not None:
+            self.absolute += seconds
+
+    def limit(self) -> float | None:
+        """When the host stops waiting: the deadline, or the grace after a stop request, whichever is first."""
+        stop = self._stop_deadline()
+        limits = [x for x in (self.deadline, stop) if x is not None]
+        return min(limits) if limits else None
+
+    def expired(self) -> str | None:
+        """ "stop" or "timeout" once the limit has passed, else None."""
+        limit = self.limit()
+        if limit is None or time.monotonic() < limit:
+            return None
+        return "stop" if self._stop_deadline() is not None else "timeout"
+
+    def check(self) -> None:
+        """For the decoder: :class:`~nbagent.sandbox.wire.codec.DecodeAbandoned` once the limit has passed."""
+        reason = self.expired()
+        if reason:
+            raise wire.DecodeAbandoned(reason)
+
+    def decoder(self, buffers: list, remote: Callable, host: Callable, header_bytes: int) -> wire.Decoder:
+        """A decoder for one message, bounded by what remains of the budget (the header counts too)."""
+        limit = self.budget.remaining + SLACK_BYTES - header_bytes
+        if limit < 0:
+            raise wire.WireError("a message header larger than the transfer budget the worker was told")
+        return wire.Decoder(buffers, remote, host, table=self.table, limit=limit, check=self.check)
+
+    def settle(self, decoder: wire.Decoder, header_bytes: int) -> None:
+        """Charge the budget with what the message cost."""
+        self.budget.charge(decoder.cost + header_bytes)
+
+    def final_answer(self, header: dict) -> tuple[bool, Any] | None:
+        """From the worker's ``done``: ``(is_final, value)`` when it names a call of the host's ``final_answer`` in
+        this call (``host_final``), None when it names none (its output is then decoded); a ``final`` claim or a
+        ``host_final`` the host never answered is an anomaly."""
+        cid = header.get("host_final")
+        if cid is None and not header.get("final"):
+            return None
+        if type(cid) is not int or cid not in self.answers:
+            raise wire.WireError("a final answer the host's final_answer tool never gave")
+        return bool(header.get("final")), self.answers[cid]
