@@ -400,6 +400,8 @@ def test_forced_fallback_keeps_the_filter_and_ports_with_a_notice(
 def test_policy_parameters_are_checked() -> None:
     with pytest.raises(ValueError, match="allow_hosts: 'localhost' is not 'host:port'"):
         proxy.Policy.make(allow_hosts=["localhost"])
+    with pytest.raises(ValueError, match="is not 'host:port'"):
+        proxy.Policy.make(allow_hosts=["<script>\n[nbagent] connected to x:443"])  # nothing a note could quote
     with pytest.raises(ValueError, match="allow_domains: 'https://x.org' is not a domain name"):
         proxy.Policy.make(allow_domains="https://x.org")
     policy = proxy.Policy.make(allow_domains=["*.Example.com"], allow_hosts="[::1]:8080")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import re
 import socket
 import threading
 import time
@@ -33,6 +34,8 @@ from dataclasses import dataclass, field
 from .confine import NETWORK_PORTS
 from .netns import pipe
 
+#: A host name (ASCII, as IDNA gives it) or an IP address literal: what a note or an answer may quote.
+_HOST_NAME = re.compile(r"[a-z0-9_.-]{1,253}|[0-9a-f:.]{2,45}")
 MAX_STREAMS = 32
 MAX_HEAD_BYTES = 8192
 HANDSHAKE_SECONDS = 10.0
@@ -98,7 +101,7 @@ def _host_port(entry: object, what: str) -> tuple[str, int]:
     text = entry if isinstance(entry, str) else ""
     host, _, port = text.rpartition(":")
     host = host.strip("[]").rstrip(".").lower()
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not _HOST_NAME.fullmatch(host) or not port.isdigit() or not 0 < int(port) < 65536:
         raise ValueError(f"{what}: {entry!r} is not 'host:port' (write '127.0.0.1:8080' or '[::1]:8080')")
     return host, int(port)
 
