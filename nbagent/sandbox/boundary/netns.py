@@ -104,6 +104,7 @@ def _own_network(relay_fd: int | None) -> Network:
         listener.listen(64)
     except OSError as exc:
         control.close()
+        _forget_proxy()
         return Network("own namespace: no network", notice=f"the network relay could not start ({exc}); no network")
     return Network(
         f"own namespace: HTTPS through the kernel's proxy ({RELAY_URL})", (RELAY_PORT,), "", listener, control
@@ -114,8 +115,7 @@ def _host_network(relay_fd: int | None, ports: tuple[int, ...], why: str) -> Net
     """No namespace of our own: ``ports`` (empty without a network grant) are reached directly, without the proxy."""
     if relay_fd is not None:
         os.close(relay_fd)
-    for name in proxy_environment():
-        os.environ.pop(name, None)  # no relay: the libraries connect directly
+    _forget_proxy()  # no relay: the libraries connect directly
     where = f"the kernel's namespace ({why})"
     if ports:
         listed = "/".join(map(str, ports))
@@ -125,6 +125,11 @@ def _host_network(relay_fd: int | None, ports: tuple[int, ...], why: str) -> Net
         )
         return Network(f"{where}: TCP ports {listed}", ports, notice)
     return Network(f"{where}: no sockets")
+
+
+def _forget_proxy() -> None:
+    for name in proxy_environment():
+        os.environ.pop(name, None)
 
 
 def _unshare() -> tuple[str, bool]:
