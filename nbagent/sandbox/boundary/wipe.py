@@ -5,7 +5,7 @@ built from the key all keep the bytes. :func:`mask` searches each value through 
 writable mappings (``/proc/self/maps``, resident runs by ``mincore``, ``memmem`` in place: nothing is copied) and
 overwrites each occurrence with ``*`` of the same length (a string object stays a valid string).
 
-Cost: one ``memmem`` pass per value over the resident private writable memory (about 10 ms per value per 100 MB
+Cost: one ``memmem`` pass per value over the resident private writable memory (10-15 ms per value per 100 MB
 on the machine of the benchmark; none at all without values). Shared mappings are never written (they are the
 kernel's memory too); read-only mappings, swapped-out pages and other encodings of a value (UTF-16/32 strings) are not
 searched.
