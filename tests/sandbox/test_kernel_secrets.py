@@ -88,6 +88,9 @@ def test_credentials_argv_and_environment_are_gone_from_the_worker(
                                                                          ENV_KEY, USER_VALUE)])  # fmt: skip
         assert hits.pop(USER_VALUE.encode()) > 0  # the scan sees what is there
         assert hits == dict.fromkeys(hits, 0)
+        # the blocks the process started with (a copy of the kernel's): environment zeroed, command line replaced
+        assert Path(f"/proc/{executor.worker_pid}/environ").read_bytes().strip(b"\0") == b""
+        assert Path(f"/proc/{executor.worker_pid}/cmdline").read_bytes().rstrip(b"\0") == b"nbagent-worker"
         assert executor("6 * 7").output == 42
         assert rss_bytes() - before < 64 * 2**20
     finally:

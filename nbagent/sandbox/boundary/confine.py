@@ -261,7 +261,7 @@ def _zero_initial_environment() -> None:
     try:
         with open("/proc/self/stat", "rb") as fh:
             fields = fh.read().rsplit(b")", 1)[1].split()
-        start, end = int(fields[48]), int(fields[49])  # env_start, env_end (fields 50, 51 of proc(5))
+        start, end = int(fields[47]), int(fields[48])  # env_start, env_end (proc(5) field n is fields[n - 3])
     except (OSError, ValueError, IndexError):
         return
     if 0 < start < end and end - start < 1 << 24:

@@ -29,6 +29,7 @@ resident): the references 5-60 ms (mostly the collector's pass, none without a c
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import re
 import sys
@@ -175,10 +176,26 @@ def _argv(shell: Any, found: Found) -> None:
             if flag and flag.group(1):
                 found.value(flag.group(1))
             after_flag = bool(flag) and flag.group(1) is None
+    _overwrite_command_line()
     sys.argv[:] = ["nbagent-worker"]
     if isinstance(getattr(sys, "orig_argv", None), list):
         sys.orig_argv[:] = ["nbagent-worker"]
     found.cleared.append("sys.argv")
+
+
+def _overwrite_command_line() -> None:
+    """The command line the process started with, in its own memory (a copy of the kernel's after fork: what
+    ``/proc/<pid>/cmdline`` shows), becomes ``nbagent-worker``."""
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        start, end = int(fields[45]), int(fields[46])  # arg_start, arg_end (proc(5) field n is fields[n - 3])
+    except (OSError, ValueError, IndexError):
+        return
+    if 0 < start < end and end - start < 1 << 24:
+        ctypes.memset(start, 0, end - start)
+        title = b"nbagent-worker"[: end - start - 1]
+        ctypes.memmove(start, title, len(title))
 
 
 # --- the input/output history --------------------------------------------------------------------------------------
@@ -350,7 +367,11 @@ def _blank_attribute(owner: Any, name: str, value: Any, found: Found, depth: int
 
 
 def _is_headers(value: Any) -> bool:
-    return hasattr(value, "items") and hasattr(value, "__delitem__") and type(value).__name__ in ("Headers", "dict", "CaseInsensitiveDict")
+    return (
+        hasattr(value, "items")
+        and hasattr(value, "__delitem__")
+        and type(value).__name__ in ("Headers", "dict", "CaseInsensitiveDict")
+    )
 
 
 def _blank_headers(headers: Any, found: Found, every: bool = False) -> None:
