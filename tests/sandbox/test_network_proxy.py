@@ -1,8 +1,8 @@
 """Network only through the host: the worker's own network namespace, and the host's CONNECT proxy with its policy.
 
 A "kernel" in these tests is a dual-stack listener (TCP, plus a UDP socket) the test opens in this process: nothing
-the worker does may reach it. The positive cases go to a loopback HTTP server the user granted explicitly
-(``allow_hosts``): there is no internet here. Attacks run with the guards on and off; the host (this pytest process)
+the worker does may reach it. The positive cases go to loopback HTTP and HTTPS servers (a self-signed certificate
+made with the openssl command) the user granted explicitly (``allow_hosts``): there is no internet here. Attacks run with the guards on and off; the host (this pytest process)
 must survive with its threads bounded, and the next call must work.
 """
 
@@ -205,6 +205,70 @@ def test_a_granted_host_is_reached_through_the_proxy_and_noted(granted: Isolated
     result = granted(tunnel("127.0.0.1", web) + "\nresult = " + tunnel("127.0.0.1", web).strip().split("\n", 1)[1])
     assert result.output == "200 hello through the tunnel"
     assert result.logs.endswith(f"[nbagent] connected to 127.0.0.1:{web} (2 times)\n")
+
+
+@pytest.fixture(scope="module")
+def tls_web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, str]]:
+    """An HTTPS server on loopback with a self-signed certificate for 127.0.0.1 (made by the openssl command)."""
+    import shutil
+    import ssl
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("the openssl command is not installed")
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = str(folder / "cert.pem"), str(folder / "key.pem")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert],
+        check=True, capture_output=True,
+    )  # fmt: skip
+
+    class Hello(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"hello over TLS"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hello)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1], cert
+    server.shutdown()
+    server.server_close()
+
+
+HTTPS_CLIENTS = {
+    "requests": "import requests\nrequests.get(URL, verify=CERT, timeout=5).text",
+    "httpx": "import httpx, ssl\nhttpx.get(URL, verify=ssl.create_default_context(cafile=CERT), timeout=5).text",
+    "urllib": "import urllib.request, ssl\n"
+    "urllib.request.urlopen(URL, context=ssl.create_default_context(cafile=CERT), timeout=5).read().decode()",
+}
+
+
+@pytest.mark.parametrize("guards", [False, True], ids=["guards off", "guards on"])
+@pytest.mark.parametrize("client", list(HTTPS_CLIENTS))
+def test_https_libraries_go_through_the_proxy_unchanged(tls_web: tuple[int, str], client: str, guards: bool) -> None:
+    port, cert = tls_web
+    executor = make(
+        guards=guards,
+        additional_authorized_imports=["requests", "httpx", "urllib", "ssl"],
+        allow_hosts=[f"127.0.0.1:{port}"],
+        allow_read=[os.path.dirname(cert)],
+    )
+    try:
+        code = f"URL, CERT = 'https://127.0.0.1:{port}/', {cert!r}\n{HTTPS_CLIENTS[client]}"
+        assert executor(code).output == "hello over TLS"
+        assert executor.last_notes == [f"connected to 127.0.0.1:{port}"]
+    finally:
+        executor.close()
 
 
 def test_plain_http_through_the_proxy_gets_a_clear_405(granted: IsolatedPythonExecutor, web: int) -> None:
