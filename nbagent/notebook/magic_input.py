@@ -124,7 +124,9 @@ def imports_notice(modules: Iterable[str], executor: str) -> str | None:
         )
     if tops & NETWORK_MODULES:
         parts.append(
-            "network: TCP to ports 80/443 only" if confined else f"network: unrestricted ({_unconfined(executor)})"
+            "network: HTTPS through the kernel's proxy, to public addresses only (ports 80/443)"
+            if confined
+            else f"network: unrestricted ({_unconfined(executor)})"
         )
     if not parts:
         return None
