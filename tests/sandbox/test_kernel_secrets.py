@@ -29,6 +29,7 @@ CLIENT_KEY = "sk-client-8a2b4c6d1e3f5a7b"
 HTTPX_KEY = "httpx-bearer-5d6e7f8091a2b3c4"
 ARGV_KEY = "argv-token-0a9b8c7d6e5f4a3b"
 ENV_KEY = "env-secret-1f2e3d4c5b6a7988"
+MODULE_KEY = "sk-module-9b8a7c6d5e4f3a21"  # openai.api_key: the module-level client's key
 USER_VALUE = "user-variable-3c4d5e6f7a8b9c0d"  # the user's own variable: stays (the positive control)
 
 
@@ -71,6 +72,7 @@ def test_credentials_argv_and_environment_are_gone_from_the_worker(
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("NBAGENT_TEST_API_TOKEN", ENV_KEY)
     monkeypatch.setattr(sys, "argv", ["kernel", f"--token={ARGV_KEY}", "-f", str(tmp_path / "kernel-1.json")])
+    monkeypatch.setattr(openai, "api_key", MODULE_KEY)
     model = OpenAIServerModel("m", api_base="http://127.0.0.1:9/v1", api_key=MODEL_KEY)
     client = openai.OpenAI(api_key=CLIENT_KEY, base_url="http://127.0.0.1:9/v1")
     http = httpx.Client(headers={"Authorization": f"Bearer {HTTPX_KEY}"})
@@ -84,8 +86,8 @@ def test_credentials_argv_and_environment_are_gone_from_the_worker(
         if not guards:  # what the agent's code itself sees, past the guards
             seen = executor("import sys\n(sys.argv, model._secrets, model.client.api_key)").output
             assert seen == (["nbagent-worker"], [], "")
-        hits = memory_hits(executor.worker_pid, [s.encode() for s in (MODEL_KEY, CLIENT_KEY, HTTPX_KEY, ARGV_KEY,
-                                                                         ENV_KEY, USER_VALUE)])  # fmt: skip
+        planted = (MODEL_KEY, CLIENT_KEY, HTTPX_KEY, ARGV_KEY, ENV_KEY, MODULE_KEY, USER_VALUE)
+        hits = memory_hits(executor.worker_pid, [s.encode() for s in planted])
         assert hits.pop(USER_VALUE.encode()) > 0  # the scan sees what is there
         assert hits == dict.fromkeys(hits, 0)
         # the blocks the process started with (a copy of the kernel's): environment zeroed, command line replaced

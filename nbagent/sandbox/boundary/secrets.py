@@ -30,10 +30,12 @@ resident): the references 5-60 ms (mostly the collector's pass, none without a c
 from __future__ import annotations
 
 import ctypes
+import functools
 import gc
 import re
 import sys
 import time
+import types
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -62,6 +64,8 @@ CLIENT_CLASSES = (
     ("huggingface_hub.inference._generated._async_client", "AsyncInferenceClient"),
     ("jupyter_client.session", "Session"),
 )
+#: Modules whose text globals named like a credential are keys set for the whole process.
+CLIENT_MODULES = ("openai", "litellm", "anthropic", "cohere", "groq", "mistralai")
 _HF_AUTH_GLOBALS = ("_GOOGLE_COLAB_SECRET", "_OIDC_TOKEN_CACHE", "_OAUTH_REFRESH_CACHE")
 _PLAIN_WORD = re.compile(rb"[a-z_]+")  # a name ("arguments"), not a credential: masking it would break the worker
 _MAX_DEPTH = 3  # how deep a client's attributes are followed (client -> http client -> auth)
@@ -75,9 +79,9 @@ class Found:
         self.cleared: list[str] = []
 
     def value(self, value: Any) -> None:
-        if isinstance(value, str):
+        if type(value) is str:
             value = value.encode("utf-8", "ignore")
-        if not isinstance(value, (bytes, bytearray)):
+        if type(value) not in (bytes, bytearray):
             return
         value = bytes(value).strip()
         for prefix in (b"Bearer ", b"Basic ", b"Token ", b"token "):
@@ -122,7 +126,7 @@ def _user_strings(shell: Any) -> set[bytes]:
     """The text values the notebook's variables hold (``API_KEY = "..."``): the user's data, never masked."""
     namespace = getattr(shell, "user_ns", None) or {}
     hidden = set(_history_names(namespace))
-    return secret_values(v for k, v in namespace.items() if k not in hidden and isinstance(v, (str, bytes)))
+    return secret_values(v for k, v in namespace.items() if k not in hidden and type(v) in (str, bytes))
 
 
 def _shell() -> Any:
@@ -212,11 +216,11 @@ def _history(shell: Any, found: Found) -> None:
     for cell in list(namespace.get("In", []) or []) + list(namespace.get("_ih", []) or []):
         _literals(cell, found)
     for value in list((namespace.get("Out") or {}).values()):
-        if isinstance(value, (str, bytes)) and len(value) <= 4096:
+        if type(value) in (str, bytes) and len(value) <= 4096:
             found.value(value)
     for name in _history_names(namespace):
         value = namespace[name]
-        if isinstance(value, (list, dict)):
+        if type(value) in (list, dict):
             value.clear()  # In is the history manager's input list, Out its output dict: cleared for both
         else:
             namespace[name] = ""
@@ -299,6 +303,10 @@ def _clients(shell: Any, found: Found) -> None:
     auth = sys.modules.get("huggingface_hub.utils._auth")
     for name in _HF_AUTH_GLOBALS if auth is not None else ():
         _blank_attribute(auth, name, getattr(auth, name, None), found, 0)
+    for module in filter(None, map(sys.modules.get, CLIENT_MODULES)):  # ``openai.api_key = ...``, ``litellm.api_key``
+        for name, value in list(vars(module).items()):
+            if type(value) in (str, bytes) and SECRET_NAME.search(name):
+                _blank_attribute(module, name, value, found, 0)
     if not classes:
         return
     count = 0
@@ -324,54 +332,52 @@ def _clients(shell: Any, found: Found) -> None:
 
 def _blank_object(obj: Any, found: Found, depth: int) -> None:
     attributes = getattr(obj, "__dict__", None)
-    if not isinstance(attributes, dict) or depth > _MAX_DEPTH:
+    if type(attributes) is not dict or depth > _MAX_DEPTH:
         return
     for name, value in list(attributes.items()):
         if SECRET_NAME.search(name):
             _blank_attribute(obj, name, value, found, depth)
-        elif _is_headers(value):
+        elif type(value).__name__ in _HEADER_TYPES:
             _blank_headers(value, found)
         elif (type(value).__module__ or "").startswith(_CLIENT_PACKAGES):
             _blank_object(value, found, depth + 1)  # the http client inside an API client, its auth object
 
 
+# Values are told apart by ``type()``, never ``isinstance``/``hasattr``: openai's lazy proxies answer those by
+# importing modules (in the worker, before confinement).
 _CLIENT_PACKAGES = ("httpx", "openai", "huggingface_hub", "requests", "nbagent.models")
+_HEADER_TYPES = ("Headers", "dict", "CaseInsensitiveDict")
 
 
 def _blank_attribute(owner: Any, name: str, value: Any, found: Found, depth: int) -> None:
-    if isinstance(value, (int, float, bool)) or value is None:
+    kind = type(value)
+    if kind in (int, float, bool, type(None)):
         return  # max_tokens, token counts, flags: not credentials
-    if isinstance(value, (str, bytes)):
+    if kind in (str, bytes):
         found.value(value)
-        replacement: Any = type(value)()
-    elif isinstance(value, (list, tuple, set)):
+        replacement: Any = kind()
+    elif kind in (list, tuple, set):
         for item in value:
             found.value(item)
-        replacement = type(value)()
-    elif isinstance(value, dict):
+        replacement = kind()
+    elif kind is dict:
         _blank_headers(value, found, every=True)
         return
-    elif callable(value) and not isinstance(value, type):
+    elif kind in (types.FunctionType, types.MethodType, types.BuiltinFunctionType, functools.partial):
         replacement = None  # a key or token provider
-    else:  # an auth object (httpx.BasicAuth, a token cache): its string fields are the secret
-        for item in list(getattr(value, "__dict__", {}).values()):
-            found.value(item)
+    elif kind.__module__.startswith(_CLIENT_PACKAGES) or kind.__module__ in ("builtins",):
+        for item in list((getattr(value, "__dict__", None) or {}).values()):
+            found.value(item)  # an auth object (httpx.BasicAuth, a token cache): its text fields are the secret
         _blank_object(value, found, depth + 1)
         replacement = None
+    else:
+        return  # something of another library named like a credential: left alone
     try:
         setattr(owner, name, replacement)
     except Exception:  # a read-only property, a validating setter: the stored value itself
         attributes = getattr(owner, "__dict__", None)
-        if isinstance(attributes, dict) and name in attributes:
+        if type(attributes) is dict and name in attributes:
             attributes[name] = replacement
-
-
-def _is_headers(value: Any) -> bool:
-    return (
-        hasattr(value, "items")
-        and hasattr(value, "__delitem__")
-        and type(value).__name__ in ("Headers", "dict", "CaseInsensitiveDict")
-    )
 
 
 def _blank_headers(headers: Any, found: Found, every: bool = False) -> None:
