@@ -148,6 +148,9 @@ def test_a_real_kernel_s_session_key_history_and_clients_are_gone_from_the_worke
                      report="executor.confinement['kernel_secrets']")  # fmt: skip
         took = time.perf_counter() - started
         assert answer["result"] == "42"
+        for part in ("session key", "connection info", "sys.argv", "input/output history", "client objects"):
+            assert part in answer["report"]
+        assert "failed" not in answer["report"]
         pid = int(answer["pid"])
         secrets = [key, *(s.encode() for s in (MODEL_KEY, CLIENT_KEY, HTTPX_KEY, ARGV_KEY, HISTORY_KEY, OUTPUT_KEY))]
         hits = memory_hits(pid, [*secrets, USER_VALUE.encode()])

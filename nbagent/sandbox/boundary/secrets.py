@@ -164,6 +164,14 @@ def _sessions_and_app(shell: Any, found: Found) -> None:
         if hasattr(app, port):
             setattr(app, port, 0)
     app.connection_file = ""
+    for name in app.trait_names():  # curve_secretkey (CurveZMQ), whatever else is named like a credential
+        value = getattr(app, name, None)
+        if type(value) in (str, bytes) and SECRET_NAME.search(name):
+            found.value(value)
+            try:
+                setattr(app, name, None)
+            except Exception:
+                setattr(app, name, type(value)())
     if hasattr(app, "argv"):
         app.argv = []
     found.cleared.append("connection info")
