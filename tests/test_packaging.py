@@ -54,6 +54,7 @@ def test_the_sdist_builds_the_same_package(dist: Path) -> None:
 
 
 @pytest.mark.model
+@pytest.mark.timeout(1200)  # a fresh venv's dependencies from the index with an empty cache, then two model loads
 def test_a_pip_user_gets_the_quickstarts_answer_with_nbagent_setup(dist: Path, tmp_path: Path) -> None:
     """README's three commands, from the wheel alone: a fresh venv, an empty pip cache, outside the checkout.
 
