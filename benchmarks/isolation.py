@@ -10,6 +10,8 @@
 * timeout overshoot past the deadline (timeout_seconds=1) for ``time.sleep``, a CPU loop and ``sum(range(10**10))``
   (a C call the local executor cannot interrupt);
 * an idle worker's memory (PSS and private dirty pages, from /proc/<pid>/smaps_rollup);
+* the decode budget: what hostile values cost the host (peak RSS growth and seconds of one step with the guards
+  off), and a new 100 MB DataFrame for comparison; run it on an older checkout to compare (``decode_budget()``);
 * the network: worker start with and without a network namespace of its own, entering it alone, and a GET's latency
   through the host's CONNECT proxy (from the worker) against a direct connection (from this process), on loopback.
 
@@ -35,7 +37,7 @@ import pandas as pd
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from sandbox import SNIPPETS
 
-from nbagent.sandbox import ExecutionTimeout, IsolatedPythonExecutor, LocalPythonExecutor
+from nbagent.sandbox import ExecutionError, ExecutionTimeout, IsolatedPythonExecutor, LocalPythonExecutor
 
 RUNS = 7
 STEPS = 30
@@ -80,6 +82,50 @@ def worker_start() -> tuple[float, float]:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", "import numpy, pandas"], check=True)
     return statistics.median(forks), time.perf_counter() - start
+
+
+DECODE_ATTACKS = {
+    "[b'x' * 100_000] * 9000": "x = [b'x' * 100_000] * 9000",
+    "['y' * 100_000] * 9000": "x = ['y' * 100_000] * 9000",
+    "np.broadcast_to(np.zeros(10), (10**7, 10))": "import numpy as np\nx = np.broadcast_to(np.zeros(10), (10**7, 10))",
+    "[Fraction(3**252000, 7)] * 9000": "from fractions import Fraction\nx = [Fraction(3**252000, 7)] * 9000",
+    "dict of 10,000 colliding int keys": "x = {i * (2**61 - 1): 0 for i in range(10_000)}",
+    "a new 100 MB DataFrame (honest)": "import numpy as np, pandas as pd\nx = pd.DataFrame(np.ones((1_310_720, 10)))",
+}
+
+
+def _rss(key: str) -> float:
+    with open("/proc/self/status") as status:
+        line = next(line for line in status if line.startswith(key + ":"))
+    return int(line.split()[1]) / 1024
+
+
+def decode_budget() -> dict[str, tuple[float, float, str]]:
+    """Per attack: the host's peak RSS growth (MB), the step's seconds, and what ``x`` became (or the error)."""
+    rows = {}
+    for name, code in DECODE_ATTACKS.items():
+        executor = IsolatedPythonExecutor(
+            guards=False, timeout_seconds=300, additional_authorized_imports=["numpy", "pandas", "fractions"]
+        )
+        executor("1")  # the worker starts here, not in the measure
+        gc.collect()
+        with open("/proc/self/clear_refs", "w") as refs:
+            refs.write("5")  # the peak (VmHWM) starts again from the current RSS
+        base, start = _rss("VmRSS"), time.perf_counter()
+        try:
+            executor(code)
+            outcome = type(executor.state.get("x")).__name__
+        except ExecutionError as exc:
+            outcome = exc.cause_type or "error"
+        rows[name] = (_rss("VmHWM") - base, time.perf_counter() - start, outcome)
+        executor.close()
+    return rows
+
+
+def print_decode_budget() -> None:
+    print(f"{'decode budget: one step with the value':48} {'host peak MB':>12} {'seconds':>8}  x in the notebook")
+    for name, (peak, seconds, outcome) in decode_budget().items():
+        print(f"{name:48} {peak:12.0f} {seconds:8.2f}  {outcome}")
 
 
 def per_step(run: Callable[[], object], steps: int) -> float:
@@ -308,6 +354,8 @@ def main() -> None:
     for name, row in late.items():
         local = "never" if row["local"] is None else f"{row['local']:.3f}"
         print(f"{name:48} {local:>10} {row['isolated']:12.3f}")
+    print()
+    print_decode_budget()
     print()
     network_proxy()
     pss, private = idle_memory()

@@ -18,7 +18,9 @@ from typing import Any
 import pytest
 
 from nbagent.sandbox import ExecutionError, IsolatedPythonExecutor, RemoteObject
+from nbagent.sandbox.boundary.watch import CallWatch
 from nbagent.sandbox.wire import codec
+from nbagent.sandbox.wire.budget import CallBudget
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the isolated worker's tests run on Linux")
 
@@ -182,6 +184,9 @@ def test_the_budget_spans_steps_until_names_are_dropped(home: Path) -> None:
         del executor.state["a"], executor.state["b"]  # the user drops them: their bytes no longer count
         executor("c = b'z' * 20_000_000")
         assert isinstance(executor.state["c"], bytes)
+        executor.max_held_bytes = 1000  # spent: small answers still come back as themselves
+        assert executor("d = b'q' * 2_000_000\n6 * 7").output == 42
+        assert isinstance(executor.state["d"], RemoteObject)
     finally:
         executor.close()
 
@@ -247,6 +252,14 @@ def test_decoding_gives_up_when_its_check_says_so() -> None:
     tree = [{"$": "tuple", "items": []}] * 100_000
     with pytest.raises(codec.DecodeAbandoned):
         codec.decode(tree, [], lambda node: None, lambda node: None, check=check)
+
+
+def test_a_stop_request_ends_the_calls_decoding() -> None:
+    stop_asked = time.monotonic() - 1.0
+    watch = CallWatch(1, 30.0, 0.1, CallBudget(2**30, 0, 2**40), lambda: stop_asked)
+    decoder = watch.decoder([], lambda node: None, lambda node: None, header_bytes=0)
+    with pytest.raises(codec.DecodeAbandoned, match="stop"):
+        codec.decoded(decoder, [{"$": "tuple", "items": []}] * 100_000)
 
 
 def test_a_reference_before_its_value_is_refused() -> None:

@@ -296,7 +296,7 @@ class IsolatedPythonExecutor:
         held = self._held.total(self.state)
         call_budget = budget.CallBudget(self.max_transfer_bytes, held, self.max_held_bytes)
         self._watch = CallWatch(call_id, self.timeout_seconds, KILL_GRACE_SECONDS, call_budget, self._stop_deadline)
-        return call_budget.remaining
+        return call_budget.told()
 
     def _stop_deadline(self) -> float | None:
         return self._stop_requested + STOP_GRACE_SECONDS if self._stop_requested else None
@@ -554,7 +554,7 @@ class IsolatedPythonExecutor:
                 )
             return errors.ExecutionError("ExecutionError: the code was interrupted", logs=logs, cause_type="Interrupt")
         # The worker's class name only selects among our ExecutionError subclasses.
-        cls = getattr(errors, name) if name in _ERROR_CLASSES else errors.ExecutionError
+        cls = getattr(errors, name) if isinstance(name, str) and name in _ERROR_CLASSES else errors.ExecutionError
         cause = str(error.get("cause_type", "") or "")
         if cause == "MemoryError" and self.memory_limit_bytes:
             message += f" (the worker's memory is limited to memory_limit_bytes={self.memory_limit_bytes:,})"
@@ -782,7 +782,7 @@ class IsolatedPythonExecutor:
         finally:
             watch.add_tool_time(time.monotonic() - started)
         reply["printed"] = printed.getvalue()
-        reply["budget"] = watch.budget.remaining  # what the worker may still send in this call
+        reply["budget"] = watch.budget.told()  # what the worker may still send in this call
         limit = max(watch.deadline or 0.0, time.monotonic() + 5.0)  # the worker is waiting for this answer
         process.channel.send(reply, out, deadline=limit)
 

@@ -61,6 +61,11 @@ class CallBudget:
         self.remaining = min(self.per_call, self.room)
         self.limited_by_steps = self.room < self.per_call
 
+    def told(self) -> int:
+        """What the worker is told it may still send: the remaining budget and half the slack (so that a small
+        answer, ``42``, still comes back as itself when the budget is spent)."""
+        return self.remaining + SLACK_BYTES // 2
+
     def charge(self, cost: int) -> None:
         """Take ``cost`` off; :class:`OverBudget` if it exceeds what the worker was told (plus a small slack)."""
         if cost > self.remaining + SLACK_BYTES:
