@@ -17,7 +17,7 @@ import pytest
 
 from nbagent.sandbox import ExecutionError, IsolatedPythonExecutor, LocalPythonExecutor, PolicyError
 
-GRANTS = ["pandas", "numpy", "operator"]
+GRANTS = ["pandas", "numpy", "operator", "matplotlib"]
 FRAME = "import pandas as pd\ndf = pd.DataFrame({'a': [1, 2, 3], 'b': [4, 5, 6], 'n': ['xa', 'yb', 'xc']})\n"
 DATES = "s = pd.Series([1, 2, 3], index=pd.date_range('2024-01-01', periods=3))\n"
 
@@ -105,6 +105,10 @@ EVAL_AND_FRIENDS = {
     "Styler module": ("from pandas.io.formats.style import Styler", "never available"),
     "pandas.core.apply": ("pd.core.apply.frame_apply(df, 'eval')", "never available"),
     "re-exported internals": ("from pandas.core.frame import reconstruct_and_relabel_result", "never available"),
+    "plot backend keyword": ("df.plot(backend='this')", "plotting backend 'this' is not allowed"),
+    "hist backend keyword": ("df.hist(backend='this')", "plotting backend 'this' is not allowed"),
+    "plotting.backend option": ("pd.set_option('plotting.backend', 'this')", "plotting backend 'this' is not allowed"),
+    "options attribute": ("pd.options.plotting.backend = 'this'", "plotting backend 'this' is not allowed"),
 }
 
 
@@ -134,6 +138,7 @@ IDIOMS = {
     "query isin": ("len(df.query('n.isin([\"yb\"])'))", 1),
     "query backticks": ("len(pd.DataFrame({'a b': [1, 2]}).query('`a b` > 1'))", 1),
     "query expr keyword": ("len(df.query(expr='a > 2'))", 1),
+    "plot": ("type(df.plot(x='a', y='b')).__name__", "Axes"),
 }
 
 
@@ -193,3 +198,17 @@ def test_finally_without_an_answer_keeps_its_meaning(guarded: Any) -> None:
 def test_a_refused_answer_is_not_a_swallowed_one(guarded: Any) -> None:
     with pytest.raises(ExecutionError, match="ValueError: plain"):
         guarded("try:\n    x = 1\nfinally:\n    raise ValueError('plain')")
+
+
+def test_the_users_own_plotting_backends_are_untouched() -> None:
+    """The backend check binds agent code only: the kernel's own code loads backends as before."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        executor = LocalPythonExecutor(GRANTS)
+    executor(FRAME + "df.plot")  # the agent's pandas: the backend loader is checked from here on
+    from pandas.plotting import _core
+
+    assert getattr(_core._load_backend, "nbagent_checked", False)
+    with pytest.raises(ValueError, match="Could not find plotting backend") as caught:
+        _core._load_backend("nbagent_no_such_backend")
+    assert not isinstance(caught.value, PolicyError) and "not allowed" not in str(caught.value)

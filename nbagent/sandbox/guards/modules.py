@@ -284,6 +284,8 @@ class ModuleViews:
 
     def _build(self, module: ModuleType, path: str) -> SandboxModule:
         name = module.__name__
+        if name.split(".")[0] == "pandas":
+            pandas_calls.guard_plot_backends(self._guards.agent_code_running)
         view = SandboxModule(name, getattr(module, "__doc__", None))
         content = view.__dict__
         live = policy.LIVE_MODULE_ATTRIBUTES.get(name, frozenset())

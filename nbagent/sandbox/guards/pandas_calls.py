@@ -11,7 +11,11 @@ the caller's variables (``@name``). The guards therefore hand agent code checked
 * ``eval`` is refused; ``query`` accepts comparisons of columns and literals joined by ``and``/``or``/``&``/``|``,
   ``in``, arithmetic, and a few accessor calls (``name.str.contains('x')``), never ``@`` names; it runs without the
   caller's namespace (empty ``local_dict``/``global_dict``);
-* ``DataFrame.style`` (the Styler: ``str.format`` templates and jinja2 rendering) is refused.
+* ``DataFrame.style`` (the Styler: ``str.format`` templates and jinja2 rendering) is refused;
+* a plotting backend named by a string (``df.plot(backend="x")``, ``pd.set_option("plotting.backend", "x")``,
+  ``pd.options.plotting.backend = "x"``...) is imported by pandas as any module: while agent code runs, pandas may
+  load only its own matplotlib backend. This one is enforced where pandas loads a backend (``_load_backend``, which
+  every spelling reaches), wrapped once; outside agent code it behaves as before.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import ast
 import inspect
 import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -173,6 +178,28 @@ def _list_items(spec: Any) -> list | None:
         except Exception:
             return None
     return None
+
+
+# --- plotting backends --------------------------------------------------------------------------------------------
+
+
+def guard_plot_backends(agent_code_running: Callable[[], bool]) -> None:
+    """Wrap pandas' backend loader (once per process): no backend but matplotlib while agent code runs."""
+    core = sys.modules.get("pandas.plotting._core")
+    original = getattr(core, "_load_backend", None)
+    if original is None or getattr(original, "nbagent_checked", False):
+        return
+
+    def _load_backend(backend: str) -> Any:
+        if backend != "matplotlib" and agent_code_running():
+            raise OperationNotAllowed(
+                f"the pandas plotting backend {backend!r} is not allowed: pandas would import it as a module; "
+                "agent code plots with the default matplotlib backend"
+            )
+        return original(backend)
+
+    _load_backend.nbagent_checked = True  # type: ignore[attr-defined]
+    core._load_backend = _load_backend  # type: ignore[union-attr]
 
 
 # --- query ----------------------------------------------------------------------------------------------------------

@@ -146,6 +146,15 @@ class Guards(AllocationGuard):
                 self.notebook_classes.add(value)
         self._own_loops: set[int] = set()
         self.builtins = self._guarded_builtins()
+        _LIVE_GUARDS.add(self)
+
+    def agent_code_running(self) -> bool:
+        """Is agent code running in this thread, under any executor's guards (libraries' callbacks included)?"""
+        return any(g._running_here() for g in list(_LIVE_GUARDS))
+
+    def _running_here(self) -> bool:
+        call = self.call
+        return call is not None and call.armed and call.thread_ident == _thread_ident()
 
     @property
     def ns_name(self) -> Any:
@@ -565,6 +574,7 @@ class Guards(AllocationGuard):
             )
 
 
+_LIVE_GUARDS: weakref.WeakSet = weakref.WeakSet()  # every executor's guards, for agent_code_running()
 _CLASS_DICT = type.__dict__["__dict__"]
 _CLASS_MRO = type.__dict__["__mro__"]
 #: Bases whose privates are harmless (by identity): builtin types, and the abc/enum/typing scaffolding.
