@@ -17,7 +17,7 @@ import pytest
 
 from nbagent.sandbox import ExecutionError, IsolatedPythonExecutor, LocalPythonExecutor, PolicyError
 
-GRANTS = ["pandas", "numpy", "operator", "matplotlib"]
+GRANTS = ["pandas", "numpy", "operator", "matplotlib", "asyncio"]
 FRAME = "import pandas as pd\ndf = pd.DataFrame({'a': [1, 2, 3], 'b': [4, 5, 6], 'n': ['xa', 'yb', 'xc']})\n"
 DATES = "s = pd.Series([1, 2, 3], index=pd.date_range('2024-01-01', periods=3))\n"
 
@@ -102,6 +102,7 @@ EVAL_AND_FRIENDS = {
     "query level": ("df.query('a > 1', level=2)", "only the expression and inplace="),
     "query repeat": ("df.query('n == \"x\" * 100000000')", "repeating a string"),
     "Styler": ("df.style.format('{0.__class__}').to_html()", "DataFrame.style"),
+    "Styler through the class": ("pd.DataFrame.style.fget(df)", "DataFrame.style"),
     "Styler module": ("from pandas.io.formats.style import Styler", "never available"),
     "pandas.core.apply": ("pd.core.apply.frame_apply(df, 'eval')", "never available"),
     "re-exported internals": ("from pandas.core.frame import reconstruct_and_relabel_result", "never available"),
@@ -170,6 +171,11 @@ SWALLOWS = {
     "loop: nested finally": (
         "for i in range(2):\n    try:\n        try:\n            final_answer('A')\n        finally:\n"
         "            pass\n    finally:\n        break\nprint('after')\nfinal_answer('B')"
+    ),
+    "a task swallows": (
+        "import asyncio\nasync def answer():\n    final_answer('A')\nasync def main():\n"
+        "    await asyncio.gather(answer(), return_exceptions=True)\nasyncio.run(main())\nprint('after')\n"
+        "final_answer('B')"
     ),
     "with block swallows": (
         "class Quiet:\n    def __enter__(self):\n        return self\n    def __exit__(self, *exc):\n        return True\n"

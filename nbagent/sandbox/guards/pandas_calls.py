@@ -52,7 +52,7 @@ def _is_styler(value: Any) -> bool:
 def checked_attribute(name: str, value: Any, *, owner_is_pandas: bool = False) -> Any:
     """What agent code receives for ``obj.<name>`` (a name of policy.RUNTIME_CHECKED_ATTRIBUTES) when it is pandas'
     (the owner is a pandas object, or the value a pandas function): a checked wrapper, or a refusal."""
-    if name == "style" and _is_styler(value):
+    if name == "style" and (owner_is_pandas or _is_styler(value)):  # DataFrame.style.fget(df) too
         raise AttributeNotAllowed(
             "pandas' DataFrame.style (the Styler) is not available to agent code: it renders format strings and "
             "templates outside the sandbox; round with df.round(2) or format a column with df['c'].map('{:.2f}'.format)"

@@ -542,6 +542,11 @@ class Guards(AllocationGuard):
             await asyncio.sleep(min(remaining, 0.05))
 
     def asyncio_run(self, main: Any, *, debug: bool | None = None) -> Any:
+        result = self._run_beside_the_kernel_loop(main, debug)
+        self.check()  # a final answer a task swallowed (gather(return_exceptions=True)) ends the step here
+        return result
+
+    def _run_beside_the_kernel_loop(self, main: Any, debug: bool | None) -> Any:
         # In a notebook the kernel's event loop is already running in this thread; run ours beside it.
         from asyncio import events
 
