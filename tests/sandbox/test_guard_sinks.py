@@ -96,6 +96,10 @@ EVAL_AND_FRIENDS = {
     "pandas.eval": ("pd.eval('1 + 1')", "pandas.eval"),
     "query @ scope": ("limit = 1\ndf.query('a > @limit')", "query('a > @limit') is not allowed"),
     "query call": ("df.query('a.agg(\"eval\") > 0')", "only the methods"),
+    "query call hidden by a backtick in a string": (
+        "df.query(\"n == 'q`' + a.to_json() + '`'\")",
+        "is not allowed",
+    ),
     "query dunder": ("df.query('a.__class__ == 1')", "attribute .__class__ is not allowed"),
     "query local_dict": ("df.query('a > x', local_dict={'x': 1})", "only the expression and inplace="),
     "query engine": ("df.query('a > 1', engine='python')", "only the expression and inplace="),

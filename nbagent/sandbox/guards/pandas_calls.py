@@ -204,7 +204,9 @@ def guard_plot_backends(agent_code_running: Callable[[], bool]) -> None:
 
 # --- query ----------------------------------------------------------------------------------------------------------
 
-_BACKTICKED = re.compile(r"`[^`]*`")
+#: A backticked column name. Without quotes inside, a span is wholly inside one string literal or wholly outside
+#: them, so the expression checked here has the structure pandas parses (pandas splits backticks around strings).
+_BACKTICKED = re.compile(r"`[^`'\"]*`")
 _ALLOWED_QUERY_NODES = (
     ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Name, ast.Constant,
     ast.List, ast.Tuple, ast.Load, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.BitAnd, ast.BitOr,
@@ -253,7 +255,7 @@ def check_query_expression(expr: Any) -> None:
         raise TypeError(f"expr must be a string to be evaluated, {type(expr).__name__} given")
     text = str.__str__(expr)
     try:
-        tree = ast.parse(_BACKTICKED.sub("_column", text).strip(), mode="eval")
+        tree = ast.parse(_BACKTICKED.sub("_column", text).strip(), mode="eval")  # a stray backtick: SyntaxError
     except SyntaxError:
         raise OperationNotAllowed(f"pandas' query({text!r}) is not allowed: {_QUERY_HINT}") from None
     for node in ast.walk(tree):
