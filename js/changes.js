@@ -26,6 +26,7 @@ export function changeText(change) {
   else if (change.change === "modified") text = change.detail ? `~ ${change.name}: ${change.detail}` : `~ ${change.name}${type}`;
   else if (change.change === "rebound") text = `rebinds ${change.name}${type}`;
   else text = `deletes ${change.name}`;
+  if (change.kept && change.reason) return `${text} [kept in the worker]`;
   return change.kept ? `${text} [agent's copy]` : text;
 }
 
@@ -41,10 +42,20 @@ export function renderChanges(changes, label = "Namespace") {
   const parts = [];
   changes.forEach((change, i) => {
     if (i) parts.push(" · ");
-    const title = CHANGE_TITLES[change.change] + (change.kept ? " (in its copy: your object is untouched)" : "");
+    const title = CHANGE_TITLES[change.change] + keptTitle(change);
     parts.push(h("span", { class: `nba-change nba-change-${change.change}`, title, dataset: { name: change.name } }, changeText(change)));
   });
   return h("div", { class: "nba-changes", role: "note" }, h("span", { class: "nba-label" }, `${label}: `), ...parts);
+}
+
+/**
+ * Why a kept change did not reach the notebook (the tooltip's second half).
+ * @param {NamespaceChange} change
+ * @returns {string}
+ */
+function keptTitle(change) {
+  if (!change.kept) return "";
+  return change.reason ? ` (kept in the worker: ${change.reason})` : " (in its copy: your object is untouched)";
 }
 
 /**

@@ -70,6 +70,8 @@
  * @property {string} type what the name holds now, e.g. "DataFrame 50×6" (empty when deleted)
  * @property {string} detail what changed in place, e.g. "+1 column total_revenue" (empty: not visible)
  * @property {boolean} [kept] the change stayed in the agent's copy (copy_inputs): the notebook's object is untouched
+ * @property {string} [reason] why the isolated worker kept it (a name shadowing a builtin, IPython's or a module of
+ *   yours; a file mapping not granted): the notebook never got it
  */
 
 /** @typedef {StepFields & {kind: "action"}} ActionStep a step where the model wrote code or called tools */

@@ -15,6 +15,16 @@ describe("changeText", () => {
     expect(changeText(rebound)).toBe("rebinds x (int)");
     expect(changeText(deleted)).toBe("deletes tmp");
     expect(changeText({ ...modified, kept: true })).toBe("~ sales: +1 column total_revenue [agent's copy]");
+    expect(changeText({ ...created, name: "print", type: "function", kept: true, reason: "it would shadow print" })).toBe(
+      "+ print (function) [kept in the worker]",
+    );
+  });
+
+  it("says in the tooltip why the worker kept a name", () => {
+    const kept = { ...created, name: "print", type: "function", kept: true, reason: "it would shadow the builtin print" };
+    expect(renderChanges([kept]).querySelector(".nba-change").title).toBe(
+      "created by the agent (kept in the worker: it would shadow the builtin print)",
+    );
   });
 });
 

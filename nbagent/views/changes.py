@@ -1,7 +1,9 @@
 """What a step's code did to the notebook's namespace, in a few words (js/changes.js `changeText` says the same).
 
 Each change is a dict of nbagent/sandbox/changes.py: `name`, `change` ("created", "rebound",
-"modified", "deleted"), `type`, `detail` and `kept` (the change stayed in the agent's copy).
+"modified", "deleted"), `type`, `detail`, `kept` (the change stayed in the agent's copy) and `reason` (why the
+isolated worker kept it: a name that would shadow a builtin, IPython's own or a module of yours; a file mapping not
+granted).
 """
 
 from __future__ import annotations
@@ -23,4 +25,6 @@ def change_text(change: dict[str, Any]) -> str:
         text = f"rebinds {name}{kind_of}"
     else:
         text = f"deletes {name}"
+    if change.get("kept") and change.get("reason"):
+        return f"{text} [kept in the worker]"
     return f"{text} [agent's copy]" if change.get("kept") else text

@@ -104,6 +104,7 @@ CHANGES = [
     {"name": "x", "change": "rebound", "type": "int", "detail": ""},
     {"name": "tmp", "change": "deleted", "type": "", "detail": ""},
     {"name": "sales", "change": "modified", "type": "DataFrame", "detail": "+1 column c", "kept": True},
+    {"name": "print", "change": "created", "type": "function", "detail": "", "kept": True, "reason": "a builtin"},
 ]
 
 
@@ -116,3 +117,4 @@ def test_a_namespace_change_reads_the_same_in_python_and_js() -> None:
     )
     assert js == [change_text(change) for change in CHANGES]
     assert js[:2] == ["+ region_data (Series 4)", "~ sales: +1 column total_revenue"]
+    assert js[-1] == "+ print (function) [kept in the worker]"
