@@ -235,13 +235,16 @@ class ModuleViews:
         return _identity_tables()[0].get(id(value))
 
     @staticmethod
-    def foreign_reason(value: Any) -> str | None:
-        """A function or class another module re-exports from a module agent code may never import (pandas.core.frame
-        holds pandas.core.apply's functions): refused like that module."""
+    def foreign_reason(owner: str, value: Any) -> str | None:
+        """A function or class a module of a package re-exports from a module of the same package that agent code may
+        never import (pandas.core.frame holds pandas.core.apply's functions): refused like that module. Other
+        packages' values are left alone (nbagent's own ``plt.show`` in the worker, say)."""
         if not isinstance(value, (type, FunctionType, BuiltinFunctionType)):
             return None
         module = getattr(value, "__module__", None)
-        if not isinstance(module, str) or module == "builtins" or not policy.never_importable(module):
+        if not isinstance(module, str) or module.split(".")[0] != owner.split(".")[0]:
+            return None
+        if not policy.never_importable(module):
             return None
         return f"{getattr(value, '__name__', '?')!r} comes from the module {module!r}, which is never available to agent code"
 
@@ -292,7 +295,11 @@ class ModuleViews:
         for key, value in list(vars(module).items()):
             if key.startswith("_") or key in live or isinstance(value, ModuleType):
                 continue
-            if policy.module_attribute_refusal(name, key) or self.denied_reason(value) or self.foreign_reason(value):
+            if (
+                policy.module_attribute_refusal(name, key)
+                or self.denied_reason(value)
+                or self.foreign_reason(name, value)
+            ):
                 continue
             content[key] = self.wrap(value)
         content["__getattr__"] = lambda attribute: self._lazy(view, module, path, attribute)
@@ -312,7 +319,7 @@ class ModuleViews:
         if isinstance(value, ModuleType):
             value = self.view(value, f"{path}.{attribute}")
         else:
-            reason = self.denied_reason(value) or self.foreign_reason(value)
+            reason = self.denied_reason(value) or self.foreign_reason(name, value)
             if reason:
                 raise AttributeNotAllowed(reason)
             value = self.wrap(value)

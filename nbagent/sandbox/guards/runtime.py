@@ -492,7 +492,7 @@ class Guards(AllocationGuard):
         if isinstance(value, types.ModuleType):
             return self.views.view(value, f"{module_name}.{attribute}")
         reason = policy.module_attribute_refusal(module.__name__, attribute) or self.views.denied_reason(value)
-        reason = reason or self.views.foreign_reason(value)
+        reason = reason or self.views.foreign_reason(module.__name__, value)
         if reason:
             raise ImportNotAllowed(reason)
         return self.views.wrap(value)
