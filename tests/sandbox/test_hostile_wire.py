@@ -262,6 +262,18 @@ def test_a_stop_request_ends_the_calls_decoding() -> None:
         codec.decoded(decoder, [{"$": "tuple", "items": []}] * 100_000)
 
 
+def test_a_packed_list_that_lies_about_its_length_is_refused() -> None:
+    lie = {"$": "jlist", "parts": [{"n": 1, "buf": 0}]}
+    with pytest.raises(codec.WireError):
+        codec.decode(lie, [b"[" + b",".join([b'"ab"'] * 100_000) + b"]"], lambda n: None, lambda n: None)
+
+
+def test_long_lists_of_strings_round_trip() -> None:
+    items = [f"name {i}" if i % 7 else None for i in range(20_000)] + ["\ud800 é"]
+    tree, buffers = codec.encode(items)
+    assert tree["$"] == "jlist" and codec.decode(tree, buffers, lambda n: None, lambda n: None) == items
+
+
 def test_a_reference_before_its_value_is_refused() -> None:
     with pytest.raises(codec.WireError):
         codec.decode([{"$": "ref", "to": 1}, [{"$": "@", "#": 1}, 1]], [], lambda n: None, lambda n: None)

@@ -47,6 +47,8 @@ MAX_INT_BITS = math.ceil((sys.get_int_max_str_digits() or 4300) * math.log2(10))
 #: buffer (outside the header).
 LONG_STR = 1024
 LONG_LIST = 256
+JSON_PART_ITEMS = 4096
+JSON_PART_BYTES = 1 << 20
 #: A dict or set may have this many keys sharing a hash with another key (building it is quadratic in them).
 MAX_HASH_COLLISIONS = 1024
 #: The worker keeps its (upper-bound) estimate of a frame's JSON header under this.
@@ -302,8 +304,8 @@ _JSON_KINDS = frozenset({int, float, str, bool, type(None)})
 
 def _packed_list(e: Encoder, items: list) -> Any:
     """A list of JSON scalars (the common case, checked at C speed): as itself, as one binary buffer when it is a long
-    list of int64, floats or bools, as JSON in a buffer when it is another long list; None for anything else (a long
-    string among them, a big int, a non-finite float: encoded item by item)."""
+    list of int64, floats or bools, as JSON in small buffers when it is another long list (strings...); None for
+    anything else (a long string among them, a big int, a non-finite float: encoded item by item)."""
     kinds = set(map(type, items))
     if not kinds or not kinds <= _JSON_KINDS:
         return None
@@ -319,16 +321,36 @@ def _packed_list(e: Encoder, items: list) -> Any:
         return {"$": "ilist" if int in kinds else "flist", "buf": e.buffer(packed)}
     if not _json_scalars(items, kinds):
         return None
-    strings = [x for x in items if type(x) is str] if len(kinds) > 1 else items if str in kinds else []
+    if str not in kinds:
+        strings: Any = []
+    elif len(kinds) == 1:
+        strings = items
+    elif kinds == {str, type(None)}:
+        strings = list(filter(None, items))  # the non-empty strings, at C speed
+    else:
+        strings = [x for x in items if type(x) is str]
     if strings and max(map(len, strings)) >= LONG_STR:
         return None
     chars = sum(map(len, strings))
     if len(items) >= LONG_LIST:
         e.reserve(NODE_COST * len(items) + chars)
-        text = json.dumps(items, separators=(",", ":"), allow_nan=False).encode()
-        return {"$": "jlist", "n": len(items), "buf": e.buffer(text)}
+        parts: list[dict] = []
+        for start in range(0, len(items), JSON_PART_ITEMS):
+            _json_part(e, items[start : start + JSON_PART_ITEMS], parts)
+        return {"$": "jlist", "parts": parts}
     e.reserve(NODE_COST * len(items) + chars, 24 * len(items) + sum(map(_json_length, strings)))
     return list(items)
+
+
+def _json_part(e: Encoder, items: list, parts: list) -> None:
+    """``items`` as JSON in one buffer of at most JSON_PART_BYTES (halved until it fits)."""
+    data = json.dumps(items, separators=(",", ":"), allow_nan=False).encode()
+    if len(data) > JSON_PART_BYTES and len(items) > 1:
+        half = len(items) // 2
+        _json_part(e, items[:half], parts)
+        _json_part(e, items[half:], parts)
+        return
+    parts.append({"n": len(items), "buf": e.buffer(data)})
 
 
 def _json_scalars(items: list, kinds: set) -> bool:
@@ -534,6 +556,7 @@ def _column_node(e: Encoder, column: Any, depth: int) -> dict:
 
 def _scalar_items(e: Encoder, items: list, depth: int) -> Any:
     """The items of an object or string column: packed (a list, or JSON in a buffer) or one by one."""
+    e.reserve(8 * len(items))  # the host builds the column's array from them
     packed = _packed_list(e, items) if items else []
     return packed if packed is not None else [e._plain(item, depth + 1) for item in items]
 
@@ -645,15 +668,9 @@ class Decoder:
 
     def _list(self, node: list, depth: int) -> list:
         if set(map(type, node)) <= _JSON_KINDS:
-            self._count(len(node))
             self.charge(NODE_COST * len(node) + sum(len(x) for x in node if type(x) is str))
             return node
         return [self.value(item, depth + 1) for item in node]
-
-    def _count(self, count: int) -> None:
-        self.nodes += count
-        if self.nodes > MAX_NODES:
-            raise WireError("value too large")
 
     def _define(self, node: dict, build: Callable[[], Any]) -> Any:
         number = node.get("#")
@@ -678,10 +695,11 @@ class Decoder:
         return [self.value(item, depth + 1) for item in items]
 
     def sequence(self, node: dict, key: str, depth: int) -> list:
-        """A list that may have been packed (``jlist``, ``ilist``...) or referenced."""
+        """A column's items, maybe packed (``jlist``, ``ilist``...) or referenced: the column's own array counts."""
         items = self.value(node.get(key), depth + 1)
         if type(items) is not list:
             raise WireError(f"{key} must be a list")
+        self.charge(8 * len(items))
         return items
 
 
@@ -700,18 +718,25 @@ def _decode_str(d: Decoder, node: dict, depth: int) -> str:
 
 
 def _decode_jlist(d: Decoder, node: dict, depth: int) -> list:
-    count = node.get("n")
-    if type(count) is not int or count < 0:
-        raise WireError("bad packed list")
-    d._count(count)
-    d.charge(NODE_COST * count)
-    try:
-        items = json.loads(bytes(d.buffer(node)))
-    except (ValueError, RecursionError):
-        raise WireError("bad packed list") from None
-    if type(items) is not list or len(items) != count or not set(map(type, items)) <= _JSON_KINDS:
-        raise WireError("bad packed list")
-    d.charge(sum(len(x) for x in items if type(x) is str))
+    """A long list of JSON scalars in small parts: each part's count is paid before it is parsed, and a part is at
+    most JSON_PART_BYTES, so a part that lies about its count costs a few MB before it is refused."""
+    items: list = []
+    for part in _list(node, "parts"):
+        count = part.get("n") if type(part) is dict else None
+        if type(count) is not int or not 0 <= count <= JSON_PART_ITEMS:
+            raise WireError("bad packed list")
+        data = d.buffer(part)
+        if len(data) > JSON_PART_BYTES:
+            raise WireError("bad packed list")
+        d.charge(NODE_COST * count)
+        try:
+            values = json.loads(bytes(data))
+        except (ValueError, RecursionError):
+            raise WireError("bad packed list") from None
+        if type(values) is not list or len(values) != count or not set(map(type, values)) <= _JSON_KINDS:
+            raise WireError("bad packed list")
+        d.charge(sum(len(x) for x in values if type(x) is str))
+        items += values
     return items
 
 
@@ -895,7 +920,6 @@ def _decode_packed(typecode: str) -> Callable[[Decoder, dict, int], list]:
             raise WireError("bad packed list")
         values = array.array(typecode)
         values.frombytes(data)
-        d._count(len(values))
         d.charge(NODE_COST * len(values))
         return values.tolist()
 
@@ -904,7 +928,6 @@ def _decode_packed(typecode: str) -> Callable[[Decoder, dict, int], list]:
 
 def _decode_blist(d: Decoder, node: dict, depth: int) -> list:
     data = d.buffer(node)
-    d._count(len(data))
     d.charge(NODE_COST * len(data))
     return list(map(bool, data))
 
@@ -1013,7 +1036,7 @@ def _decode_column(d: Decoder, node: Any, depth: int) -> Any:
             return pd.Categorical.from_codes(codes, categories=categories, ordered=bool(node.get("ordered")))
         if tag == "strings":
             items = d.sequence(node, "items", depth)
-            if any(item is not None and type(item) is not str for item in items):
+            if not set(map(type, items)) <= {str, type(None)}:
                 raise WireError("bad string column")
             return pd.array(items, dtype=_string_dtype(node))
         if tag == "datetimetz":
