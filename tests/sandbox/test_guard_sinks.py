@@ -107,6 +107,10 @@ EVAL_AND_FRIENDS = {
     "query repeat": ("df.query('n == \"x\" * 100000000')", "repeating a string"),
     "Styler": ("df.style.format('{0.__class__}').to_html()", "DataFrame.style"),
     "Styler through the class": ("pd.DataFrame.style.fget(df)", "DataFrame.style"),
+    "to_latex string formatters": (
+        "def f():\n    pass\npd.DataFrame({'a': [f]}).to_latex(formatters={'a': '{0.__globals__}'})",
+        "to_latex(formatters=) with a string is not allowed",
+    ),
     "Styler module": ("from pandas.io.formats.style import Styler", "never available"),
     "pandas.core.apply": ("pd.core.apply.frame_apply(df, 'eval')", "never available"),
     "re-exported internals": ("from pandas.core.frame import reconstruct_and_relabel_result", "never available"),
@@ -143,6 +147,7 @@ IDIOMS = {
     "query isin": ("len(df.query('n.isin([\"yb\"])'))", 1),
     "query backticks": ("len(pd.DataFrame({'a b': [1, 2]}).query('`a b` > 1'))", 1),
     "query expr keyword": ("len(df.query(expr='a > 2'))", 1),
+    "to_latex": ("pd.DataFrame({'a': [1.5]}).to_latex(formatters={'a': '{:.1f}'.format}).count('1.5')", 1),
     "plot": ("type(df.plot(x='a', y='b')).__name__", "Axes"),
 }
 

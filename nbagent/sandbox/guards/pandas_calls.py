@@ -11,7 +11,8 @@ the caller's variables (``@name``). The guards therefore hand agent code checked
 * ``eval`` is refused; ``query`` accepts comparisons of columns and literals joined by ``and``/``or``/``&``/``|``,
   ``in``, arithmetic, and a few accessor calls (``name.str.contains('x')``), never ``@`` names; it runs without the
   caller's namespace (empty ``local_dict``/``global_dict``);
-* ``DataFrame.style`` (the Styler: ``str.format`` templates and jinja2 rendering) is refused;
+* ``DataFrame.style`` (the Styler: ``str.format`` templates and jinja2 rendering) is refused, and so are string
+  ``formatters`` of ``to_latex`` (pandas applies them with ``str.format`` to every cell: ``{0.__globals__}``);
 * a plotting backend named by a string (``df.plot(backend="x")``, ``pd.set_option("plotting.backend", "x")``,
   ``pd.options.plotting.backend = "x"``...) is imported by pandas as any module: while agent code runs, pandas may
   load only its own matplotlib backend. This one is enforced where pandas loads a backend (``_load_backend``, which
@@ -68,7 +69,25 @@ def checked_attribute(name: str, value: Any, *, owner_is_pandas: bool = False) -
         return _checked_query(value)
     if name in DISPATCHING_METHODS:
         return checked_dispatch(name, value)
+    if name == "to_latex":
+        return _checked_to_latex(value)
     return value
+
+
+def _checked_to_latex(original: Callable) -> Callable:
+    def to_latex(*args: Any, **kwargs: Any) -> Any:
+        formatters = kwargs.get("formatters")
+        values = list(formatters.values()) if isinstance(formatters, dict) else formatters
+        if isinstance(values, str) or any(isinstance(v, str) for v in _list_items(values) or ()):
+            raise OperationNotAllowed(
+                "to_latex(formatters=) with a string is not allowed: pandas applies it with str.format to every cell; "
+                "pass a function, e.g. formatters={'a': '{:.2f}'.format}"
+            )
+        return original(*args, **kwargs)
+
+    to_latex.__name__ = to_latex.__qualname__ = "to_latex"
+    to_latex.__doc__ = getattr(original, "__doc__", None)
+    return to_latex
 
 
 # --- the dispatching methods ----------------------------------------------------------------------------------------

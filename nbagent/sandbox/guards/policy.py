@@ -199,10 +199,11 @@ PUBLIC_UNDERSCORE_ATTRIBUTES: frozenset[str] = frozenset({"_asdict", "_replace",
 
 #: Attribute names whose *value* is checked at run time because they are dangerous only on some objects:
 #: ``str.format``/``format_map`` walk attribute paths; pandas ``eval``/``query`` resolve ``@names`` in the caller's
-#: frame, its dispatching methods look strings up as attributes, its Styler renders templates (see pandas_calls.py).
+#: frame, its dispatching methods look strings up as attributes, its Styler (and ``to_latex``'s formatters) apply
+#: ``str.format`` templates to the cells (see pandas_calls.py).
 RUNTIME_CHECKED_ATTRIBUTES: frozenset[str] = frozenset(
     {"format", "format_map", "eval", "query", "style", "agg", "aggregate", "apply", "transform", "pivot_table",
-     "crosstab"}
+     "crosstab", "to_latex"}
 )  # fmt: skip
 
 
