@@ -323,6 +323,13 @@ def test_a_huge_printed_output_frame_is_refused_before_it_is_read(raw: IsolatedP
     assert_protocol_anomaly(raw, result)
 
 
+def test_late_printed_output_keeps_the_worker(raw: IsolatedPythonExecutor) -> None:
+    late = "import threading\nthreading.Timer(0.2, send, [frame({'t': 'out', 'text': 'late'})]).start()"
+    raw(FORGE + late + "\npid = os.getpid()")
+    time.sleep(0.6)  # the text arrives between the calls
+    assert raw("os.getpid()").output == raw.state["pid"]  # printed text between calls: dropped, not an anomaly
+
+
 def test_printed_output_streams_in_small_frames(home: Path) -> None:
     seen: list[str] = []
     executor = IsolatedPythonExecutor(on_output=seen.append, max_print_outputs_length=200_000)

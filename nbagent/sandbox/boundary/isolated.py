@@ -46,7 +46,7 @@ from ..wire.proxies import DeadHandleError, RemoteClass, RemoteFunction, RemoteO
 from . import confine, proxy, worker
 from .namespace import dumps, execution_count
 from .process import WorkerProcess, describe_status, fork, lost_note, shutdown
-from .watch import CallWatch
+from .watch import CallWatch, only_late_output
 
 KILL_GRACE_SECONDS = 0.15
 STOP_GRACE_SECONDS = 0.3
@@ -288,9 +288,10 @@ class IsolatedPythonExecutor:
 
     def _begin_call(self, call_id: int) -> int:
         """The call's watch (deadlines, budget, final answers); returns the budget the worker is told. A worker that
-        sent anything since its last answer (frames that would answer the next calls) is replaced first."""
+        sent anything but printed text since its last answer (frames that would answer the next calls) is replaced
+        first."""
         process = self._holder[0]
-        if process is not None and process.channel.readable(0):
+        if process is not None and not only_late_output(process.channel):
             self._discard(process, "replaced")
             self._restart_after_anomaly()
         held = self._held.total(self.state)

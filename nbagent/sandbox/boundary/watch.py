@@ -18,10 +18,32 @@ from collections.abc import Callable
 from typing import Any
 
 from ..wire import codec as wire
-from ..wire.budget import SLACK_BYTES, CallBudget
+from ..wire.budget import SLACK_BYTES, SMALL_FRAME_CAPS, CallBudget
+from ..wire.channel import Channel, ChannelClosed, ChannelTimeout
 
 #: The least time the host gives the worker to encode and send its answer after ``ran``.
 MIN_ENCODING_SECONDS = 10.0
+#: Printed text a thread of the agent's code may send between calls (dropped) before the worker is replaced.
+MAX_LATE_OUTPUT_FRAMES = 64
+
+
+def only_late_output(channel: Channel) -> bool:
+    """Between calls: drop printed text that arrived late (a thread the code started); False if anything else
+    arrived (a frame forged for a later call), or too much of it, or a frame cut short."""
+    caps = channel.caps
+    channel.caps = lambda kind: SMALL_FRAME_CAPS["out"] if kind == "out" else 0
+    try:
+        for _ in range(MAX_LATE_OUTPUT_FRAMES):
+            if not channel.readable(0):
+                return True
+            header, _ = channel.recv(deadline=time.monotonic() + 0.2)
+            if header.get("t") != "out":
+                return False
+        return False
+    except (ChannelClosed, ChannelTimeout, OSError):
+        return False
+    finally:
+        channel.caps = caps
 
 
 class CallWatch:
