@@ -15,7 +15,6 @@ Standard library only: `scripts/setup.sh` runs the build before nbagent's own de
 
 from __future__ import annotations
 
-import fcntl
 import importlib.metadata
 import importlib.util
 import os
@@ -29,6 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .default import cache_dir
+
+try:
+    import fcntl
+except ImportError:  # Windows: no lock; two set-ups at once would each build
+    fcntl = None  # type: ignore[assignment]
 
 __all__ = [
     "LLAMA_CPP_VERSION",
@@ -150,7 +154,8 @@ def build_wheel(python: str = sys.executable, say: Callable[[str], None] = say_n
     wheels = wheel_dir()
     wheels.mkdir(parents=True, exist_ok=True)
     with (wheels / ".build.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # a second set-up waits here, then finds the wheel below
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # a second set-up waits here, then finds the wheel below
         wheel = cached_wheel()
         if wheel is not None:
             return wheel
