@@ -274,6 +274,16 @@ def test_long_lists_of_strings_round_trip() -> None:
     assert tree["$"] == "jlist" and codec.decode(tree, buffers, lambda n: None, lambda n: None) == items
 
 
+def test_what_the_host_would_refuse_the_worker_keeps_as_a_handle() -> None:
+    from decimal import Decimal
+
+    handle = {"$": "remote", "kind": "object", "oid": 1, "type": "x", "summary": ""}
+    tree, _ = codec.encode([Decimal("9" * 20_000), 3**100_000, Decimal("1.5")], lambda obj: dict(handle))
+    assert tree[0]["$"] == tree[1]["$"] == "remote" and tree[2]["$"] == "decimal"
+    with pytest.raises(codec.WireError):  # a forged one
+        codec.decode({"$": "int", "hex": "f" * 5000}, [], lambda n: None, lambda n: None)
+
+
 def test_a_reference_before_its_value_is_refused() -> None:
     with pytest.raises(codec.WireError):
         codec.decode([{"$": "ref", "to": 1}, [{"$": "@", "#": 1}, 1]], [], lambda n: None, lambda n: None)

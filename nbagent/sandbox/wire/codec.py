@@ -54,6 +54,7 @@ MAX_HASH_COLLISIONS = 1024
 #: The worker keeps its (upper-bound) estimate of a frame's JSON header under this.
 HEADER_ESTIMATE_LIMIT = MAX_HEADER_BYTES // 2
 CHECK_EVERY_NODES = 4096
+MAX_DECIMAL_CHARS = 10_000
 _DTYPE = re.compile(r"^[<>|=][biufcmMSU]\d{1,4}(\[[A-Za-z0-9]{1,3}\])?$")
 _IMAGE_MODES = frozenset({"1", "L", "LA", "RGB", "RGBA", "I", "F", "I;16", "CMYK"})
 _MASKED = {
@@ -389,6 +390,14 @@ def _encode_timedelta(e: Encoder, obj: Any, depth: int) -> dict:
     return {"$": "timedelta", "d": obj.days, "s": obj.seconds, "us": obj.microseconds}
 
 
+def _encode_decimal(e: Encoder, obj: Any) -> dict:
+    text = str(obj)
+    if len(text) > MAX_DECIMAL_CHARS:  # the host refuses longer ones
+        raise NotPlain("a Decimal with too many digits")
+    e.reserve(len(text), len(text))
+    return {"$": "decimal", "s": text}
+
+
 _ENCODERS: dict[type, Callable[[Encoder, Any, int], Any]] = {
     AgentValue: lambda e, obj, depth: {
         "$": "agent_value",
@@ -400,7 +409,7 @@ _ENCODERS: dict[type, Callable[[Encoder, Any, int], Any]] = {
     datetime.time: _encode_datetime,
     datetime.date: _encode_date,
     datetime.timedelta: _encode_timedelta,
-    decimal.Decimal: lambda e, obj, depth: {"$": "decimal", "s": str(obj)},
+    decimal.Decimal: lambda e, obj, depth: _encode_decimal(e, obj),
     fractions.Fraction: lambda e, obj, depth: {
         "$": "fraction",
         "n": e._plain(obj.numerator, depth),
@@ -830,7 +839,7 @@ def _decode_timedelta(d: Decoder, node: dict, depth: int) -> Any:
 
 def _decode_decimal(d: Decoder, node: dict, depth: int) -> Any:
     text = node.get("s")
-    if type(text) is not str or len(text) > 10_000:
+    if type(text) is not str or len(text) > MAX_DECIMAL_CHARS:
         raise WireError("bad decimal")
     try:
         return decimal.Decimal(text)
