@@ -141,3 +141,18 @@ def test_a_second_setup_waits_for_the_running_build_and_reuses_its_wheel(cache: 
     wheels.append(runtime.build_wheel(fake_python, say=lambda line: None))
     first.join()
     assert builds.read_text().count("build") == 1 and wheels[0] == wheels[1]
+
+
+def test_a_wheel_built_for_another_cpu_is_not_reused(cache: Path, tmp_path: Path) -> None:
+    fake_python = _script(
+        tmp_path / "python",
+        'while [ "$1" != "-w" ]; do shift; done\n'
+        f'touch "$2/llama_cpp_python-{runtime.LLAMA_CPP_VERSION}-py3-none-linux_x86_64.whl"\n',
+    )
+    wheel = runtime.build_wheel(fake_python, say=lambda line: None)
+    record = wheel.with_name(wheel.name + ".cpu")
+    assert record.read_text().strip() == runtime.cpu_signature() and runtime.cached_wheel() == wheel
+    record.write_text("built-elsewhere\n")  # the same cache, seen from a machine with other instruction sets
+    assert runtime.cached_wheel() is None
+    record.unlink()  # a wheel an older set-up left without a record is still used
+    assert runtime.cached_wheel() == wheel

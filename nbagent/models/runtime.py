@@ -8,13 +8,14 @@ AMX but whose kernel or hypervisor does not grant the tile state, they crash at 
 `-mno-amx-*` flags switch it off (explicit ISA flags win over what `-march=native` implies).
 
 The wheel is kept in `~/.cache/nbagent/wheels` (or `$XDG_CACHE_HOME`), so a later set-up or a new venv installs
-it in seconds. A file lock lets two set-ups share one build: the second waits, then finds the wheel.
+it in seconds; beside it, the CPU signature it was built for (a cache shared with other CPUs is not misused). A file lock lets two set-ups share one build: the second waits, then finds the wheel.
 
 Standard library only: `scripts/setup.sh` runs the build before nbagent's own dependencies are installed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import importlib.util
 import os
@@ -70,10 +71,31 @@ def wheel_dir() -> Path:
     return cache_dir() / "wheels"
 
 
+def cpu_signature(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """The instruction sets `-march=native` reads, in short: a wheel built for other flags may not run here."""
+    try:
+        text = cpuinfo.read_text(errors="replace")
+    except OSError:
+        text = ""
+    flags = next((line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("flags")), [])
+    return hashlib.sha256(" ".join(sorted(flags)).encode()).hexdigest()[:16]
+
+
+def _built_for(wheel: Path) -> Path:
+    return wheel.with_name(wheel.name + ".cpu")  # beside the wheel: the CPU signature it was built for
+
+
 def cached_wheel(version: str = LLAMA_CPP_VERSION) -> Path | None:
-    """The llama-cpp-python wheel an earlier set-up built, if any."""
-    found = sorted(wheel_dir().glob(f"llama_cpp_python-{version}-*.whl"))
-    return found[0] if found else None
+    """The llama-cpp-python wheel an earlier set-up built for this CPU, if any.
+
+    A cache shared by machines with other CPUs (a home directory on a network drive, Dask workers) holds
+    wheels built with their `-march=native`: one whose recorded signature differs is not used here.
+    """
+    for wheel in sorted(wheel_dir().glob(f"llama_cpp_python-{version}-*.whl")):
+        record = _built_for(wheel)
+        if not record.exists() or record.read_text().strip() == cpu_signature():  # no record: an older set-up's
+            return wheel
+    return None
 
 
 def installed_version() -> str | None:
@@ -172,6 +194,7 @@ def build_wheel(python: str = sys.executable, say: Callable[[str], None] = say_n
             # rename into place: an interrupted build never leaves a half-written wheel in the cache
             partial = wheels / f".{built.name}.{os.getpid()}"
             shutil.move(str(built), partial)
+            _built_for(wheels / built.name).write_text(cpu_signature() + "\n")
             partial.replace(wheels / built.name)
         return wheels / built.name
 
