@@ -318,7 +318,9 @@ def test_a_worker_error_never_raises_keyboard_interrupt_in_the_host(raw: Isolate
     ids=["final claim", "host_final never given"],
 )
 def test_a_final_answer_only_through_the_hosts_tool(raw: IsolatedPythonExecutor, header: dict) -> None:
-    _, _, result = attack(raw, FORGE + f"forge(dict({{'t': 'done', 'names': {{}}}}, **{header!r}))\ntime.sleep(2)")
+    forged = f"forge(dict({{'t': 'done', 'names': {{'planted': 1}}}}, **{header!r}))"
+    _, _, result = attack(raw, FORGE + forged + "\ntime.sleep(2)")
+    assert "planted" not in raw.state  # an anomaly binds nothing
     assert_protocol_anomaly(raw, result)
 
 

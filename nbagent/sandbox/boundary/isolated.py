@@ -410,11 +410,19 @@ class IsolatedPythonExecutor:
                 if node.get("name") not in values:
                     raise wire.WireError("bad alias")
                 values[name] = values[node["name"]]
+        # Everything is decoded and checked before the notebook changes: an anomaly binds nothing.
+        images = header.get("images", [])
+        images = [decode(node) for node in images] if isinstance(images, list) else []
+        error = header.get("error")
+        answer = watch.final_answer(header) if error is None else None
+        output = decode(header.get("output")) if error is None and answer is None else None
+        watch.settle(decoder, process.channel.last_header_bytes)
+        for name in values:
+            if not self._shared(name):  # never a dunder, an IPython internal, get_ipython...
+                raise wire.WireError(f"the worker may not bind {str(name)[:40]!r}")
         in_place = header.get("modified") if isinstance(header.get("modified"), dict) else {}
         report: list[dict[str, Any]] = []
         for name, value in values.items():
-            if not self._shared(name):  # never a dunder, an IPython internal, get_ipython...
-                raise wire.WireError(f"the worker may not bind {str(name)[:40]!r}")
             entry = self._change_of(name, value, in_place)
             owned = not self._notebook_owns(name)  # a name the agent created (before this call or now)
             refusal = self._writeback_refusal(name, value, in_place)  # a builtin, IPython's, a module: never bound
@@ -442,12 +450,6 @@ class IsolatedPythonExecutor:
                 self.state.pop(name, None)
                 self._mirror.pop(name, None)
         self.last_changes = report
-        images = header.get("images", [])
-        images = [decode(node) for node in images] if isinstance(images, list) else []
-        error = header.get("error")
-        answer = watch.final_answer(header) if error is None else None
-        output = decode(header.get("output")) if error is None and answer is None else None
-        watch.settle(decoder, process.channel.last_header_bytes)
         logs = self._with_notes(header.get("logs", "") if isinstance(header.get("logs", ""), str) else "")
         if error is not None:
             raise self._error(error, watch.started)
