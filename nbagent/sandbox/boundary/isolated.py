@@ -354,11 +354,6 @@ class IsolatedPythonExecutor:
             interrupt.logs = streamed.getvalue()  # type: ignore[attr-defined]
             raise interrupt from None
 
-    def _limit(self, deadline: float | None) -> float | None:
-        stop = self._stop_deadline()
-        limits = [x for x in (deadline, stop) if x is not None]
-        return min(limits) if limits else None
-
     def _stream(self, text: Any, streamed: CappedBuffer) -> None:
         if not isinstance(text, str):
             return
