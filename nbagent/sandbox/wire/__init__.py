@@ -2,7 +2,7 @@
 
 The lowest room of the sandbox: both layers above speak it, and it trusts nothing it reads.
 
-* ``codec``    -- plain data without pickle (JSON tree + raw buffers, each object once); decoding bounded in size and time.
+* ``codec``    -- plain data without pickle (JSON tree + raw buffers, each object once); bounded decoding.
 * ``channel``  -- framed messages over the socket pair, read resumably, with deadlines and per-kind size caps.
 * ``budget``   -- what decoded data may cost the host: per call, over steps; frame caps by kind.
 * ``proxies``  -- handles and function/class proxies the notebook holds for objects left in the worker.
