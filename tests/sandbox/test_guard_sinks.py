@@ -148,7 +148,10 @@ IDIOMS = {
     "query backticks": ("len(pd.DataFrame({'a b': [1, 2]}).query('`a b` > 1'))", 1),
     "query expr keyword": ("len(df.query(expr='a > 2'))", 1),
     "to_latex": ("pd.DataFrame({'a': [1.5]}).to_latex(formatters={'a': '{:.1f}'.format}).count('1.5')", 1),
-    "plot": ("type(df.plot(x='a', y='b')).__name__", "Axes"),
+    "plot": (  # closed: an open figure in this process would leak into the next worker's fork
+        "import matplotlib.pyplot as plt\nkind = type(df.plot(x='a', y='b')).__name__\nplt.close('all')\nkind",
+        "Axes",
+    ),
 }
 
 
