@@ -519,7 +519,7 @@ class Worker:
         else:
             header["error"] = {
                 "class": type(outcome).__name__,
-                "message": str(outcome),
+                "message": str(outcome)[:100_000],  # the host keeps no more (and bounds the header)
                 "logs": getattr(outcome, "logs", ""),
                 "cause_type": getattr(outcome, "cause_type", ""),
                 "lineno": getattr(outcome, "lineno", None),

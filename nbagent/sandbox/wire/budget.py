@@ -21,8 +21,9 @@ from typing import Any
 
 #: What one decoded node costs the host beyond its data (a small Python object and its reference in a container).
 NODE_COST = 64
-#: Slack the host allows over the announced budget (estimates of the header differ a little between the two ends).
-SLACK_BYTES = 1 << 20
+#: Slack the host allows over the announced budget: the worker's estimate leaves out the header's small fields
+#: (logs, capped to the print limit; an error's message, to 100,000 characters).
+SLACK_BYTES = 4 << 20
 #: Largest JSON header a frame may carry (the worker keeps its estimate under half of it).
 MAX_HEADER_BYTES = 64 * 2**20
 #: Frame caps of the small kinds (printed text is streamed in chunks of at most ``OUT_CHUNK_CHARS`` characters).
