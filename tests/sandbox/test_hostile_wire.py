@@ -185,7 +185,7 @@ def test_the_budget_spans_steps_until_names_are_dropped(home: Path) -> None:
         executor("c = b'z' * 20_000_000")
         assert isinstance(executor.state["c"], bytes)
         executor.max_held_bytes = 1000  # spent: small answers still come back as themselves
-        assert executor("d = b'q' * 2_000_000\n6 * 7").output == 42
+        assert executor("d = b'q' * 5_000_000\n6 * 7").output == 42
         assert isinstance(executor.state["d"], RemoteObject)
     finally:
         executor.close()
