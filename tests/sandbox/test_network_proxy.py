@@ -363,7 +363,7 @@ def test_a_worker_spamming_the_control_socket_does_not_keep_the_kernel_busy() ->
 import socket, threading, time
 control = next(t for t in threading.enumerate() if t.name == 'nbagent-relay')._args[1]
 control.setblocking(False)
-sent, end = 0, time.monotonic() + 1.0
+sent, end = 0, time.monotonic() + 2.0
 while time.monotonic() < end:
     try:
         sent += control.send(b'c' * 4096)
@@ -380,10 +380,12 @@ sent
         cpu = time.process_time()
         sent = executor(spam).output
         cpu = time.process_time() - cpu
-        assert sent > 0 and cpu < 0.5, (sent, cpu)  # this process's CPU (all its threads) over the spam's second
+        # this process's CPU (all its threads) over the spam's two seconds: a host answering every byte would spin a
+        # whole core (1.6 s measured before streams were paced); the start of the worker and the call's own work cost a few tenths under load
+        assert sent > 0 and cpu < 1.0, (sent, cpu)
         refusals = [note for note in executor.last_notes if "already open" in note]
         times = int(refusals[0].rsplit("(", 1)[1].split()[0]) if refusals and "times)" in refusals[0] else 1
-        assert times <= 1.2 / proxy.REFUSAL_PAUSE_SECONDS, refusals  # one refusal per pause, not one per byte
+        assert times <= 2.4 / proxy.REFUSAL_PAUSE_SECONDS, refusals  # one refusal per pause, not one per byte
         assert_next_call_works(executor)
     finally:
         executor.close()

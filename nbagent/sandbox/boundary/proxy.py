@@ -43,6 +43,9 @@ CONNECT_SECONDS = 10.0
 IDLE_SECONDS = 300.0
 MAX_RECORDS = 200
 REFUSAL_PAUSE_SECONDS = 0.05
+#: The least time between two streams handed to the worker: a relay asking for streams it drops at once (each costs
+#: the kernel a socketpair and a thread) gets at most 200 a second, a few percent of a core, not a spinning thread.
+HAND_OUT_INTERVAL_SECONDS = 0.005
 
 
 class Refused(Exception):
@@ -183,6 +186,7 @@ class ConnectProxy:
                     return
                 for _ in requests:
                     self._hand_out(control)
+                    time.sleep(HAND_OUT_INTERVAL_SECONDS)
         except OSError:
             return
         finally:

@@ -30,6 +30,9 @@ MAX_HEADER_BYTES = 64 * 2**20
 OUT_CHUNK_CHARS = 8192
 SMALL_FRAME_CAPS = {"out": 128 * 2**10, "ran": 4096, "ready": 256 * 2**10}
 OTHER_FRAME_CAP = 4096
+#: What the worker may send beyond a spent budget, so that a small answer (``42``) still comes back as itself; kept
+#: small so that ``max_transfer_bytes`` stays the limit a person set.
+SMALL_VALUE_BYTES = 64 * 2**10
 
 
 class OverBudget(Exception):
@@ -63,9 +66,9 @@ class CallBudget:
         self.limited_by_steps = self.room < self.per_call
 
     def told(self) -> int:
-        """What the worker is told it may still send: the remaining budget and half the slack (so that a small
+        """What the worker is told it may still send: the remaining budget and a small allowance (so that a small
         answer, ``42``, still comes back as itself when the budget is spent)."""
-        return self.remaining + SLACK_BYTES // 2
+        return self.remaining + SMALL_VALUE_BYTES
 
     def charge(self, cost: int) -> None:
         """Take ``cost`` off; :class:`OverBudget` if it exceeds what the worker was told (plus a small slack)."""
