@@ -351,3 +351,26 @@ def test_printed_output_streams_in_small_frames(home: Path) -> None:
         assert len(seen) > 1 and max(map(len, seen)) <= 8192
     finally:
         executor.close()
+
+
+SWALLOWED = [
+    "try:\n    final_answer(5)\nexcept BaseException:\n    pass\n'not the answer'",
+    "try:\n    final_answer(5)\nfinally:\n    raise ValueError('hidden')",
+    "try:\n    final_answer(5)\nexcept BaseException:\n    final_answer(6)",
+]
+
+
+@pytest.mark.parametrize("code", SWALLOWED, ids=["swallowed", "error after", "second answer"])
+def test_the_first_final_answer_ends_the_call_whatever_the_code_does_after_it(code: str) -> None:
+    """Guards off (the guards close these spellings themselves): the host ran final_answer, so the step is final with
+    the first answer, and nothing runs in the host after it."""
+    executor = IsolatedPythonExecutor(guards=False, timeout_seconds=10)
+    ran: list = []
+    executor.send_tools({"final_answer": lambda answer: ran.append(answer) or answer})
+    try:
+        result = executor(code)
+        assert result.is_final_answer and result.output == 5
+        assert ran == [5]
+        assert executor("6 * 7").output == 42
+    finally:
+        executor.close()

@@ -46,7 +46,7 @@ from ..wire.proxies import DeadHandleError, RemoteClass, RemoteFunction, RemoteO
 from . import confine, proxy, worker
 from .namespace import dumps, execution_count
 from .process import WorkerProcess, describe_status, fork, lost_note, shutdown
-from .watch import CallWatch, only_late_output
+from .watch import NO_ANSWER, CallWatch, only_late_output
 
 KILL_GRACE_SECONDS = 0.15
 STOP_GRACE_SECONDS = 0.3
@@ -409,8 +409,8 @@ class IsolatedPythonExecutor:
         images = header.get("images", [])
         images = [decode(node) for node in images] if isinstance(images, list) else []
         error = header.get("error")
-        answer = watch.final_answer(header) if error is None else None
-        output = decode(header.get("output")) if error is None and answer is None else None
+        answer = watch.final_answer(header)
+        output = decode(header.get("output")) if error is None and answer is NO_ANSWER else None
         watch.settle(decoder, process.channel.last_header_bytes)
         for name in values:
             if not self._shared(name):  # never a dunder, an IPython internal, get_ipython...
@@ -446,10 +446,13 @@ class IsolatedPythonExecutor:
                 self._mirror.pop(name, None)
         self.last_changes = report
         logs = self._with_notes(header.get("logs", "") if isinstance(header.get("logs", ""), str) else "")
+        if answer is not NO_ANSWER:  # the host's final_answer ran: the first answer ends the step
+            if error is not None or not header.get("final"):
+                self.note("the code went on after final_answer() and hid it; the first answer stands")
+                logs = self._with_notes(header.get("logs", "") if isinstance(header.get("logs", ""), str) else "")
+            return CodeOutput(output=answer, logs=logs, is_final_answer=True, images=images)
         if error is not None:
             raise self._error(error, watch.started)
-        if answer is not None:
-            return CodeOutput(output=answer[1], logs=logs, is_final_answer=answer[0], images=images)
         return CodeOutput(output=output, logs=logs, is_final_answer=False, images=images)
 
     def _say_kept(self, name: str, node: Any, watch: CallWatch) -> None:
@@ -768,6 +771,8 @@ class IsolatedPythonExecutor:
         try:
             if tool is None:
                 raise NameError(f"no tool named {name!r}")
+            if watch.answers:  # the first final answer ended the step: nothing runs after it
+                raise RuntimeError(f"{name} was not run: the step already gave its final answer")
             with capture_output(printed):
                 result = tool(*call_args, **call_kwargs)
             if name == "final_answer":

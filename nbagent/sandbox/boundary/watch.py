@@ -8,7 +8,7 @@ The worker is hostile, so the host keeps its own account of a call:
 * **size**: the call's :class:`~nbagent.sandbox.wire.budget.CallBudget`, charged by every decoded message, and the
   decoding table shared by the messages (the write-back may name a value a tool call already carried).
 * **the final answer**: the calls of the host's own ``final_answer`` tool (``answers``, by call id); the worker's
-  ``done`` may only point at one of them.
+  ``done`` may only point at one of them, and the first one wins (no tool runs after it).
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ from typing import Any
 from ..wire import codec as wire
 from ..wire.budget import SLACK_BYTES, SMALL_FRAME_CAPS, CallBudget
 from ..wire.channel import Channel, ChannelClosed, ChannelTimeout
+
+#: No final answer in this call (``None`` is a value ``final_answer`` may be given).
+NO_ANSWER = object()
 
 #: The least time the host gives the worker to encode and send its answer after ``ran``.
 MIN_ENCODING_SECONDS = 10.0
@@ -111,13 +114,13 @@ class CallWatch:
         """Charge the budget with what the message cost."""
         self.budget.charge(decoder.cost + header_bytes)
 
-    def final_answer(self, header: dict) -> tuple[bool, Any] | None:
-        """From the worker's ``done``: ``(is_final, value)`` when it names a call of the host's ``final_answer`` in
-        this call (``host_final``), None when it names none (its output is then decoded); a ``final`` claim or a
+    def final_answer(self, header: dict) -> Any:
+        """The call's final answer: the first value the host's own ``final_answer`` tool gave in this call (the
+        first answer wins, whatever the code did after it: a ``finally`` that swallowed it, a later error), else
+        :data:`NO_ANSWER`. The worker's ``done`` may only point at an answer the host gave: a ``final`` claim or a
         ``host_final`` the host never answered is an anomaly."""
         cid = header.get("host_final")
-        if cid is None and not header.get("final"):
-            return None
-        if type(cid) is not int or cid not in self.answers:
+        claimed = cid is not None or bool(header.get("final"))
+        if claimed and (type(cid) is not int or cid not in self.answers):
             raise wire.WireError("a final answer the host's final_answer tool never gave")
-        return bool(header.get("final")), self.answers[cid]
+        return next(iter(self.answers.values())) if self.answers else NO_ANSWER
