@@ -2,7 +2,10 @@
 
 The lowest room of the sandbox: both layers above speak it, and it trusts nothing it reads.
 
-* ``codec``    -- plain data without pickle (JSON tree + raw buffers, each object once); bounded decoding.
+* ``codec``    -- plain data without pickle (JSON tree + raw buffers, each object once): what travels and how.
+* ``plain``    -- the format's vocabulary: its limits, its errors, AgentValue.
+* ``encoding`` -- the worker's side: each object once, aliases as references, within the budget it was told.
+* ``decoding`` -- the host's side: values rebuilt without the worker's code, bounded in size and time.
 * ``channel``  -- framed messages over the socket pair, read resumably, with deadlines and per-kind size caps.
 * ``budget``   -- what decoded data may cost the host: per call, over steps; frame caps by kind.
 * ``proxies``  -- handles and function/class proxies the notebook holds for objects left in the worker.
