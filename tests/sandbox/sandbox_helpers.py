@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from nbagent.sandbox import ExecutionError, LocalPythonExecutor
+from nbagent.sandbox import ExecutionError, IsolatedPythonExecutor, LocalPythonExecutor
 
 #: Stdlib modules the semantics snippets use beyond smolagents' base set.
 SEMANTICS_IMPORTS = [
@@ -65,3 +65,20 @@ def run_sandboxed(code: str, **kwargs: Any) -> Outcome:
     except ExecutionError as exc:
         return Outcome(None, exc.logs, exc.cause_type)
     return Outcome(result.output, result.logs, None)
+
+
+# --- the boundary's tests ----------------------------------------------------------------------------------------
+
+
+def outcome(executor: IsolatedPythonExecutor, code: str) -> Any:
+    """The code's value, or the ExecutionError it ended with (an attack test asserts on either)."""
+    try:
+        return executor(code).output
+    except ExecutionError as exc:
+        return exc
+
+
+def assert_next_call_works(executor: IsolatedPythonExecutor) -> None:
+    """After an attack: the executor still answers, with a plain value that is not a final answer."""
+    result = executor("6 * 7")
+    assert result.output == 42 and not result.is_final_answer

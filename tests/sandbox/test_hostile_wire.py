@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sandbox_helpers import assert_next_call_works
 
 from nbagent.sandbox import ExecutionError, IsolatedPythonExecutor, RemoteObject
 from nbagent.sandbox.boundary.watch import CallWatch
@@ -52,12 +53,6 @@ def forge(header, buffers=(), ids=(1, 2, 3)):
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("HOME", str(tmp_path))
-    return tmp_path
-
-
-@pytest.fixture
 def raw(home: Path) -> Iterator[IsolatedPythonExecutor]:
     executor = IsolatedPythonExecutor(guards=False, timeout_seconds=10)
     yield executor
@@ -90,11 +85,6 @@ def attack(executor: IsolatedPythonExecutor, code: str) -> tuple[int, float, Any
     started = time.monotonic()
     growth, result = host_growth(lambda: executor(code))
     return growth, time.monotonic() - started, result
-
-
-def assert_next_call_works(executor: IsolatedPythonExecutor) -> None:
-    result = executor("6 * 7")
-    assert result.output == 42 and not result.is_final_answer
 
 
 def assert_protocol_anomaly(executor: IsolatedPythonExecutor, result: Any) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sandbox_helpers import assert_next_call_works, outcome
 
 from nbagent.sandbox import ExecutionError, ExecutionTimeout, IsolatedPythonExecutor
 
@@ -37,17 +38,6 @@ def raw(home: Path) -> Iterator[IsolatedPythonExecutor]:
     executor = IsolatedPythonExecutor(guards=False, timeout_seconds=5)
     yield executor
     executor.close()
-
-
-def outcome(executor: IsolatedPythonExecutor, code: str) -> Any:
-    try:
-        return executor(code).output
-    except ExecutionError as exc:
-        return exc
-
-
-def assert_next_call_works(executor: IsolatedPythonExecutor) -> None:
-    assert executor("6 * 7").output == 42
 
 
 @linux_only

@@ -11,6 +11,7 @@ from __future__ import annotations
 import http.server
 import os
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -18,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from sandbox_helpers import assert_next_call_works, outcome
 
 from nbagent.sandbox import ExecutionError, IsolatedPythonExecutor
 from nbagent.sandbox.boundary import netns, proxy
@@ -66,9 +68,17 @@ def kernel() -> Iterator[Kernel]:
 def web() -> Iterator[int]:
     """A plain HTTP server on loopback (the "public" server, granted by allow_hosts)."""
 
-    class Quiet(http.server.BaseHTTPRequestHandler):
+    server = _serve(b"hello through the tunnel")
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+def _serve(body: bytes, context: ssl.SSLContext | None = None) -> http.server.ThreadingHTTPServer:
+    """A server on loopback that answers every GET with ``body`` (over TLS with ``context``), in a thread."""
+
+    class Answer(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            body = b"hello through the tunnel"
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
@@ -77,12 +87,11 @@ def web() -> Iterator[int]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server.server_address[1]
-    server.shutdown()
-    server.server_close()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    if context is not None:
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
 
 
 def make(guards: bool = False, **options: Any) -> IsolatedPythonExecutor:
@@ -95,17 +104,6 @@ def granted(request: pytest.FixtureRequest, web: int) -> Iterator[IsolatedPython
     executor = make(guards=request.param, allow_hosts=[f"127.0.0.1:{web}"])
     yield executor
     executor.close()
-
-
-def outcome(executor: IsolatedPythonExecutor, code: str) -> Any:
-    try:
-        return executor(code).output
-    except ExecutionError as exc:
-        return exc
-
-
-def assert_next_call_works(executor: IsolatedPythonExecutor) -> None:
-    assert executor("6 * 7").output == 42
 
 
 def tunnel(host: str, port: int, *, via: str = "127.0.0.1") -> str:
@@ -211,7 +209,6 @@ def test_a_granted_host_is_reached_through_the_proxy_and_noted(granted: Isolated
 def tls_web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, str]]:
     """An HTTPS server on loopback with a self-signed certificate for 127.0.0.1 (made by the openssl command)."""
     import shutil
-    import ssl
     import subprocess
 
     if shutil.which("openssl") is None:
@@ -224,22 +221,9 @@ def tls_web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, str
         check=True, capture_output=True,
     )  # fmt: skip
 
-    class Hello(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = b"hello over TLS"
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hello)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = _serve(b"hello over TLS", context)
     yield server.server_address[1], cert
     server.shutdown()
     server.server_close()

@@ -35,12 +35,6 @@ print("the agent's own print")
 """
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("HOME", str(tmp_path))
-    return tmp_path
-
-
 @GUARDS
 def test_builtins_ipython_names_and_the_user_s_modules_stay_in_the_worker(home: Path, guards: bool) -> None:
     namespace = {"np": np}
