@@ -382,19 +382,44 @@ class IsolatedPythonExecutor:
     # -- results ------------------------------------------------------------------------------------------------------
 
     def _outcome(self, process: WorkerProcess, header: dict, buffers: list, watch: CallWatch) -> CodeOutput:
+        """The worker's ``done``: everything is decoded and checked before the notebook changes (an anomaly binds
+        nothing), then the write-back, then the step's result."""
         decoder = self._decoder(buffers, watch)
         decode = functools.partial(wire.decoded, decoder)
-        names = header.get("names")
+        values, costs = self._decode_names(header.get("names"), decoder, watch)
+        images = header.get("images", [])
+        images = [decode(node) for node in images] if isinstance(images, list) else []
+        error = header.get("error")
+        answer = watch.final_answer(header)
+        output = decode(header.get("output")) if error is None and answer is NO_ANSWER else None
+        watch.settle(decoder, process.channel.last_header_bytes)
+        in_place = header.get("modified") if isinstance(header.get("modified"), dict) else {}
+        deleted = header.get("deleted", [])
+        self.last_changes = self._bind(values, costs, in_place) + self._delete(
+            deleted if isinstance(deleted, list) else []
+        )
+        if answer is not NO_ANSWER:  # the host's final_answer ran: the first answer ends the step
+            if error is not None or not header.get("final"):
+                self.note("the code went on after final_answer() and hid it; the first answer stands")
+            return CodeOutput(output=answer, logs=self._logs(header), is_final_answer=True, images=images)
+        if error is not None:
+            raise self._error(error, watch.started)
+        return CodeOutput(output=output, logs=self._logs(header), is_final_answer=False, images=images)
+
+    def _decode_names(self, names: Any, decoder: wire.Decoder, watch: CallWatch) -> tuple[dict, dict]:
+        """The write-back's values by name (aliases resolved) and what each cost the budget."""
         if not isinstance(names, dict):
             raise wire.WireError("bad write-back")
         values: dict[str, Any] = {}
         costs: dict[str, int] = {}
         for name, node in names.items():
+            if not self._shared(name):  # never a dunder, an IPython internal, get_ipython...
+                raise wire.WireError(f"the worker may not bind {str(name)[:40]!r}")
             if isinstance(node, dict) and node.get("$") == "same":
                 continue
             self._pending_module = ""
             before = decoder.cost
-            values[name] = decode(node)
+            values[name] = wire.decoded(decoder, node)
             costs[name] = decoder.cost - before
             self._say_kept(name, node, watch)
             if values[name] is _MISSING and self._pending_module:
@@ -405,17 +430,10 @@ class IsolatedPythonExecutor:
                 if node.get("name") not in values:
                     raise wire.WireError("bad alias")
                 values[name] = values[node["name"]]
-        # Everything is decoded and checked before the notebook changes: an anomaly binds nothing.
-        images = header.get("images", [])
-        images = [decode(node) for node in images] if isinstance(images, list) else []
-        error = header.get("error")
-        answer = watch.final_answer(header)
-        output = decode(header.get("output")) if error is None and answer is NO_ANSWER else None
-        watch.settle(decoder, process.channel.last_header_bytes)
-        for name in values:
-            if not self._shared(name):  # never a dunder, an IPython internal, get_ipython...
-                raise wire.WireError(f"the worker may not bind {str(name)[:40]!r}")
-        in_place = header.get("modified") if isinstance(header.get("modified"), dict) else {}
+        return values, costs
+
+    def _bind(self, values: dict, costs: dict, in_place: dict) -> list[dict[str, Any]]:
+        """Bind what the write-back may bind; the change report (what was kept in the worker says why)."""
         report: list[dict[str, Any]] = []
         for name, value in values.items():
             entry = self._change_of(name, value, in_place)
@@ -434,26 +452,26 @@ class IsolatedPythonExecutor:
             if owned:
                 self._agent_values[name] = value
                 self._held.record(name, value, costs.get(name, 0))
-        deleted = header.get("deleted", [])
-        for name in deleted if isinstance(deleted, list) else []:
-            if self._shared(name):
-                kept = self.copy_inputs and self._notebook_owns(name)
-                report.append(changes.change(name, "deleted", kept=kept))
-                if kept:
-                    continue
-                self._worker_modules.pop(name, None)
-                self.state.pop(name, None)
-                self._mirror.pop(name, None)
-        self.last_changes = report
-        logs = self._with_notes(header.get("logs", "") if isinstance(header.get("logs", ""), str) else "")
-        if answer is not NO_ANSWER:  # the host's final_answer ran: the first answer ends the step
-            if error is not None or not header.get("final"):
-                self.note("the code went on after final_answer() and hid it; the first answer stands")
-                logs = self._with_notes(header.get("logs", "") if isinstance(header.get("logs", ""), str) else "")
-            return CodeOutput(output=answer, logs=logs, is_final_answer=True, images=images)
-        if error is not None:
-            raise self._error(error, watch.started)
-        return CodeOutput(output=output, logs=logs, is_final_answer=False, images=images)
+        return report
+
+    def _delete(self, deleted: list) -> list[dict[str, Any]]:
+        """Unbind the names the code deleted (with ``copy_inputs``, the notebook's own stay); the change report."""
+        report = []
+        for name in deleted:
+            if not self._shared(name):
+                continue
+            kept = self.copy_inputs and self._notebook_owns(name)
+            report.append(changes.change(name, "deleted", kept=kept))
+            if kept:
+                continue
+            self._worker_modules.pop(name, None)
+            self.state.pop(name, None)
+            self._mirror.pop(name, None)
+        return report
+
+    def _logs(self, header: dict) -> str:
+        logs = header.get("logs", "")
+        return self._with_notes(logs if isinstance(logs, str) else "")
 
     def _say_kept(self, name: str, node: Any, watch: CallWatch) -> None:
         """The step says why a value stayed in the worker because of the budget (the worker marks it ``over``)."""
