@@ -248,18 +248,23 @@ def _sandbox_facts() -> list[tuple[str, bool, str]]:
     parts.append(f"memory cap {limit / 2**30:.1f} GiB" if isinstance(limit, int) and limit > 0 else "no memory cap")
     confined = bool(report.get("confined")) and works
     detail = "isolated worker: " + ", ".join(parts) + (f" ({report['notice']})" if report.get("notice") else "")
-    return [("sandbox", confined, detail), _namespaces_fact()]
+    return [("sandbox", confined, detail), _network_fact()]
 
 
-def _namespaces_fact() -> tuple[str, bool, str]:
-    from pathlib import Path
+def _network_fact() -> tuple[str, bool, str]:
+    """What a granted network module gets here: the worker's own network namespace and the kernel's proxy, or the
+    fallback (Landlock's ports, any address) where namespaces are unavailable."""
+    from nbagent.sandbox import IsolatedPythonExecutor
 
+    executor = IsolatedPythonExecutor(allow_network=True)
     try:
-        count = int(Path("/proc/sys/user/max_user_namespaces").read_text())
-    except (OSError, ValueError):
-        return ("namespaces", False, "user namespaces: unknown on this platform (not needed by the sandbox)")
-    state = "available" if count > 0 else "disabled"
-    return ("namespaces", count > 0, f"user namespaces {state} (not needed: Landlock and seccomp confine the worker)")
+        executor("None")
+        mode = str(executor.confinement.get("network", "unknown"))
+    except Exception as error:  # the doctor reports; it never fails
+        return ("network", False, f"the worker with a network grant failed: {type(error).__name__}: {error}")
+    finally:
+        executor.close()
+    return ("network", mode.startswith("own namespace"), f"with a network grant: {mode}")
 
 
 def _dask_fact() -> tuple[str, bool, str]:

@@ -29,6 +29,17 @@ def test_doctor_reports_the_isolated_workers_real_confinement(capsys: pytest.Cap
     assert "seccomp" in sandbox and sandbox.startswith(("ok", "--"))
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="network namespaces are Linux's")
+def test_doctor_says_how_a_granted_network_module_reaches_the_network(monkeypatch, capsys) -> None:
+    cli.main(["doctor"])
+    [network] = [line for line in capsys.readouterr().out.splitlines() if line[4:].startswith("network")]
+    assert network.startswith("ok") and "own namespace" in network and "proxy" in network
+    monkeypatch.setenv("NBAGENT_NETWORK_NAMESPACE", "0")  # as where namespaces are unavailable
+    cli.main(["doctor"])
+    [network] = [line for line in capsys.readouterr().out.splitlines() if line[4:].startswith("network")]
+    assert network.startswith("--") and "own namespace" not in network
+
+
 def test_doctor_without_the_default_model_points_at_the_setup(monkeypatch, tmp_path: Path, capsys) -> None:
     from nbagent.models import default, runtime
 

@@ -145,6 +145,7 @@ def test_prints_stream_as_they_are_produced(agent: IsolatedPythonExecutor) -> No
     seen: list[tuple[str, float]] = []
     import time
 
+    agent("None")  # the worker's start (a fork and its confinement) is not what is measured
     agent.on_output = lambda text: seen.append((text, time.monotonic()))
     started = time.monotonic()
     out = agent("import time\nprint('first', flush=True)\ntime.sleep(1)\nprint('second')")

@@ -76,7 +76,10 @@ def test_credentials_argv_and_environment_are_gone_from_the_worker(
     model = OpenAIServerModel("m", api_base="http://127.0.0.1:9/v1", api_key=MODEL_KEY)
     client = openai.OpenAI(api_key=CLIENT_KEY, base_url="http://127.0.0.1:9/v1")
     http = httpx.Client(headers={"Authorization": f"Bearer {HTTPX_KEY}"})
-    namespace = {"model": model, "user_value": "".join(USER_VALUE)}
+    import numpy as np
+
+    # a large array: the user's data, skipped by the memory pass, which must still find every copy of the keys
+    namespace = {"model": model, "user_value": "".join(USER_VALUE), "data": np.ones(400_000)}
     before = rss_bytes()
     executor = IsolatedPythonExecutor(namespace=namespace, guards=guards, timeout_seconds=20)
     try:
@@ -171,3 +174,19 @@ def test_scrub_report_says_what_it_cleared_and_its_cost() -> None:
     found = secrets.secret_values(["Bearer abcdefgh12345678", "short", "arguments", b"0123456789abcdef"])
     assert found == {b"Bearer abcdefgh12345678", b"abcdefgh12345678", b"0123456789abcdef"}
     assert textwrap.dedent(secrets.__doc__ or "").count("What stays readable") == 1
+
+
+def test_the_memory_pass_skips_the_namespace_s_large_data_buffers_only() -> None:
+    import numpy as np
+    import pandas as pd
+
+    from nbagent.sandbox.boundary import wipe
+
+    big, small = np.ones(300_000), np.ones(10)
+    frame = pd.DataFrame({"a": np.zeros(200_000), "b": np.arange(200_000)})
+    ranges = wipe.data_buffers([{"big": big, "view": big[10:20], "small": small, "frame": frame, "text": "x"}])
+    start = big.__array_interface__["data"][0]
+    assert (start, start + big.nbytes) in ranges  # the view counts as its owner's whole buffer, once
+    assert all(high - low >= wipe.LARGE_BUFFER_BYTES for low, high in ranges) and len(ranges) >= 2
+    assert wipe._without([(0, 100), (200, 300)], [(50, 250)]) == [(0, 50), (250, 300)]
+    assert wipe._without([(0, 100)], [(0, 100)]) == [] and wipe._without([(0, 100)], []) == [(0, 100)]

@@ -195,10 +195,12 @@ def _worker_environment(scratch: str) -> dict[str, str]:
 # --- in the worker -------------------------------------------------------------------------------------------------
 
 
-def apply(p: Plan) -> dict[str, object]:
-    """Confine the calling (single-threaded, freshly forked) process; returns the report."""
+def apply(p: Plan, namespace: dict | None = None) -> dict[str, object]:
+    """Confine the calling (single-threaded, freshly forked) process; returns the report. ``namespace``: the names
+    the agent's code will see (their large data buffers are the user's data: the memory pass of secrets.py skips
+    them)."""
     report: dict[str, object] = {"platform": sys.platform}
-    report["kernel_secrets"] = _scrub_environment(p)
+    report["kernel_secrets"] = _scrub_environment(p, namespace)
     report["environment"] = "scrubbed"
     report["shared_mappings"] = mappings.make_private(p.write) if sys.platform == "linux" else []
     report["memory_limit"] = _set_limits(p, report)
@@ -239,7 +241,7 @@ def apply(p: Plan) -> dict[str, object]:
     return report
 
 
-def _scrub_environment(p: Plan) -> dict[str, object]:
+def _scrub_environment(p: Plan, namespace: dict | None) -> dict[str, object]:
     """The environment, then the kernel's secrets held in memory (secrets.py: it masks the environment's secret
     values wherever else they were copied)."""
     environment = dict(os.environ)
@@ -253,7 +255,7 @@ def _scrub_environment(p: Plan) -> dict[str, object]:
     import tempfile
 
     tempfile.tempdir = p.scratch
-    return secrets.scrub(environment)
+    return secrets.scrub(environment, namespace)
 
 
 def _zero_initial_environment() -> None:

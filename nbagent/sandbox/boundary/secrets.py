@@ -91,8 +91,10 @@ class Found:
             self.values.add(value)
 
 
-def scrub(environment: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """Clear the kernel's secrets in this (forked, single-threaded) process; returns what was done and its cost."""
+def scrub(environment: Mapping[str, str] | None = None, namespace: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Clear the kernel's secrets in this (forked, single-threaded) process; returns what was done and its cost.
+    ``namespace``: the names the agent will see; the data buffers of their large arrays and frames are the user's
+    data, not searched (a kernel holding gigabytes of frames would otherwise pay a memory pass over all of them)."""
     started = time.perf_counter()
     found = Found()
     for name, value in (environment or {}).items():
@@ -110,7 +112,7 @@ def scrub(environment: Mapping[str, str] | None = None) -> dict[str, Any]:
         costs[step.__name__[1:]] = round(time.perf_counter() - begun, 4)
     begun = time.perf_counter()
     values = found.values - own  # the user's own variables stay as they are, readable by design
-    masked = wipe.mask(values)
+    masked = wipe.mask(values, skip=wipe.data_buffers([namespace or {}, getattr(shell, "user_ns", None) or {}]))
     costs["memory"] = round(time.perf_counter() - begun, 4)
     found.values.clear()
     return {

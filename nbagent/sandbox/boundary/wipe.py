@@ -6,7 +6,9 @@ writable mappings (``/proc/self/maps``, resident runs by ``mincore``, ``memmem``
 overwrites each occurrence with ``*`` of the same length (a string object stays a valid string).
 
 Cost: one ``memmem`` pass per value over the resident private writable memory (10-15 ms per value per 100 MB
-on the machine of the benchmark; none at all without values). Shared mappings are never written (they are the
+on the machine of the benchmark; none at all without values), less the data buffers of the namespace's large arrays
+and frames (:func:`data_buffers`: the user's data, where no secret of the kernel's lives), so that a kernel holding
+gigabytes of frames does not pay a pass over them at every worker start. Shared mappings are never written (they are the
 kernel's memory too); read-only mappings, swapped-out pages and other encodings of a value (UTF-16/32 strings) are not
 searched.
 """
@@ -16,11 +18,14 @@ from __future__ import annotations
 import ctypes
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .mappings import Region, regions
 
 _SKIPPED_PATHS = ("/dev/", "[vvar", "[vsyscall]", "[vdso]")
+#: Arrays at least this large are the user's data: their buffers are not searched.
+LARGE_BUFFER_BYTES = 1 << 20
 _RESIDENT = re.compile(rb"[\x01\x03\x05\x07\x09\x0b\x0d\x0f]+")  # mincore's low bit: the page is resident
 
 
@@ -45,14 +50,69 @@ def _resident_runs(libc: ctypes.CDLL, region: Region, page: int) -> list[tuple[i
     return [(region.start + m.start() * page, region.start + m.end() * page) for m in _RESIDENT.finditer(bytes(vector))]
 
 
-def mask(values: Iterable[bytes]) -> int:
-    """Overwrite every occurrence of each value (none shorter than 4 bytes); returns how many were overwritten."""
+def data_buffers(namespaces: Iterable[Mapping[str, Any]]) -> list[tuple[int, int]]:
+    """The address ranges of the large numpy buffers the namespaces' arrays and pandas objects hold (numpy-backed
+    columns and blocks, at the top level of each namespace: where a kernel's gigabytes are)."""
+    ranges: dict[int, int] = {}
+    for namespace in namespaces:
+        for value in list(namespace.values()):
+            for array in _arrays_of(value):
+                start, nbytes = _buffer(array)
+                if nbytes >= LARGE_BUFFER_BYTES:
+                    ranges[start] = max(ranges.get(start, 0), start + nbytes)
+    return sorted(ranges.items())
+
+
+def _arrays_of(value: Any) -> list:
+    module = type(value).__module__ or ""
+    if module.startswith("numpy") and hasattr(value, "__array_interface__"):
+        return [value]
+    if not module.startswith("pandas"):
+        return []
+    manager = getattr(value, "_mgr", None)  # a DataFrame's or Series' blocks (pandas' internal manager)
+    try:
+        arrays = list(manager.arrays) if manager is not None else []
+    except Exception:
+        return []
+    return [getattr(a, "_ndarray", getattr(a, "_data", a)) for a in arrays]
+
+
+def _buffer(array: Any) -> tuple[int, int]:
+    try:
+        while getattr(array, "base", None) is not None and hasattr(array.base, "__array_interface__"):
+            array = array.base  # the owner's whole buffer, not a view's part
+        return int(array.__array_interface__["data"][0]), int(array.nbytes)
+    except Exception:
+        return 0, 0
+
+
+def _without(runs: list[tuple[int, int]], skip: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``runs`` less the ``skip`` ranges (both sorted, non-overlapping runs)."""
+    out = []
+    for start, end in runs:
+        for low, high in skip:
+            if high <= start or low >= end:
+                continue
+            if low > start:
+                out.append((start, low))
+            start = max(start, high)
+            if start >= end:
+                break
+        if start < end:
+            out.append((start, end))
+    return out
+
+
+def mask(values: Iterable[bytes], skip: list[tuple[int, int]] = ()) -> int:  # type: ignore[assignment]
+    """Overwrite every occurrence of each value (none shorter than 4 bytes) outside the ``skip`` ranges (sorted);
+    returns how many were overwritten."""
     needles = [ctypes.create_string_buffer(v, len(v)) for v in sorted(set(values)) if len(v) >= 4]
     if not needles:
         return 0
     libc = _libc()
     page = os.sysconf("SC_PAGE_SIZE")
     runs = [run for region in regions() if searchable(region) for run in _resident_runs(libc, region, page)]
+    runs = _without(runs, list(skip))
     own = [(ctypes.addressof(n), ctypes.addressof(n) + len(n)) for n in needles]
     count = 0
     for needle in needles:

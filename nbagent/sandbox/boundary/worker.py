@@ -68,7 +68,7 @@ def main(sock: Any, config: WorkerConfig, namespace: dict) -> NoReturn:
         signal.signal(STOP_SIGNAL, signal.SIG_IGN)  # a stop request before the worker is ready must not kill it
         _detach(sock.fileno(), config.plan.relay_fd)
         try:
-            report = confine.apply(config.plan)
+            report = confine.apply(config.plan, namespace)
         except BaseException as exc:  # tell the host, which reports it and refuses to run the code
             Channel(sock).send({"t": "ready", "error": f"{type(exc).__name__}: {exc}"})
             raise
