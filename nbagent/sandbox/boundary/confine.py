@@ -32,7 +32,7 @@ import sys
 import sysconfig
 from dataclasses import dataclass, field
 
-from . import landlock, lifetime, mappings, netns, rlimits, seccomp, secrets
+from . import landlock, lifetime, mappings, netns, rlimits, seccomp, secrets, wipe
 
 #: Environment variables the worker keeps (none of them is a secret).
 KEPT_ENVIRONMENT = ("LANG", "LANGUAGE", "TZ", "TERM", "PYTHONIOENCODING", "PYTHONUTF8")
@@ -260,14 +260,7 @@ def _scrub_environment(p: Plan, namespace: dict | None) -> dict[str, object]:
 
 def _zero_initial_environment() -> None:
     """Overwrite the environment strings the process started with (a copy of the kernel's, after fork)."""
-    try:
-        with open("/proc/self/stat", "rb") as fh:
-            fields = fh.read().rsplit(b")", 1)[1].split()
-        start, end = int(fields[47]), int(fields[48])  # env_start, env_end (proc(5) field n is fields[n - 3])
-    except (OSError, ValueError, IndexError):
-        return
-    if 0 < start < end and end - start < 1 << 24:
-        ctypes.memset(start, 0, end - start)
+    wipe.overwrite_startup_block("environment")
 
 
 def _address_space() -> int:

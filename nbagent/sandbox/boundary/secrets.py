@@ -29,7 +29,6 @@ resident): the references 5-60 ms (mostly the collector's pass, none without a c
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import gc
 import re
@@ -200,16 +199,7 @@ def _argv(shell: Any, found: Found) -> None:
 def _overwrite_command_line() -> None:
     """The command line the process started with, in its own memory (a copy of the kernel's after fork: what
     ``/proc/<pid>/cmdline`` shows), becomes ``nbagent-worker``."""
-    try:
-        with open("/proc/self/stat", "rb") as fh:
-            fields = fh.read().rsplit(b")", 1)[1].split()
-        start, end = int(fields[45]), int(fields[46])  # arg_start, arg_end (proc(5) field n is fields[n - 3])
-    except (OSError, ValueError, IndexError):
-        return
-    if 0 < start < end and end - start < 1 << 24:
-        ctypes.memset(start, 0, end - start)
-        title = b"nbagent-worker"[: end - start - 1]
-        ctypes.memmove(start, title, len(title))
+    wipe.overwrite_startup_block("command line", b"nbagent-worker")
 
 
 # --- the input/output history --------------------------------------------------------------------------------------

@@ -137,3 +137,24 @@ def _mask_one(libc: ctypes.CDLL, runs: list[tuple[int, int]], needle: ctypes.Arr
                 count += 1
             at = found + 1
     return count
+
+
+#: Fields of ``/proc/self/stat`` (counted after the command name, i.e. proc(5)'s field n - 3) that bound the blocks
+#: a process started with: a forked worker's are copies of the kernel's.
+_STARTUP_BLOCKS = {"command line": (45, 46), "environment": (47, 48)}
+
+
+def overwrite_startup_block(block: str, text: bytes = b"") -> None:
+    """Zero the ``block`` ("command line" or "environment") the process started with, then write ``text`` at its
+    start (what ``/proc/<pid>/cmdline`` or ``environ`` show)."""
+    first, last = _STARTUP_BLOCKS[block]
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        start, end = int(fields[first]), int(fields[last])
+    except (OSError, ValueError, IndexError):
+        return
+    if 0 < start < end and end - start < 1 << 24:
+        ctypes.memset(start, 0, end - start)
+        text = text[: end - start - 1]
+        ctypes.memmove(start, text, len(text))
