@@ -136,8 +136,12 @@ class RunGates:
             except Exception:  # a broken view must never break the run or the command
                 pass
 
-    def _set_status(self, status: str) -> None:
+    def _set_status(self, status: str, pending: tuple[str, int | None] | None = None) -> None:
+        """``pending`` (code, step number): the code that awaits approval, set with the status under one lock, so
+        that whoever sees the step awaiting approval can approve or reject it at once."""
         with self._cond:
+            if pending is not None:
+                (self._pending_code, self._pending_step), self._decision = pending, None
             changed = status != self._status
             self._status = status
             if changed and status in HALT_STATUSES:
@@ -193,10 +197,7 @@ class RunGates:
         """
         if not self._needs_approval(step, code):
             return code
-        with self._cond:
-            self._pending_code, self._decision = code, None
-            self._pending_step = getattr(step, "step_number", None)
-        self._set_status(RunStatus.AWAITING_APPROVAL.value)
+        self._set_status(RunStatus.AWAITING_APPROVAL.value, pending=(code, getattr(step, "step_number", None)))
         try:
             self._wait_until(lambda: self._decision is not None)
             with self._cond:

@@ -119,6 +119,24 @@ def test_reject_raises_code_rejected_with_the_note():
     assert "rejected" in error.observation and "use the cached copy" in error.observation
 
 
+def test_a_step_seen_awaiting_approval_can_be_rejected_at_once(monkeypatch: pytest.MonkeyPatch):
+    """The pending step and the status change together: whoever sees step 1 pending can reject it at once (the
+    teaching notebook met a 'nothing awaits approval' race under load). Every state a reader can see between two of
+    the gates' own updates is checked: a pending step is never visible while the status still says running."""
+    control = RunGates()
+    control.reset()
+    control.approve_code = True
+    seen: list[dict] = []
+    set_status = control._set_status
+    monkeypatch.setattr(control, "_set_status", lambda *a, **k: (seen.append(control.snapshot()), set_status(*a, **k)))
+    thread, box = in_thread(lambda: control.review_code(ActionStep(step_number=1), "x = 1"))
+    wait_until(lambda: control.snapshot()["pending_step"] == 1, timeout=5)
+    control.reject("no")
+    thread.join(5)
+    assert isinstance(box["error"], CodeRejected)
+    assert all(state["pending_step"] is None or state["status"] == "awaiting_approval" for state in seen), seen
+
+
 def test_no_approval_needed_by_default_and_approve_without_pending_code_is_an_error():
     control = RunGates()
     control.reset()
