@@ -178,6 +178,17 @@ def chromium(playwright: Any, viewport: dict[str, int] | None = None):
 # -- JupyterLab page helpers ----------------------------------------------------------------------
 
 
+def write_notebook(path: Path, sources: list[str] | tuple[str, ...]) -> Path:
+    """A notebook of code cells with the python3 kernel, written to ``path`` (for a test to open in the lab)."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    nbformat.write(nb, path)
+    return path
+
+
 def open_notebook(page: Any, lab: Lab, name: str, *, wait_kernel: bool = True) -> None:
     from playwright.sync_api import expect
 

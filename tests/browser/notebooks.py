@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
+from labkit import write_notebook
 
 HAND_MADE = """\
 from PIL import Image, ImageDraw
@@ -109,12 +109,4 @@ def write_notebooks(folder: Path) -> list[Path]:
         "agent_run.ipynb": [AGENT_RUN, AFTER_RUN],
         "magic_run.ipynb": [MAGIC_SETUP, MAGIC_RUN, MAGIC_AFTER],
     }
-    paths = []
-    for name, sources in notebooks.items():
-        nb = nbformat.v4.new_notebook()
-        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-        nb.cells = [nbformat.v4.new_code_cell(source) for source in sources]
-        path = folder / name
-        nbformat.write(nb, path)
-        paths.append(path)
-    return paths
+    return [write_notebook(folder / name, sources) for name, sources in notebooks.items()]

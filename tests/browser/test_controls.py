@@ -11,9 +11,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import nbformat
 import pytest
-from labkit import Lab, open_notebook
+from labkit import Lab, open_notebook, write_notebook
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -56,10 +55,7 @@ def notebook(lab: Lab, page):
     names: list[str] = []
 
     def make(name: str, *cells: str) -> str:
-        nb = nbformat.v4.new_notebook()
-        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-        nb.cells = [nbformat.v4.new_code_cell(source) for source in (SETUP, *cells)]
-        nbformat.write(nb, Path(lab.notebook_dir) / name)
+        write_notebook(Path(lab.notebook_dir) / name, (SETUP, *cells))
         names.append(name)
         open_notebook(page, lab, name)
         run_cell(page, 0)

@@ -12,9 +12,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import nbformat
 import pytest
-from labkit import Lab, open_notebook
+from labkit import Lab, open_notebook, write_notebook
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -85,10 +84,7 @@ CELLS = [SETUP, FAILED, FAILED_RUN, CHARTS, CHARTS_RUN, LONG, APPROVAL, FORKED]
 def page(lab: Lab, browser):
     """One notebook for the module (one kernel): each test runs its own cells."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
-    nbformat.write(nb, Path(lab.notebook_dir) / "long_runs.ipynb")
+    write_notebook(Path(lab.notebook_dir) / "long_runs.ipynb", CELLS)
     page = browser.new_page()
     page.errors = []  # uncaught errors and console errors of the page: none is expected
     page.on("pageerror", lambda error: page.errors.append(str(error)))

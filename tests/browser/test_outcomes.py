@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
 import pytest
-from labkit import Lab, open_notebook, run_all
+from labkit import Lab, open_notebook, run_all, write_notebook
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -57,10 +56,7 @@ CELLS = [
 
 @pytest.fixture(scope="module")
 def notebook(lab: Lab) -> str:
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
-    nbformat.write(nb, lab.notebook_dir / NAME)
+    write_notebook(lab.notebook_dir / NAME, CELLS)
     return NAME
 
 
