@@ -276,6 +276,8 @@ class CodeLoop(AgentLoop):
             raise RunStopped(self.gates.stop_reason or str(stopped)) from None
         except ExecutionError as failure:
             memory_step.observations = _logs_observation(failure.logs)
+            if self.gates.stopping:  # whatever ended the code after Stop was asked, the step was stopped
+                raise RunStopped(self.gates.stop_reason or str(failure)) from None
             hint = execution_hint(failure, code, namespace, self.task or "", self._earlier_code())
             if self._failed_before(code):
                 hint = f"{hint}\n{_REPEATED}".strip()

@@ -274,6 +274,24 @@ class RunGates:
             self._cond.notify_all()
         self._changed()
 
+    def go(self, steps: int | None, code: str | None = None) -> None:
+        """Run (``steps=None``) or Step (``steps=1``) from where the run is now, in one decision: code awaiting
+        approval at this moment is approved (``code``: an edited version), then the run goes on freely or pauses;
+        otherwise ``steps`` more steps may start. (Resuming first and then looking could approve code that began
+        to await approval only after the command, which nobody saw.)"""
+        if code is not None and not isinstance(code, str):
+            raise ControlError(f"the code to run must be a string, got {type(code).__name__}")
+        if steps is not None and (not isinstance(steps, int) or steps < 1):
+            raise ControlError(f"steps takes a positive integer or None, got {steps!r}")
+        with self._cond:
+            if self._status == RunStatus.AWAITING_APPROVAL.value and self._pending_code is not None:
+                self._budget = None if steps is None else 0
+                self._decision = ("approve", self._pending_code if code is None else code)
+            else:
+                self._budget = steps
+            self._cond.notify_all()
+        self._changed()
+
     def approve(self, code: str | None = None) -> None:
         """Run the pending code, or `code` in its place (an edited version)."""
         if code is not None and not isinstance(code, str):

@@ -254,16 +254,10 @@ class RunDriver:
             self.gates.approve_code = bool(message.get("on"))
 
     def _run_or_approve(self, message: dict[str, Any]) -> None:
-        self.gates.resume()
-        if self.gates.status == RunStatus.AWAITING_APPROVAL:
-            self.gates.approve(_code(message))
+        self.gates.go(None, _code(message))
 
     def _step_or_approve(self, message: dict[str, Any]) -> None:
-        if self.gates.status == RunStatus.AWAITING_APPROVAL:  # run this step's (edited) code, then pause
-            self.gates.pause()
-            self.gates.approve(_code(message))
-        else:
-            self.gates.allow_steps(1)
+        self.gates.go(1, _code(message))  # code awaiting approval runs (maybe edited), then the run pauses
 
     # ------------------------------------------------------------------ what the widget shows
 

@@ -207,3 +207,25 @@ def test_finish_maps_run_states_to_statuses():
     ]:
         control.finish(state)
         assert control.status == status
+
+
+def test_run_approves_only_code_that_awaited_approval_when_it_was_asked():
+    """Run/Step decide in one look: code that begins to await approval after the command waits for a person
+    (resuming first and then looking approved it unseen when the loop thread was quicker)."""
+    control = RunGates()
+    control.reset()
+    control.approve_code = True
+    control.pause()
+    control.go(None)  # Run while nothing awaits approval
+    step = ActionStep(step_number=1)
+    thread, box = in_thread(lambda: control.review_code(step, "x = 1"))
+    wait_until(lambda: control.status == "awaiting_approval")
+    time.sleep(0.1)
+    assert thread.is_alive() and control.pending_code == "x = 1"  # still waiting: nobody approved it
+    control.go(1, "x = 2")  # Step while it awaits: run the edited code, then pause
+    thread.join(5)
+    assert box == {"value": "x = 2"} and control.budget == 0
+    with pytest.raises(ControlError, match="positive integer"):
+        control.go(0)
+    with pytest.raises(ControlError, match="must be a string"):
+        control.go(None, code=3)  # type: ignore[arg-type]

@@ -161,3 +161,21 @@ def test_a_worker_forked_from_a_forked_kernel_is_tied_to_that_kernel(tmp_path: P
     while _alive(worker) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(worker)
+
+
+def test_a_signal_held_for_the_child_cannot_kill_it_before_it_handles_it() -> None:
+    """Stop is SIGUSR1 to the worker; sent while the worker starts (before its handler exists) it used to take the
+    default action, and the stopped step read as a crash. ``held`` signals start blocked in the child."""
+    from nbagent.sandbox.boundary import lifetime
+
+    def child() -> None:
+        time.sleep(0.3)  # the signal arrives now, blocked
+        signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
+        os._exit(7)
+
+    pid = lifetime.fork(child, held=frozenset({signal.SIGUSR1}))
+    os.kill(pid, signal.SIGUSR1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 7
+    assert signal.SIGUSR1 not in signal.pthread_sigmask(signal.SIG_BLOCK, set())  # the kernel's mask is untouched

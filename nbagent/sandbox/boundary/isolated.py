@@ -201,12 +201,13 @@ class IsolatedPythonExecutor:
 
     def request_stop(self) -> None:
         """Thread-safe: end the running call (ExecutionStopped) within ``STOP_GRACE_SECONDS`` + 0.1 s."""
-        process = self._holder[0]
-        if process is None or not self._running.locked():
+        if not self._running.locked():
             return
-        self._stop_requested = time.monotonic()
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(process.pid, worker.STOP_SIGNAL)
+        self._stop_requested = time.monotonic()  # also while the worker starts: the call's watch honours it
+        process = self._holder[0]
+        if process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, worker.STOP_SIGNAL)
 
     def __call__(self, code_action: str) -> CodeOutput:
         if not isinstance(code_action, str):
@@ -582,6 +583,8 @@ class IsolatedPythonExecutor:
 
     def _failed(self, process: WorkerProcess, why: str, streamed: CappedBuffer, detail: str = "") -> CodeOutput:
         """The worker did not answer in time, crashed or broke the protocol: kill it, say what was lost."""
+        if why == "crash" and self._stop_requested:
+            why = "stop"  # a worker that ended after Stop was asked: the run stops, it did not crash
         status = self._discard(process, why)
         logs = self._with_notes(streamed.getvalue())
         lost = self._lost_note
@@ -673,7 +676,9 @@ class IsolatedPythonExecutor:
         for sock in (parent, child):
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 * 2**20)
-        pid = fork(lambda: worker.main(child, config, self.state))  # the child: worker.main, never returns
+        pid = fork(
+            lambda: worker.main(child, config, self.state), held=frozenset({worker.STOP_SIGNAL})
+        )  # the child: worker.main, never returns
         child.close()
         if relay is not None:
             relay.close()

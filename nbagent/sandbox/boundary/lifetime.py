@@ -41,14 +41,14 @@ class _Forker:
         self._requests: SimpleQueue = SimpleQueue()
         self._owner = 0  # the pid whose thread this is (a forked kernel needs a thread of its own)
 
-    def fork(self, child: Callable[[], NoReturn]) -> int:
+    def fork(self, child: Callable[[], NoReturn], held: frozenset[int] = frozenset()) -> int:
         with self._lock:  # one fork at a time: answers come back in order
             if self._owner != os.getpid():
                 self._requests = SimpleQueue()
                 threading.Thread(target=self._serve, args=(self._requests,), name="nbagent-forker", daemon=True).start()
                 self._owner = os.getpid()
             answer: SimpleQueue = SimpleQueue()
-            self._requests.put((child, answer))
+            self._requests.put((child, held, answer))
             result = answer.get()
         if isinstance(result, BaseException):
             raise result
@@ -58,7 +58,8 @@ class _Forker:
     def _serve(requests: SimpleQueue) -> None:
         parent = os.getpid()
         while True:
-            child, answer = requests.get()
+            child, held, answer = requests.get()
+            before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", DeprecationWarning)  # forking a multi-threaded process: handled
@@ -66,6 +67,9 @@ class _Forker:
             except BaseException as exc:
                 answer.put(exc)
                 continue
+            finally:
+                if os.getpid() == parent:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, before)
             if pid == 0:
                 _run_child(parent, child)
             answer.put(pid)
@@ -101,7 +105,9 @@ def tie_again() -> None:
 _FORKER = _Forker()
 
 
-def fork(child: Callable[[], NoReturn]) -> int:
+def fork(child: Callable[[], NoReturn], held: frozenset[int] = frozenset()) -> int:
     """Fork on the forker thread; the child runs ``child`` (which must not return) tied to this process's life.
+    ``held``: signals the child starts with blocked (it unblocks them once it handles them: a signal sent between
+    ``fork`` and the child's ``signal.signal`` would otherwise take its default action and kill it).
     Returns the child's pid (in the parent only)."""
-    return _FORKER.fork(child)
+    return _FORKER.fork(child, held)

@@ -57,10 +57,11 @@ def shutdown(holder: list, scratch: str) -> None:
     shutil.rmtree(scratch, ignore_errors=True)
 
 
-def fork(child: Callable[[], NoReturn]) -> int:
+def fork(child: Callable[[], NoReturn], held: frozenset[int] = frozenset()) -> int:
     """Fork a worker that runs ``child`` (never returning) and dies with this process, whichever thread asks
-    (lifetime.py: the fork happens on one long-lived thread; the child's parent-death signal is SIGKILL)."""
-    return lifetime.fork(child)
+    (lifetime.py: the fork happens on one long-lived thread; the child's parent-death signal is SIGKILL; ``held``
+    signals start blocked in the child)."""
+    return lifetime.fork(child, held)
 
 
 def describe_status(status: int | None) -> str:

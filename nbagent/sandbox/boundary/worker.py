@@ -65,7 +65,10 @@ def main(sock: Any, config: WorkerConfig, namespace: dict) -> NoReturn:
     """The child's whole life after ``fork``."""
     status = 0
     try:
-        signal.signal(STOP_SIGNAL, signal.SIG_IGN)  # a stop request before the worker is ready must not kill it
+        # a stop request before the worker is ready must not kill it: the signal arrives blocked (process.fork's
+        # ``held``) and is ignored until the worker installs its handler
+        signal.signal(STOP_SIGNAL, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {STOP_SIGNAL})
         _detach(sock.fileno(), config.plan.relay_fd)
         try:
             report = confine.apply(config.plan, namespace)
