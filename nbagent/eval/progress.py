@@ -227,6 +227,11 @@ class TqdmProgress:
             return
         self.bar.set_postfix_str(tracker.postfix() + ("" if tracker.status == "done" else f" · {tracker.status}"))
         self.bar.close()
+        out = self.file or sys.stderr
+        for c in tracker.comparisons:  # under the bar: is a difference between agents more than noise?
+            print(f"{c['pair']} ({c['scorer']}, {c['tasks']} tasks): {c['conclusion']}, {c['difference']}", file=out)
+        if tracker.note:
+            print(tracker.note, file=out)
 
 
 class NotebookProgress:

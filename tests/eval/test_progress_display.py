@@ -60,6 +60,14 @@ def test_tqdm_bar_in_a_terminal():
     assert isinstance(make_progress(True), TqdmProgress)  # not in a kernel here
 
 
+def test_the_terminal_says_whether_two_agents_differ():
+    out = io.StringIO()
+    evaluate({"a": code_agent, "b": flaky_agent()}, tasks(6), progress=TqdmProgress(file=out))
+    lines = out.getvalue().splitlines()
+    assert "b − a (exact_match, 6 tasks): not significant, +0.17 [+0.00, +1.00], p = 1.00" in lines[-2]
+    assert lines[-1].startswith("One epoch:") and "epochs=3" in lines[-1]
+
+
 def test_a_custom_progress_object_sees_every_sample():
     class Log:
         def __init__(self):
