@@ -47,7 +47,7 @@ ALPHA = 0.05  # a 95% interval, significant at p <= 0.05
 SUGGESTED_EPOCHS = 3  # the fewest runs of a task where a varying answer shows as a majority and a minority
 EXACT_TASKS = 14  # up to 2^14 = 16,384 sign patterns, enumerated
 RANDOM_PATTERNS = 20_000  # beyond, this many random patterns (seeded): p within about ±0.003 at 0.05
-_CHUNK = 4096  # patterns per block (bounds memory for thousands of tasks)
+_CHUNK = 1024  # random patterns per block (bounds memory for thousands of tasks)
 
 Key2 = tuple[str, str]  # (agent, task id)
 
@@ -119,7 +119,7 @@ def _patterns(d: Any) -> tuple[Any, Any]:
     flipped, sums = [np.array([d.sum()])], [np.array([float(n)])]
     for start in range(0, RANDOM_PATTERNS - 1, _CHUNK):
         rows = min(_CHUNK, RANDOM_PATTERNS - 1 - start)
-        signs = rng.choice(np.array([-1, 1], dtype=np.int8), size=(rows, n))
+        signs = 1.0 - 2.0 * rng.integers(0, 2, size=(rows, n), dtype=np.int8)
         flipped.append(signs @ d)
         sums.append(signs.sum(axis=1).astype(float))
     return np.concatenate(flipped), np.concatenate(sums)
