@@ -12,7 +12,10 @@ scores and for a handful of tasks (where a t-test or a bootstrap claims too much
 of three is p = 0.25 here, "certain" for a bootstrap), and its p-value is exact. The 95% interval
 is the set of shifts the same test does not reject (its inversion), so "significant" and "the
 interval leaves out 0" always agree. With fewer than `min_tasks()` (6) tasks no difference can be
-significant at 95%, and the interval is the whole possible range.
+significant at 95%, and the interval is the whole possible range. The inversion assumes the
+differences shift as a whole, which bounded scores cannot quite do: where many tasks tie, the interval
+reaches further from them than the data allow (one win in six tasks: +0.17 [+0.00, +1.00]); it errs wide,
+never narrow.
 
 A sample is **nondeterministic** when its (agent, task) answered or scored differently in two
 epochs. With one epoch that cannot be seen: a difference of a task or two may be sampling noise,
