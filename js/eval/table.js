@@ -1,9 +1,10 @@
 // anywidget front-end of nbagent's evaluation view (nbagent/eval/display.py: EvalView).
 // State (traitlets), all set by Python:
 //   progress  {status, done, total, errors, cancelled, input_tokens, output_tokens, elapsed_s,
-//              remaining_s, engine, scorers, agents: [{agent, done, errors, scores: {name: mean}}]}
+//              remaining_s, engine, scorers, epochs, note, comparisons: [Comparison],
+//              agents: [{agent, done, errors, nondeterministic, scores: {name: mean}}]}
 //   rows      [{key, agent, id, epoch, task, expected, answer, state, steps, tokens, duration_s,
-//              error, scores: {name: value|null}, scorer_errors}]
+//              error, scores: {name: value|null}, scorer_errors, nondeterministic}]
 //   scorers   [name, ...]
 // and one set here: `selected` (a row's key; Python then shows that run's steps below the table).
 // Text goes in through text nodes (textContent), never innerHTML: answers are model output.
@@ -11,9 +12,14 @@
 /**
  * @typedef {{key: string, agent: string, id: string, epoch: number, task: string, expected: string,
  *   answer: string, state: string, steps: number, tokens: number, duration_s: number, error: ?string,
- *   scores: Record<string, ?number>, scorer_errors: ?string}} Row
- * @typedef {{agent: string, failing: boolean, query: string}} Filter
+ *   scores: Record<string, ?number>, scorer_errors: ?string, nondeterministic?: ?boolean}} Row
+ * @typedef {{agent: string, failing: boolean, varying?: boolean, query: string}} Filter
+ * @typedef {{pair: string, scorer: string, tasks: number, difference: string, conclusion: string,
+ *   significant: boolean}} Comparison  (the texts of nbagent.eval.compare.display_cells)
  */
+
+/** What the "varies" mark means (nbagent/eval/display.py: VARIES). */
+export const VARIES = "answers or scores differ between epochs of this task: the model's sampling, not the agent, may decide";
 
 export const MAX_ROWS = 500;
 
@@ -68,6 +74,7 @@ export function filterRows(rows, filter, scorers) {
   return rows.filter((row) => {
     if (filter.agent && row.agent !== filter.agent) return false;
     if (filter.failing && !isFailing(row, scorers)) return false;
+    if (filter.varying && !row.nondeterministic) return false;
     if (!query) return true;
     return [row.id, row.task, row.answer, row.expected, row.error].some((text) =>
       String(text ?? "").toLowerCase().includes(query),
@@ -112,15 +119,35 @@ export function renderProgress(progress) {
   const agents = h("div", "nbe-agents");
   for (const agent of p.agents || []) {
     const scores = (p.scorers || []).map((name) => `${name} ${formatScore(agent.scores?.[name])}`).join(" · ");
-    const chip = h("span", "nbe-agent", h("b", null, agent.agent), ` ${scores} (${agent.done} done${agent.errors ? `, ${agent.errors} err` : ""})`);
+    const varying = agent.nondeterministic ? `, ${agent.nondeterministic} varying` : "";
+    const chip = h("span", "nbe-agent", h("b", null, agent.agent), ` ${scores} (${agent.done} done${agent.errors ? `, ${agent.errors} err` : ""}${varying})`);
     chip.dataset.agent = agent.agent;
     agents.append(chip);
   }
-  const el = h("div", "nbe-progress", line, bar, agents);
+  const note = p.note ? h("div", "nbe-note nbe-epoch-note", p.note) : null;
+  const el = h("div", "nbe-progress", line, bar, agents, note, renderComparisons(p.comparisons || []));
   el.dataset.status = status;
   el.dataset.done = String(done);
   return el;
 }
+
+/** The paired comparisons of the agents (set when the evaluation ends), or null. @param {Comparison[]} comparisons */
+export function renderComparisons(comparisons) {
+  if (!comparisons.length) return null;
+  const names = ["pair", "scorer", "tasks", "difference", "conclusion"];
+  const titles = ["agent − baseline", "scorer", "tasks", "difference [95%], p", "conclusion"];
+  const head = h("tr", null, ...titles.map((title) => h("th", null, title)));
+  const body = h("tbody", null);
+  for (const c of comparisons) {
+    const tr = h("tr", c.significant ? "nbe-sig" : "nbe-nosig");
+    for (const name of names) tr.append(h("td", `nbe-c-${name}`, String(c[name] ?? "")));
+    body.append(tr);
+  }
+  return h("table", "nbe-summary nbe-comparisons", h("thead", null, head), body);
+}
+
+/** Long texts (task, expected, answer) wrap, clamped to three lines; the whole text is the tooltip. */
+const LONG = new Set(["task", "expected", "answer"]);
 
 const COLUMNS = [
   ["agent", "agent"],
@@ -153,7 +180,7 @@ export function renderTable(rows, scorers, selected, sort, onSelect, onSort) {
   }
   const body = h("tbody", null);
   for (const row of rows.slice(0, MAX_ROWS)) {
-    const tr = h("tr", `nbe-row nbe-state-${row.state}${isFailing(row, scorers) ? " nbe-failing" : ""}`);
+    const tr = h("tr", `nbe-row nbe-state-${row.state}${isFailing(row, scorers) ? " nbe-failing" : ""}${row.nondeterministic ? " nbe-varying" : ""}`);
     tr.dataset.key = row.key;
     if (row.key === selected) tr.classList.add("nbe-selected");
     const cells = [
@@ -169,8 +196,16 @@ export function renderTable(rows, scorers, selected, sort, onSelect, onSort) {
       `${(row.duration_s ?? 0).toFixed(1)} s`,
     ];
     cells.forEach((text, i) => {
-      const td = h("td", `nbe-c-${COLUMNS[i][0]}`, text ?? "");
-      if (COLUMNS[i][0] === "answer" && row.error) td.title = row.error;
+      const name = COLUMNS[i][0];
+      const long = LONG.has(name);
+      const td = h("td", `nbe-c-${name}`, long ? h("div", "nbe-text", text ?? "") : (text ?? ""));
+      if (long && text) td.title = text;
+      if (name === "answer" && row.error) td.title = row.error;
+      if (name === "answer" && row.nondeterministic) {
+        const mark = h("span", "nbe-varies", " · varies");
+        mark.title = VARIES;
+        td.append(mark);
+      }
       tr.append(td);
     });
     for (const name of scorers) {
@@ -188,7 +223,7 @@ export function renderTable(rows, scorers, selected, sort, onSelect, onSort) {
   return h("div", "nbe-table-wrap", table, more);
 }
 
-function renderFilters(agents, filter, onChange) {
+function renderFilters(agents, epochs, filter, onChange) {
   const bar = h("div", "nbe-filters");
   if (agents.length > 1) {
     const select = h("select", "nbe-agent-filter", h("option", null, "all agents"));
@@ -207,6 +242,15 @@ function renderFilters(agents, filter, onChange) {
   failing.checked = filter.failing;
   failing.addEventListener("change", () => onChange({ failing: failing.checked }));
   bar.append(h("label", null, failing, " failing only"));
+  if (epochs > 1) {
+    const varying = h("input", "nbe-varying-filter");
+    varying.type = "checkbox";
+    varying.checked = Boolean(filter.varying);
+    varying.addEventListener("change", () => onChange({ varying: varying.checked }));
+    const label = h("label", null, varying, " varying only");
+    label.title = VARIES;
+    bar.append(label);
+  }
   const search = h("input", "nbe-search");
   search.type = "search";
   search.placeholder = "search tasks, answers, errors";
@@ -219,7 +263,7 @@ function renderFilters(agents, filter, onChange) {
 
 function render({ model, el }) {
   /** @type {Filter} */
-  const filter = { agent: "", failing: false, query: "" };
+  const filter = { agent: "", failing: false, varying: false, query: "" };
   const sort = { column: "", descending: false };
   const header = h("div", "nbe-header");
   const filters = h("div", "nbe-filter-slot");
@@ -245,9 +289,10 @@ function render({ model, el }) {
     root.dataset.rows = String((model.get("rows") || []).length);
   };
   const drawFilters = () => {
-    const agents = ((model.get("progress") || {}).agents || []).map((a) => a.agent);
+    const progress = model.get("progress") || {};
+    const agents = (progress.agents || []).map((a) => a.agent);
     filters.replaceChildren(
-      renderFilters(agents, filter, (change) => {
+      renderFilters(agents, progress.epochs || 1, filter, (change) => {
         Object.assign(filter, change);
         drawTable();
       }),

@@ -8,6 +8,7 @@ import widget, {
   formatDuration,
   formatScore,
   isFailing,
+  renderComparisons,
   renderProgress,
   sortRows,
 } from "./table.js";
@@ -103,6 +104,38 @@ describe("renderProgress", () => {
   });
 });
 
+describe("signal or noise", () => {
+  const comparison = (over) => ({
+    pair: "b − a",
+    scorer: "exact_match",
+    tasks: 10,
+    difference: "-0.10 [-0.33, +0.00], p = 1.00",
+    conclusion: "not significant",
+    significant: false,
+    ...over,
+  });
+
+  it("shows each pair's difference, interval and conclusion once the evaluation ends", () => {
+    const el = renderProgress(progress({ status: "done", comparisons: [comparison(), comparison({ pair: "c − a", conclusion: "c is better", significant: true })] }));
+    const rows = el.querySelectorAll("table.nbe-comparisons tbody tr");
+    expect([...rows].map((r) => r.className)).toEqual(["nbe-nosig", "nbe-sig"]);
+    expect(rows[0].querySelector(".nbe-c-difference").textContent).toBe("-0.10 [-0.33, +0.00], p = 1.00");
+    expect(rows[1].querySelector(".nbe-c-conclusion").textContent).toBe("c is better");
+    expect(renderComparisons([])).toBeNull();
+  });
+
+  it("says what one epoch cannot tell, and only when Python says so", () => {
+    const note = "One epoch: … Run with epochs=3 or more";
+    expect(renderProgress(progress({ note })).querySelector(".nbe-epoch-note").textContent).toBe(note);
+    expect(renderProgress(progress({ note: "" })).querySelector(".nbe-epoch-note")).toBeNull();
+  });
+
+  it("counts each agent's varying tasks in its chip", () => {
+    const agents = [{ agent: "a", done: 6, errors: 0, nondeterministic: 2, scores: { exact_match: 0.5 } }];
+    expect(renderProgress(progress({ agents })).querySelector(".nbe-agent").textContent).toBe("a exact_match 0.50 (6 done, 2 varying)");
+  });
+});
+
 describe("the widget", () => {
   const mount = (state) => {
     const model = fakeModel({ rows: [], scorers: ["exact_match"], progress: progress(), selected: "", ...state });
@@ -151,6 +184,28 @@ describe("the widget", () => {
     const { el } = mount({ rows: many });
     expect(el.querySelectorAll("tr.nbe-row")).toHaveLength(MAX_ROWS);
     expect(el.querySelector(".nbe-more").textContent).toBe("3 more rows: filter to narrow");
+  });
+
+  it("marks the samples whose answers vary between epochs, and filters to them", () => {
+    const rows = [row({ nondeterministic: true }), row({ key: "a|t2|0", id: "t2", nondeterministic: false })];
+    const { el } = mount({ rows, progress: progress({ epochs: 3 }) });
+    const marked = el.querySelectorAll("tr.nbe-varying");
+    expect([...marked].map((r) => r.dataset.key)).toEqual(["a|t1|0"]);
+    expect(marked[0].querySelector(".nbe-c-answer").textContent).toBe("4 · varies");
+    expect(marked[0].querySelector(".nbe-varies").title).toContain("differ between epochs");
+    const box = el.querySelector(".nbe-varying-filter");
+    box.checked = true;
+    box.dispatchEvent(new Event("change"));
+    expect([...el.querySelectorAll("tr.nbe-row")].map((r) => r.dataset.key)).toEqual(["a|t1|0"]);
+    expect(mount({ rows }).el.querySelector(".nbe-varying-filter")).toBeNull(); // one epoch: nothing can vary
+  });
+
+  it("wraps long texts in a block that the stylesheet clamps, the whole text as the tooltip", () => {
+    const task = "What is the total revenue of the orders placed in October 2024, in euros, rounded to cents?";
+    const { el } = mount({ rows: [row({ task })] });
+    const cell = el.querySelector("td.nbe-c-task");
+    expect(cell.querySelector(".nbe-text").textContent).toBe(task);
+    expect(cell.title).toBe(task);
   });
 
   it("keeps model output as text", () => {

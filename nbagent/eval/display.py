@@ -17,14 +17,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from nbagent.eval.compare import display_cells
 from nbagent.eval.samples import Key
 
 __all__ = [
     "CSS",
     "EvalPanel",
     "bundle",
+    "comparisons_html",
+    "header_html",
     "header_widget",
     "key_text",
+    "note_html",
     "plot_svg",
     "progress_html",
     "results_html",
@@ -55,14 +59,26 @@ CSS = """
 .nbe .nbe-agent { border: 1px solid var(--nbe-border); border-radius: 10px; padding: 0 8px; }
 .nbe .nbe-filters { display: flex; gap: 10px; align-items: center; margin: 6px 0; flex-wrap: wrap; }
 .nbe .nbe-hint { color: var(--nbe-muted); font-size: 0.9em; }
-.nbe .nbe-table-wrap { max-height: 420px; overflow: auto; border: 1px solid var(--nbe-border); border-radius: 4px; }
-.nbe table.nbe-table, .nbe table.nbe-summary { border-collapse: collapse; width: 100%; }
+.nbe .nbe-table-wrap { max-height: 420px; max-width: 100%; overflow: auto; border: 1px solid var(--nbe-border);
+  border-radius: 4px; box-sizing: border-box; }
+/* JupyterLab gives the tables of rendered HTML (a saved notebook) equal fixed columns, right-aligned:
+   ours size to their content, the long texts wrap. */
+.nbe table.nbe-table, .nbe table.nbe-summary { border-collapse: collapse; width: 100%; table-layout: auto;
+  margin: 0; font-size: inherit; }
 .nbe table.nbe-summary { width: auto; margin: 4px 0 8px; }
 .nbe .nbe-table th, .nbe .nbe-summary th { position: sticky; top: 0; background: var(--jp-layout-color2, #f6f8fa);
   text-align: left; padding: 3px 6px; cursor: pointer; white-space: nowrap; border-bottom: 1px solid var(--nbe-border); }
 .nbe .nbe-summary th { position: static; cursor: default; }
 .nbe .nbe-table td, .nbe .nbe-summary td { padding: 2px 6px; border-bottom: 1px solid var(--nbe-border);
-  max-width: 260px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; vertical-align: top; }
+  text-align: left; white-space: nowrap; vertical-align: top; }
+.nbe .nbe-table td.nbe-c-task, .nbe .nbe-table td.nbe-c-expected, .nbe .nbe-table td.nbe-c-answer { white-space: normal; }
+.nbe .nbe-text { overflow-wrap: break-word; display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 3;
+  overflow: hidden; min-width: 4em; max-width: 24em; }
+.nbe td.nbe-c-task .nbe-text { min-width: 12em; max-width: 40em; }
+.nbe .nbe-varies { color: var(--nbe-part); font-weight: 600; white-space: nowrap; }
+.nbe .nbe-epoch-note { color: var(--nbe-part); max-width: 60em; }
+.nbe tr.nbe-sig td.nbe-c-conclusion { color: var(--nbe-pass); font-weight: 600; }
+.nbe tr.nbe-nosig td.nbe-c-conclusion { color: var(--nbe-muted); }
 .nbe tr.nbe-row { cursor: pointer; }
 .nbe tr.nbe-row:hover { background: var(--jp-layout-color2, #f6f8fa); }
 .nbe tr.nbe-failing td:first-child { box-shadow: inset 3px 0 0 var(--nbe-fail); }
@@ -95,8 +111,9 @@ def _short(value: Any, limit: int = _TEXT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def row_for(record: dict[str, Any]) -> dict[str, Any]:
-    """A record as a table row (texts shortened: the full run opens on click)."""
+def row_for(record: dict[str, Any], varies: bool | None = None) -> dict[str, Any]:
+    """A record as a table row (texts shortened: the full run opens on click); `varies`: its task's answers
+    differ between epochs (None: not known, one epoch)."""
     scores = record.get("scores") or {}
     errors = record.get("scorer_errors") or {}
     return {
@@ -116,6 +133,7 @@ def row_for(record: dict[str, Any]) -> dict[str, Any]:
             k: (None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)) for k, v in scores.items()
         },
         "scorer_errors": "; ".join(f"{k}: {v}" for k, v in errors.items()) or None,
+        "nondeterministic": varies,
     }
 
 
@@ -168,16 +186,55 @@ def samples_table_html(rows: list[dict[str, Any]], scorers: list[str]) -> str:
             row["tokens"],
         ]
         names = ["agent", "id", "epoch", "task", "expected", "answer", "state", "steps", "tokens"]
-        tds = "".join(f'<td class="nbe-c-{n}">{_e(c)}</td>' for n, c in zip(names, cells))
+        tds = "".join(_cell(n, c, row) for n, c in zip(names, cells))
         tds += f'<td class="nbe-c-duration_s">{row["duration_s"]:.1f} s</td>'
         tds += "".join(_score_cell(row["scores"].get(name)) for name in scorers)
         cls = f"nbe-row nbe-state-{_e(row['state'])}" + (" nbe-failing" if failing else "")
+        cls += " nbe-varying" if row.get("nondeterministic") else ""
         body.append(f'<tr class="{cls}" data-key="{_e(row["key"])}"{title}>{tds}</tr>')
     more = len(rows) - MAX_STATIC_ROWS
     note = f'<div class="nbe-more">{more} more rows (see EvalResults.df)</div>' if more > 0 else ""
     return (
         f'<div class="nbe-table-wrap"><table class="nbe-table"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table>{note}</div>"
+    )
+
+
+VARIES = "answers or scores differ between epochs of this task: the model's sampling, not the agent, may decide"
+_LONG = ("task", "expected", "answer")
+
+
+def _cell(name: str, value: Any, row: dict[str, Any]) -> str:
+    """A cell of the static table: long texts wrap (at most three lines), a varying answer is marked."""
+    text = f'<div class="nbe-text">{_e(value)}</div>' if name in _LONG else _e(value)
+    if name == "answer" and row.get("nondeterministic"):
+        text += f'<span class="nbe-varies" title="{_e(VARIES)}"> · varies</span>'
+    title = f' title="{_e(value)}"' if name in _LONG and value else ""
+    return f'<td class="nbe-c-{name}"{title}>{text}</td>'
+
+
+def note_html(note: str) -> str:
+    return f'<div class="nbe-note nbe-epoch-note">{_e(note)}</div>' if note else ""
+
+
+def comparisons_html(cells: list[dict[str, Any]]) -> str:
+    """The paired comparisons (compare.display_cells of each) as a small table."""
+    if not cells:
+        return ""
+    head = "".join(
+        f"<th>{h}</th>" for h in ("agent − baseline", "scorer", "tasks", "difference [95%], p", "conclusion")
+    )
+    rows = []
+    for c in cells:
+        cls = "nbe-sig" if c["significant"] else "nbe-nosig"
+        tds = "".join(
+            f'<td class="nbe-c-{name}">{_e(c[name])}</td>'
+            for name in ("pair", "scorer", "tasks", "difference", "conclusion")
+        )
+        rows.append(f'<tr class="{cls}">{tds}</tr>')
+    return (
+        '<table class="nbe-summary nbe-comparisons"><thead><tr>'
+        f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
 
@@ -200,14 +257,17 @@ def progress_line_html(snapshot: dict[str, Any]) -> str:
     agents = "".join(
         f'<span class="nbe-agent"><b>{_e(a["agent"])}</b> '
         + _e(" · ".join(f"{s} {_fmt(a['scores'].get(s))}" for s in snapshot.get("scorers", [])))
-        + f" ({a['done']} done{', ' + str(a['errors']) + ' err' if a['errors'] else ''})</span>"
+        + f" ({a['done']} done{', ' + str(a['errors']) + ' err' if a['errors'] else ''}"
+        + (f", {a['nondeterministic']} varying" if a.get("nondeterministic") else "")
+        + ")</span>"
         for a in snapshot.get("agents", [])
     )
     return (
         f'<div class="nbe-progress" data-status="{_e(status)}"><div class="nbe-line">'
         f'<span class="nbe-status nbe-status-{_e(status)}">{_e(label)}</span>'
         f'<span class="nbe-counts">{_e(" · ".join(parts))}</span></div>'
-        f'<div class="nbe-agents">{agents}</div></div>'
+        f'<div class="nbe-agents">{agents}</div>'
+        f"{note_html(snapshot.get('note', ''))}{comparisons_html(snapshot.get('comparisons') or [])}</div>"
     )
 
 
@@ -230,10 +290,18 @@ def progress_html(snapshot: dict[str, Any], rows: list[dict[str, Any]]) -> str:
 
 def summary_html(summary: Any, scorers: list[str]) -> str:
     """The summary DataFrame (EvalResults.summary()) as a small table: means with their 95% intervals."""
-    head = ["agent", "samples", *scorers, "errors", "steps", "tokens", "time / sample"]
+    import pandas as pd
+
+    head = ["agent", "samples", "epochs", "varying tasks", *scorers, "errors", "steps", "tokens", "time / sample"]
     rows = []
     for agent, row in summary.iterrows():
-        cells = [f"<td><b>{_e(agent)}</b></td>", f"<td>{int(row['samples'])}</td>"]
+        varying = row["nondeterministic"]
+        cells = [
+            f"<td><b>{_e(agent)}</b></td>",
+            f"<td>{int(row['samples'])}</td>",
+            f"<td>{int(row['epochs'])}</td>",
+            f"<td>{'–' if pd.isna(varying) else int(varying)}</td>",
+        ]
         for name in scorers:
             mean, low, high = row[name], row[f"{name}_low"], row[f"{name}_high"]
             interval = "" if math.isnan(low) else f" <span class='nbe-counts'>[{low:.2f}, {high:.2f}]</span>"
@@ -248,6 +316,12 @@ def summary_html(summary: Any, scorers: list[str]) -> str:
         rows.append(f"<tr>{''.join(cells)}</tr>")
     header = "".join(f"<th>{_e(h)}</th>" for h in head)
     return f'<table class="nbe-summary"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def header_html(summary: Any, scorers: list[str], comparisons: list[dict[str, Any]], epoch_note: str) -> str:
+    """What the results show above their table: the summary, the paired comparisons, the note, the plot."""
+    cells = [display_cells(row) for row in comparisons]
+    return summary_html(summary, scorers) + comparisons_html(cells) + note_html(epoch_note) + plot_svg(summary, scorers)
 
 
 def _num(value: float, digits: int) -> str:
@@ -302,15 +376,24 @@ def plot_svg(summary: Any, scorers: list[str], width: int = 420) -> str:
     return "".join(parts)
 
 
-def results_html(summary: Any, records: list[dict[str, Any]], scorers: list[str], cancelled: bool) -> str:
-    """Summary, plot and the table of samples as static HTML (marked as a finished nbagent run)."""
-    rows = [row_for(r) for r in records]
+def results_html(
+    summary: Any,
+    records: list[dict[str, Any]],
+    scorers: list[str],
+    cancelled: bool,
+    comparisons: list[dict[str, Any]] = (),
+    epoch_note: str = "",
+    varying: dict[tuple[str, str], bool | None] | None = None,
+) -> str:
+    """Summary, comparisons, plot and the table of samples as static HTML (marked as a finished nbagent run)."""
+    varying = varying or {}
+    rows = [row_for(r, varying.get((r["agent"], str(r["id"])))) for r in records]
     note = (
         '<div class="nbe-note">Cancelled: the samples that had not finished are missing or marked cancelled.</div>'
         if cancelled
         else ""
     )
-    inner = summary_html(summary, scorers) + plot_svg(summary, scorers) + note + samples_table_html(rows, scorers)
+    inner = header_html(summary, scorers, comparisons, epoch_note) + note + samples_table_html(rows, scorers)
     return _wrap(inner, "cancelled" if cancelled else "done")
 
 
@@ -377,12 +460,14 @@ class EvalPanel:
         return bundle(self.box, static_html, text)
 
 
-def header_widget(summary: Any, scorers: list[str]) -> Any:
-    """The summary table and the plot, as an ipywidgets.HTML."""
+def header_widget(
+    summary: Any, scorers: list[str], comparisons: list[dict[str, Any]] = (), epoch_note: str = ""
+) -> Any:
+    """The summary table, the comparisons, the note and the plot, as an ipywidgets.HTML."""
     import ipywidgets
 
     return ipywidgets.HTML(
-        f'<div class="nbe"><style>{CSS}</style>{summary_html(summary, scorers)}{plot_svg(summary, scorers)}</div>'
+        f'<div class="nbe"><style>{CSS}</style>{header_html(summary, scorers, comparisons, epoch_note)}</div>'
     )
 
 

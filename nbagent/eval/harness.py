@@ -111,7 +111,8 @@ def _evaluate(
     previous = {key: record for key, record in previous.items() if key in wanted}
     jobs = [job for job in jobs if job.key not in previous]
 
-    tracker = Tracker(len(wanted), list(sources), list(scorers), engine.label)
+    earlier_s = log.elapsed_s() if log is not None else 0.0
+    tracker = Tracker(len(wanted), list(sources), list(scorers), engine.label, epochs=epochs, earlier_s=earlier_s)
     for record in previous.values():
         tracker.add(record, resumed=True)
     records: dict[Key, dict[str, Any]] = dict(previous)
@@ -127,6 +128,7 @@ def _evaluate(
     def finish(outcome: SampleOutcome) -> None:
         record = outcome.record
         if log is not None:
+            record["eval_elapsed_s"] = round(tracker.elapsed_s, 3)  # a resumed evaluation's clock starts from it
             log.append(record, outcome.memory)
         records[outcome.key] = record
         if outcome.memory is not None and log is None:  # with a log, runs are read back from disk when opened
@@ -167,6 +169,8 @@ def _evaluate(
                 _cancel(engine, futures, handled, take, finished, records, finish, interrupts)
         finally:
             tracker.finish("cancelled" if cancelled else "done")
+            if log is not None:
+                log.save_elapsed(tracker.elapsed_s)
             view.close(tracker)
     return _results(records, memories, scorers, sources, samples, log, cancelled, engine, tracker)
 

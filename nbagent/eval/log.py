@@ -1,7 +1,8 @@
 """A durable, resumable log directory.
 
     log_dir/
-      eval.json                      what was evaluated: the tasks' fingerprint, the scorers, agents, epochs
+      eval.json                      what was evaluated: the tasks' fingerprint, the scorers, agents, epochs,
+                                     and the time spent so far (`elapsed_s`)
       tasks.jsonl                    the tasks (prompt, reference, metadata)
       results.jsonl                  one JSON record per finished sample, appended as it finishes
       memories/<agent>/<id>-<epoch>.json (+ `_images/`)   each sample's AgentMemory, saved before its record
@@ -106,6 +107,19 @@ class EvalLog:
         tmp = self.spec_path.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(spec, indent=1, ensure_ascii=False), encoding="utf-8")
         tmp.replace(self.spec_path)
+
+    def elapsed_s(self) -> float:
+        """The time the evaluation has run so far, over every call: what the last call saved when it ended,
+        or, if it never ended (the kernel died), the clock of its last record."""
+        spec = self.read_spec() if self.spec_path.is_file() else {}
+        stamps = [float(r.get("eval_elapsed_s") or 0.0) for r in self.records().values()]
+        return max([float(spec.get("elapsed_s") or 0.0), *stamps])
+
+    def save_elapsed(self, seconds: float) -> None:
+        if self.spec_path.is_file():
+            spec = self.read_spec()
+            spec["elapsed_s"] = round(max(seconds, float(spec.get("elapsed_s") or 0.0)), 3)
+            self._write_spec(spec)
 
     # ------------------------------------------------------------------------------------ records
 

@@ -1,7 +1,8 @@
 """Live progress: one protocol, a notebook view (the live table) and a terminal view (tqdm).
 
 `Tracker` keeps the numbers (done / total, running score per agent, errors, tokens, elapsed and
-remaining time). A progress view implements `start(tracker)`, `update(tracker, record)` (a sample
+remaining time, the earlier calls' time of a resumed evaluation included), the records it saw, and
+once it finishes, the paired comparisons of the agents. A progress view implements `start(tracker)`, `update(tracker, record)` (a sample
 finished; `record` is None for a clock tick, a few times a second) and `close(tracker)`;
 `evaluate(progress=...)` takes True (the notebook view in a kernel, tqdm elsewhere), False, or
 any object with those three methods.
@@ -14,6 +15,7 @@ import sys
 import time
 from typing import Any, Protocol
 
+from nbagent.eval.compare import comparison_rows, display_cells, epoch_note, nondeterministic
 from nbagent.notebook.kernel import in_kernel
 
 __all__ = ["Progress", "Tracker", "NotebookProgress", "TqdmProgress", "NoProgress", "make_progress"]
@@ -30,13 +32,25 @@ class Progress(Protocol):
 class Tracker:
     """The running numbers of an evaluation; `snapshot()` is what views show."""
 
-    def __init__(self, total: int, agents: list[str], scorers: list[str], engine: str = "") -> None:
+    def __init__(
+        self,
+        total: int,
+        agents: list[str],
+        scorers: list[str],
+        engine: str = "",
+        epochs: int = 1,
+        earlier_s: float = 0.0,
+    ) -> None:
         self.total = total
         self.agents = list(agents)
         self.scorers = list(scorers)
         self.engine = engine
+        self.epochs = epochs
+        self.earlier_s = earlier_s  # the time of earlier calls on the same log_dir (a resumed evaluation)
         self.started = time.monotonic()
         self.finished_at: float | None = None
+        self.records: list[dict[str, Any]] = []  # every record added, resumed ones first
+        self.comparisons: list[dict[str, Any]] = []  # set when it finishes (compare.comparison_rows)
         self.done = 0
         self.resumed = 0  # finished in an earlier call (log_dir)
         self.errors = 0
@@ -46,8 +60,11 @@ class Tracker:
         self.status = "running"
         self.open_run: Any = None  # key -> a widget of that sample's run (set by evaluate)
         self._agent = {name: {"done": 0, "errors": 0, "sums": {}, "counts": {}} for name in self.agents}
+        self._varying_cache: dict[tuple[str, str], bool | None] = {}
+        self._varying_at = -1
 
     def add(self, record: dict[str, Any], resumed: bool = False) -> None:
+        self.records.append(record)
         state = record.get("state")
         stats = self._agent.setdefault(record["agent"], {"done": 0, "errors": 0, "sums": {}, "counts": {}})
         if state == "cancelled":
@@ -68,6 +85,11 @@ class Tracker:
 
     @property
     def elapsed_s(self) -> float:
+        """The evaluation's whole time: this call's and, resumed, the earlier calls'."""
+        return self.earlier_s + self.this_call_s
+
+    @property
+    def this_call_s(self) -> float:
         return (self.finished_at or time.monotonic()) - self.started
 
     @property
@@ -78,7 +100,7 @@ class Tracker:
             return 0.0
         if ran <= 0:
             return None
-        return self.elapsed_s / ran * max(left, 0)
+        return self.this_call_s / ran * max(left, 0)
 
     def score(self, agent: str, scorer: str) -> float | None:
         stats = self._agent.get(agent, {})
@@ -88,6 +110,16 @@ class Tracker:
     def finish(self, status: str) -> None:
         self.status = status
         self.finished_at = time.monotonic()
+        if len(self.agents) > 1:
+            try:
+                rows = comparison_rows(self.records, self.agents, self.scorers)
+                self.comparisons = [display_cells(row) for row in rows]
+            except ImportError:  # numpy is not installed: the results' summary needs pandas anyway
+                self.comparisons = []
+
+    @property
+    def note(self) -> str:
+        return epoch_note(self.epochs, len(self.agents))
 
     def snapshot(self) -> dict[str, Any]:
         remaining = self.remaining_s
@@ -104,16 +136,29 @@ class Tracker:
             "remaining_s": None if remaining is None else round(remaining, 1),
             "engine": self.engine,
             "scorers": self.scorers,
+            "epochs": self.epochs,
+            "note": self.note,
+            "comparisons": self.comparisons,
             "agents": [
                 {
                     "agent": name,
                     "done": stats["done"],
                     "errors": stats["errors"],
                     "scores": {s: self.score(name, s) for s in self.scorers},
+                    "nondeterministic": sum(bool(flag) for (agent, _), flag in self.varying().items() if agent == name),
                 }
                 for name, stats in self._agent.items()
             ],
         }
+
+    def varying(self) -> dict[tuple[str, str], bool | None]:
+        """(agent, task id) -> whether its epochs answered differently (compare.nondeterministic); {} with one epoch."""
+        if self.epochs < 2:
+            return {}
+        if self._varying_at != len(self.records):
+            self._varying_cache = nondeterministic(self.records)
+            self._varying_at = len(self.records)
+        return self._varying_cache
 
     def postfix(self) -> str:
         """One line: the first scorer's running mean per agent, errors, tokens."""
@@ -182,6 +227,11 @@ class TqdmProgress:
             return
         self.bar.set_postfix_str(tracker.postfix() + ("" if tracker.status == "done" else f" · {tracker.status}"))
         self.bar.close()
+        out = self.file or sys.stderr
+        for c in tracker.comparisons:  # under the bar: is a difference between agents more than noise?
+            print(f"{c['pair']} ({c['scorer']}, {c['tasks']} tasks): {c['conclusion']}, {c['difference']}", file=out)
+        if tracker.note:
+            print(tracker.note, file=out)
 
 
 class NotebookProgress:
@@ -205,14 +255,20 @@ class NotebookProgress:
 
         from nbagent.eval import display as views
 
+        self.rows = [views.row_for(r) for r in tracker.records]  # resumed: the samples from the log come first
         if views.widgets_available():
             self.panel = views.EvalPanel(tracker.scorers, tracker.snapshot(), tracker.open_run)
         display(self._bundle(tracker), raw=True, display_id=self.display_id)
 
+    def _marked(self, tracker: Tracker) -> list[dict[str, Any]]:
+        """The rows, each with whether its task's answers vary between epochs (known once a second epoch ends)."""
+        flags = tracker.varying()
+        return [{**row, "nondeterministic": flags.get((row["agent"], row["id"]))} for row in self.rows]
+
     def _bundle(self, tracker: Tracker) -> dict[str, Any]:
         from nbagent.eval import display as views
 
-        static = views.progress_html(tracker.snapshot(), self.rows)
+        static = views.progress_html(tracker.snapshot(), self._marked(tracker))
         text = f"evaluate: {tracker.done}/{tracker.total} samples ({tracker.status})"
         if self.panel is None:
             return {"text/html": static, "text/plain": text}
@@ -236,7 +292,7 @@ class NotebookProgress:
             return
         if len(self.rows) != self._pushed:
             self._pushed = len(self.rows)
-            self.panel.view.rows = list(self.rows)
+            self.panel.view.rows = self._marked(tracker)
         self.panel.view.progress = tracker.snapshot()
 
     def close(self, tracker: Tracker) -> None:

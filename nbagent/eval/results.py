@@ -9,6 +9,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from nbagent.eval.compare import COLUMNS as COMPARISON_COLUMNS
+from nbagent.eval.compare import SUGGESTED_EPOCHS, comparison_rows, epoch_note, epochs_run, nondeterministic
 from nbagent.eval.log import EvalLog, read_records
 from nbagent.eval.progress import Tracker
 from nbagent.eval.samples import Key, sample_key
@@ -36,8 +38,12 @@ class EvalResults:
 
     - `.df`: a DataFrame, one row per sample (columns `agent, id, epoch, task, expected, answer,
       state, steps, input_tokens, output_tokens, duration_s, error`, one per scorer, `scorer_errors`,
+      `nondeterministic` (its task's answers or scores differ between epochs; NA with one epoch),
       `<scorer>_explanation` when a scorer explained itself, then the tasks' metadata columns);
     - `.summary()`: one row per agent;
+    - `.compare()`: one row per pair of agents and scorer: the paired difference, its 95% interval,
+      its p-value and whether it is significant (nbagent.eval.compare says how);
+    - `.note`: what the results cannot tell (one epoch: sampling noise from a real difference), or "";
     - `.memory(id, agent=None, epoch=0)`: the `AgentMemory` of a sample's run; `.show(...)` shows it
       in the step widget;
     - `EvalResults.load(log_dir)`: the results of an evaluation run with `log_dir`.
@@ -94,7 +100,14 @@ class EvalResults:
                 except (json.JSONDecodeError, KeyError, TypeError):
                     continue
         records = list(read_records(log.results_path).values())
-        return cls(records, spec.get("scorers", []), log_dir=log_dir, agents=spec.get("agents"), task_order=order)
+        return cls(
+            records,
+            spec.get("scorers", []),
+            log_dir=log_dir,
+            agents=spec.get("agents"),
+            task_order=order,
+            elapsed_s=log.elapsed_s(),
+        )
 
     # ------------------------------------------------------------------------------------ tables
 
@@ -115,29 +128,46 @@ class EvalResults:
                 row[name] = math.nan if value is None else float(value)
             errors = record.get("scorer_errors") or {}
             row["scorer_errors"] = "; ".join(f"{k}: {v}" for k, v in errors.items()) or None
+            row["nondeterministic"] = self._varying.get((record["agent"], str(record["id"])))
             for name in explained:
                 row[f"{name}_explanation"] = (record.get("explanations") or {}).get(name)
             for column in meta_columns:
                 row[column] = (record.get("metadata") or {}).get(column)
             rows.append(row)
-        columns = (
-            BASE_COLUMNS + self.scorers + ["scorer_errors"] + [f"{n}_explanation" for n in explained] + meta_columns
-        )
+        columns = BASE_COLUMNS + self.scorers + ["scorer_errors", "nondeterministic"]
+        columns += [f"{n}_explanation" for n in explained] + meta_columns
         frame = pd.DataFrame(rows, columns=columns)
         for column in ("expected", "answer", "error", "scorer_errors"):  # as recorded: no None -> NaN, no int -> float
             frame[column] = pd.Series([row[column] for row in rows], dtype=object, index=frame.index)
         for column in ("epoch", "steps", "input_tokens", "output_tokens"):
             frame[column] = frame[column].astype("int64")
         frame["duration_s"] = frame["duration_s"].astype("float64")
+        frame["nondeterministic"] = frame["nondeterministic"].astype("boolean")  # NA: one epoch cannot tell
         return frame
 
+    @cached_property
+    def _varying(self) -> dict[tuple[str, str], bool | None]:
+        return nondeterministic(self.records)
+
+    @property
+    def epochs(self) -> int:
+        """The most epochs any (agent, task) finished."""
+        return epochs_run(self.records)
+
+    @property
+    def note(self) -> str:
+        """What these results cannot tell: with one epoch and several agents, sampling noise from a real difference."""
+        return epoch_note(self.epochs, len(self.agents))
+
     def summary(self) -> Any:
-        """One row per agent: samples, each scorer's mean with its 95% interval (`<scorer>_low`,
-        `<scorer>_high`), errors, mean steps, mean tokens and mean duration per sample.
+        """One row per agent: samples, epochs, the tasks whose answers vary between epochs
+        (`nondeterministic`, NA with one epoch), each scorer's mean with its 95% interval
+        (`<scorer>_low`, `<scorer>_high`), errors, mean steps, mean tokens and mean duration per sample.
 
         Errored and cancelled samples are counted, not scored. With epochs, a task's epochs are
         averaged first, so the interval is over tasks. The interval is Wilson's for 0/1 scores
-        and Student's t otherwise.
+        and Student's t otherwise. Whether two agents differ is `compare()`'s question, not the
+        overlap of these intervals. `.attrs["note"]` holds `self.note` (one epoch cannot tell noise).
         """
         import pandas as pd
 
@@ -145,7 +175,13 @@ class EvalResults:
         for agent in self.agents:
             records = [r for r in self.records if r["agent"] == agent]
             finished = [r for r in records if r.get("state") != "cancelled"]
-            row: dict[str, Any] = {"agent": agent, "samples": len(finished)}
+            flags = [flag for (name, _), flag in self._varying.items() if name == agent]
+            row: dict[str, Any] = {
+                "agent": agent,
+                "samples": len(finished),
+                "epochs": epochs_run(finished),
+                "nondeterministic": sum(bool(f) for f in flags) if any(f is not None for f in flags) else pd.NA,
+            }
             for name in self.scorers:
                 per_task: dict[str, list[float]] = {}
                 for r in finished:
@@ -163,9 +199,32 @@ class EvalResults:
             row["output_tokens"] = _mean(r.get("output_tokens") for r in finished)
             row["duration_s"] = _mean(r.get("duration_s") for r in finished)
             rows.append(row)
-        columns = ["agent", "samples", *[f"{n}{s}" for n in self.scorers for s in ("", "_low", "_high")]]
+        columns = ["agent", "samples", "epochs", "nondeterministic"]
+        columns += [f"{n}{s}" for n in self.scorers for s in ("", "_low", "_high")]
         columns += ["errors", "scorer_errors", "cancelled", "steps", "input_tokens", "output_tokens", "duration_s"]
-        return pd.DataFrame(rows, columns=columns).set_index("agent")
+        frame = pd.DataFrame(rows, columns=columns).set_index("agent")
+        frame["nondeterministic"] = frame["nondeterministic"].astype("Int64")
+        frame.attrs["note"] = self.note
+        return frame
+
+    def compare(self) -> Any:
+        """Each agent against each earlier one (its `baseline`), per scorer: is the difference more than noise?
+
+        Columns: `agent, baseline, scorer, tasks` (scored for both), `samples` (the (task, epoch)
+        pairs), `agent_mean, baseline_mean` (over those pairs), `difference` (agent − baseline),
+        `low, high` (its 95% interval), `p_value`, `significant` (p <= 0.05) and `verdict` in words.
+        The samples are paired by (task, epoch); each task's differences are averaged over its
+        epochs and the test is a paired sign-flip permutation test over tasks, exact for 14 tasks
+        or fewer; the interval is that test inverted (see nbagent.eval.compare). It is honest for
+        0/1 scores and few tasks: with fewer than 6 tasks nothing is significant. `.attrs["note"]`
+        says when one epoch cannot tell sampling noise from a real difference.
+        """
+        import pandas as pd
+
+        frame = pd.DataFrame(self._comparison_rows, columns=COMPARISON_COLUMNS)
+        frame["significant"] = frame["significant"].astype(bool)
+        frame.attrs["note"] = self.note
+        return frame
 
     # ------------------------------------------------------------------------------------ runs
 
@@ -227,15 +286,18 @@ class EvalResults:
 
         from nbagent.eval.display import EvalPanel, header_widget, row_for
 
-        tracker = Tracker(len(self.records), self.agents, self.scorers, self.engine)
+        tracker = Tracker(len(self.records), self.agents, self.scorers, self.engine, epochs=self.epochs)
         for record in self.records:
             tracker.add(record)
-        tracker.finish("cancelled" if self.cancelled else "done")
-        if self.elapsed_s is not None:
-            tracker.finished_at = tracker.started + self.elapsed_s
-        panel = EvalPanel(self.scorers, tracker.snapshot(), lambda key: self.run_widget(key[1], key[0], key[2]))
-        panel.view.rows = [row_for(r) for r in self.records]
-        box = ipywidgets.VBox([header_widget(self.summary(), self.scorers), panel.box])
+        tracker.status, tracker.finished_at = "cancelled" if self.cancelled else "done", tracker.started
+        tracker.earlier_s = self.elapsed_s or 0.0
+        # The header above the table shows the comparisons and the note: the table's own header does not repeat them.
+        progress = {**tracker.snapshot(), "note": "", "comparisons": []}
+        panel = EvalPanel(self.scorers, progress, lambda key: self.run_widget(key[1], key[0], key[2]))
+        panel.view.rows = [row_for(r, self._varying.get((r["agent"], str(r["id"])))) for r in self.records]
+        box = ipywidgets.VBox(
+            [header_widget(self.summary(), self.scorers, self._comparison_rows, self.note), panel.box]
+        )
         box.panel = panel  # for tests and code that opens a row: box.panel.view.selected = key_text(key)
         return box
 
@@ -243,7 +305,13 @@ class EvalResults:
         """A static HTML page part: summary, plot and the table of samples (no JavaScript needed)."""
         from nbagent.eval.display import results_html
 
-        return results_html(self.summary(), self.records, self.scorers, self.cancelled)
+        return results_html(
+            self.summary(), self.records, self.scorers, self.cancelled, self._comparison_rows, self.note, self._varying
+        )
+
+    @cached_property
+    def _comparison_rows(self) -> list[dict[str, Any]]:
+        return comparison_rows(self.records, self.agents, self.scorers) if len(self.agents) > 1 else []
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from nbagent.eval.display import bundle, widgets_available
@@ -271,6 +339,11 @@ class EvalResults:
             )
             if scores:
                 parts.append(f"{first}: {scores}")
+            for row in self._comparison_rows:
+                if row["scorer"] == first:
+                    parts.append(f"{row['agent']} vs {row['baseline']}: {row['verdict']}")
+        if self.note:
+            parts.append(f"one epoch: use epochs={SUGGESTED_EPOCHS} or more to tell noise from a difference")
         return f"EvalResults({'; '.join(parts)})"
 
 

@@ -114,10 +114,50 @@ CELLS = [
         "EvalResults.load(log_dir).summary()"
     ),
     new_markdown_cell(
+        "## Signal or noise: is one configuration better?\n\n"
+        "A second scripted configuration counts the vowels of 'evaluation' differently from run to run, as a model "
+        "that samples might: sometimes 6 (right), sometimes 5. Run once, it can look better than the first by one "
+        "task. `compare()` pairs the two agents' samples by (task, epoch) and asks whether the per-task differences "
+        "are more than noise: an exact sign-flip permutation test over tasks, with the 95% interval of the "
+        "difference that the same test gives. With one epoch the display also says what it cannot tell."
+    ),
+    new_code_cell(
+        "import itertools\n"
+        "import threading\n\n"
+        "draws, draws_lock = itertools.count(), threading.Lock()\n\n\n"
+        "def sampled_answer(messages, **kwargs):\n"
+        '    """Like scripted_answer, but the count of vowels changes from one run to the next."""\n'
+        "    if \"'evaluation'\" not in str(messages[1].content):\n"
+        "        return scripted_answer(messages)\n"
+        "    with draws_lock:\n"
+        "        vowels = 6 if next(draws) % 2 == 0 else 5\n"
+        '    return f"Thought: I count them.\\n```python\\nfinal_answer({vowels})\\n```"\n\n\n'
+        "def sampled_agent():\n"
+        '    return CodeAgent(tools=[], model=ScriptedModel(sampled_answer, model_id="sampled"))\n\n\n'
+        'once = evaluate({"scripted": scripted_agent, "sampled": sampled_agent}, TASKS, scorers=scorers)'
+    ),
+    new_code_cell(
+        "comparison = once.compare()\n"
+        'assert not comparison.significant.any() and "epochs=3" in once.note\n'
+        'comparison[["agent", "baseline", "scorer", "tasks", "difference", "low", "high", "p_value", "verdict"]]'
+    ),
+    new_markdown_cell(
+        "With `epochs=3` every (agent, task) runs three times: the samples whose answers differ between epochs are "
+        "flagged (`nondeterministic`, marked *varies* in the table), and the comparison pairs epoch with epoch."
+    ),
+    new_code_cell(
+        'thrice = evaluate({"scripted": scripted_agent, "sampled": sampled_agent}, TASKS, scorers=scorers, epochs=3)\n'
+        "varying = thrice.df[thrice.df.nondeterministic]\n"
+        'assert set(zip(varying.agent, varying.id)) == {("sampled", "vowels")} and thrice.note == ""\n'
+        'varying[["agent", "id", "epoch", "answer", "exact_match"]]'
+    ),
+    new_code_cell("thrice"),
+    new_markdown_cell(
         "## Two configurations: the scripted agent and the offline default model\n\n"
         "The offline default model (Qwen2.5-Coder-1.5B on llama.cpp, no key, no network) takes a few seconds per "
         "task on a CPU, so it runs on three of the tasks here. One model object serves all its samples; with "
-        "`max_workers=1` the samples run one after another, which keeps llama.cpp's prompt cache warm."
+        "`max_workers=1` the samples run one after another, which keeps llama.cpp's prompt cache warm. Three tasks "
+        "and one epoch are too few to tell the two apart, and the display says so."
     ),
     new_code_cell(
         "model = default_model()\n\n\n"

@@ -7,7 +7,7 @@ import io
 import re
 
 import pytest
-from evalkit import code_agent, tasks
+from evalkit import code_agent, solve, task_text, tasks
 
 from nbagent import AgentWidget, CodeAgent, ScriptedModel
 from nbagent.eval import EvalResults, evaluate
@@ -45,7 +45,7 @@ def test_tracker_counts_scores_and_time():
     snap = tracker.snapshot()
     assert (snap["done"], snap["total"], snap["errors"], snap["cancelled"], snap["resumed"]) == (3, 4, 1, 1, 1)
     assert snap["input_tokens"] == 30 and snap["agents"][0]["scores"] == {"em": 0.5}
-    assert snap["agents"][1] == {"agent": "b", "done": 1, "errors": 1, "scores": {"em": None}}
+    assert snap["agents"][1] == {"agent": "b", "done": 1, "errors": 1, "scores": {"em": None}, "nondeterministic": 0}
     assert tracker.remaining_s == 0.0  # nothing left but the cancelled one
     assert tracker.postfix() == "a 0.50 · b – · 1 err · 33 tok"
     tracker.finish("done")
@@ -58,6 +58,14 @@ def test_tqdm_bar_in_a_terminal():
     text = out.getvalue()
     assert "4/4" in text and "code_agent 0.75" in text and "tok" in text
     assert isinstance(make_progress(True), TqdmProgress)  # not in a kernel here
+
+
+def test_the_terminal_says_whether_two_agents_differ():
+    out = io.StringIO()
+    evaluate({"a": code_agent, "b": flaky_agent()}, tasks(6), progress=TqdmProgress(file=out))
+    lines = out.getvalue().splitlines()
+    assert "b − a (exact_match, 6 tasks): not significant, +0.17 [+0.00, +1.00], p = 1.00" in lines[-2]
+    assert lines[-1].startswith("One epoch:") and "epochs=3" in lines[-1]
 
 
 def test_a_custom_progress_object_sees_every_sample():
@@ -193,3 +201,83 @@ def test_the_notebook_save_hook_keeps_the_static_table_of_a_finished_evaluation(
     assert (
         WIDGET_VIEW not in nb["cells"][0]["outputs"][0]["data"] and WIDGET_VIEW in nb["cells"][1]["outputs"][0]["data"]
     )
+
+
+# ---------------------------------------------------------------------------------------------- signal or noise
+
+
+def flaky_agent():
+    """Adds right, except that its answer to t1 changes from one run to the next."""
+    calls = iter(range(1000))
+
+    def answer(messages, **_):
+        text = task_text(messages)
+        a, b = (int(x) for x in re.search(r"What is (\d+) \+ (\d+)", text).groups())
+        off = a == 1 and next(calls) % 2 == 1
+        return f"```python\nfinal_answer({a + b + off})\n```"
+
+    model = ScriptedModel(answer)
+    return lambda: CodeAgent(tools=[], model=model)
+
+
+def test_one_epoch_the_live_and_saved_displays_say_what_it_cannot_tell(displayed):
+    view = NotebookProgress()
+    results = evaluate({"a": code_agent, "b": flaky_agent()}, tasks(6), progress=view)
+    progress = view.panel.view.progress
+    assert "epochs=3" in progress["note"] and [c["pair"] for c in progress["comparisons"]] == ["b − a"]
+    assert progress["comparisons"][0]["conclusion"] == "not significant"
+    live_saved = displayed[-1][1]["text/html"]  # what the save hook keeps of the live table
+    assert "nbe-epoch-note" in live_saved and "cannot be told from sampling noise" in live_saved
+    assert "nbe-comparisons" in live_saved and "not significant" in live_saved
+    page = results.to_html()
+    assert "cannot be told from sampling noise" in page and page.count('<tr class="nbe-nosig">') == 1
+    assert "<th>varying tasks</th>" in page and '<span class="nbe-varies"' not in page
+    header, body = results.widget().children
+    assert "nbe-comparisons" in header.value and "nbe-epoch-note" in header.value
+    assert body.children[0].progress["note"] == "" and body.children[0].progress["comparisons"] == []  # no repeat
+
+
+def test_answers_that_vary_between_epochs_are_marked_live_and_saved(displayed):
+    view = NotebookProgress()
+    results = evaluate({"b": flaky_agent()}, tasks(3), epochs=2, progress=view)
+    rows = view.panel.view.rows
+    assert sorted((r["id"], r["epoch"]) for r in rows if r["nondeterministic"]) == [("t1", 0), ("t1", 1)]
+    assert all(r["nondeterministic"] is False for r in rows if r["id"] != "t1")
+    assert view.panel.view.progress["agents"][0]["nondeterministic"] == 1 and view.panel.view.progress["note"] == ""
+    assert displayed[-1][1]["text/html"].count("· varies</span>") == 2
+    assert results.to_html().count('<span class="nbe-varies"') == 2
+    assert len(re.findall(r'<tr class="[^"]*nbe-varying', results.to_html())) == 2
+
+
+def test_a_resumed_evaluation_shows_the_rows_from_the_log_and_its_whole_time(displayed, tmp_path):
+    slow = lambda: CodeAgent(tools=[], model=ScriptedModel(solve, latency=0.2))  # noqa: E731
+    first = evaluate(slow, tasks(3), max_workers=1, log_dir=tmp_path, progress=False)
+    assert first.elapsed_s >= 0.6
+    view = NotebookProgress()
+    again = evaluate(slow, tasks(3), epochs=2, max_workers=1, log_dir=tmp_path, progress=view)
+    rows = view.panel.view.rows
+    assert sorted((r["id"], r["epoch"]) for r in rows) == [(f"t{i}", e) for i in range(3) for e in (0, 1)]
+    progress = view.panel.view.progress
+    assert progress["done"] == 6 and progress["resumed"] == 3
+    assert progress["elapsed_s"] >= first.elapsed_s + 0.6  # the first call's time, then this call's three samples
+    assert (
+        "6/6 samples" in displayed[-1][1]["text/html"]
+        and displayed[-1][1]["text/html"].count('<tr class="nbe-row') == 6
+    )
+    assert again.elapsed_s == pytest.approx(progress["elapsed_s"], abs=0.05)
+    assert EvalResults.load(tmp_path).elapsed_s == pytest.approx(again.elapsed_s, abs=0.01)
+
+
+def test_the_time_of_an_evaluation_that_never_ended_is_read_from_its_records(tmp_path):
+    """The kernel died mid-evaluation: eval.json never got the time; each record carries the clock."""
+    import json
+
+    from nbagent.eval.log import EvalLog
+
+    evaluate(code_agent, tasks(3), log_dir=tmp_path, progress=False)
+    spec = json.loads((tmp_path / "eval.json").read_text())
+    stamps = [json.loads(line)["eval_elapsed_s"] for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert spec["elapsed_s"] >= max(stamps) > 0
+    del spec["elapsed_s"]
+    (tmp_path / "eval.json").write_text(json.dumps(spec))
+    assert EvalLog(tmp_path).elapsed_s() == max(stamps)
