@@ -255,7 +255,7 @@ def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str
             "a whole table's other columns (dates, text) cannot be totalled."
         )
     if _ROW_NUMBERS.search(message):
-        columns = "; ".join(f"`{n}` has {_shown_columns(f)}" for n, f in _frames_in(source, namespace)[:2])
+        columns = "; ".join(f"`{n}` has {shown_columns(f)}" for n, f in _frames_in(source, namespace)[:2])
         return f"Hint: that index holds row numbers (0, 1, 2, …), not dates or labels; use a column instead. {columns}".strip()
     if "subset columns with a tuple" in message:
         return "Hint: select several columns with a list, frame[['a', 'b']], or compute a new Series from them first."
@@ -359,7 +359,7 @@ def _columns_hint(message: str, source: str, code: str, namespace: dict[str, Any
         return "Hint: that key is not in the index or the columns; print them to see what exists."
     said = []
     for name, frame in frames[:3]:
-        said.append(f"`{name}` has the columns: {_shown_columns(frame)}.")
+        said.append(f"`{name}` has the columns: {shown_columns(frame)}.")
         if 0 in list(frame.columns):
             said.append("(Its column 0 came from reset_index() of an unnamed Series: use the Series itself.)")
     missing = [key for key in _QUOTED.findall(message.splitlines()[-1]) if key not in _all_columns(frames)]
@@ -369,7 +369,7 @@ def _columns_hint(message: str, source: str, code: str, namespace: dict[str, Any
     return "Hint: " + " ".join(said)
 
 
-def _shown_columns(frame: Any) -> str:
+def shown_columns(frame: Any) -> str:
     """A frame's column names for a hint, the first `_MAX_HINT_COLUMNS` of them."""
     columns = [str(c) for c in frame.columns]
     return ", ".join(columns[:_MAX_HINT_COLUMNS]) + (", …" if len(columns) > _MAX_HINT_COLUMNS else "")

@@ -34,6 +34,8 @@ STATUS_LABELS = {
     "error": "failed",
     "max_steps": "max steps",
     "no_answer": "no answer",
+    "timed_out": "timed out",
+    "stuck": "stuck",
 }
 
 
