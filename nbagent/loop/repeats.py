@@ -83,7 +83,8 @@ def refusal(actions: Sequence[ActionStep], namespace: dict[str, Any]) -> AgentRe
         "Running it again would fail the same way.",
         *hints,
         *exists,
-        "Write different code: change the line that fails. If you send this same code again, the run ends.",
+        f"Write different code: change the line that fails{_failing_line(last)}. If you send this same code "
+        "again, the run ends.",
     ]
     return AgentRepeatedCodeError("\n".join(lines))
 
@@ -103,6 +104,13 @@ def _error_line(message: str) -> str:
     lines = [line.strip() for line in message.splitlines() if line.strip()]
     named = [line for line in lines if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Warning)\b", line)]
     return truncate((named or lines or ["an error"])[0], _ERROR_LINE)
+
+
+def _failing_line(message: str) -> str:
+    """ " (`line`)" for the line an executor error names ("Error on line N of the code:" then the line), or ""."""
+    lines = message.splitlines()
+    named = len(lines) > 1 and lines[0].startswith("Error on line") and lines[1].strip()
+    return f" (`{truncate(lines[1].strip(), _ERROR_LINE)}`)" if named else ""
 
 
 def _hints(message: str) -> list[str]:
