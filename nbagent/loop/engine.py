@@ -269,6 +269,7 @@ class AgentLoop:
             outcome, error = RunOutcome.STUCK, stuck
         except AgentGenerationError as failure:
             outcome, error = RunOutcome.ERROR, failure
+        self._deadline = None  # a step run by hand later (`agent.step`) is under no limit
         timing.end_time = time.time()
         self.last_result = RunResult(
             output=output,

@@ -332,6 +332,7 @@ def memory_to_state(
     """The run dict and the PNG list of a memory (what a reopened or reloaded run shows).
 
     `status` defaults to "done" when the memory ends with a final answer,
+    "timed_out" or "stuck" when its last step says the run ended at that limit,
     "stopped" when its last step was stopped, "idle" when it is empty, else
     "error". Nested runs of managed agents live in their own memories, so
     `children` stays empty here; the live builder fills it from events.
