@@ -29,6 +29,34 @@ export function formatDuration(seconds) {
 }
 
 /**
+ * A run's time limit: 600 -> "10 min", 90 -> "90 s", 5400 -> "1 h 30 min" (as nbagent/loop/deadline.py's
+ * describe_limit).
+ * @param {number} seconds
+ * @returns {string}
+ */
+export function formatLimit(seconds) {
+  if (seconds < 1) return `${seconds} s`;
+  const whole = Math.round(seconds);
+  if (whole % 60 && whole < 600) return `${whole} s`;
+  const total = Math.round(whole / 60);
+  const hours = Math.floor(total / 60);
+  const minutes = total - hours * 60;
+  if (!hours) return `${minutes} min`;
+  return `${hours} h${minutes ? ` ${minutes} min` : ""}`;
+}
+
+/**
+ * The chip of a run's time limit ("stops after 10 min"), or null for a run without one.
+ * @param {number | null | undefined} seconds
+ * @returns {HTMLElement | null}
+ */
+export function renderLimit(seconds) {
+  if (typeof seconds !== "number" || !(seconds > 0)) return null;
+  return h("span", { class: "nba-chip nba-limit", title: "the run's time limit (max_time): the run stops when it passes" },
+    `stops after ${formatLimit(seconds)}`);
+}
+
+/**
  * "in 1.2k · out 80 tokens · 3.5 s" as small chips; null when there is nothing to show.
  * @param {Partial<TokenUsage> | null | undefined} usage
  * @param {number | null | undefined} duration seconds

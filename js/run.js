@@ -7,7 +7,7 @@ import { renderStatus } from "./controls.js";
 import { append, clear, h } from "./dom.js";
 import { renderError } from "./error.js";
 import { renderFinalAnswer } from "./final.js";
-import { renderMeta } from "./meta.js";
+import { renderLimit, renderMeta } from "./meta.js";
 import { RunStatus } from "./status.js";
 import { renderStep } from "./step.js";
 import { LiveStep } from "./stream.js";
@@ -71,6 +71,7 @@ export class RunView {
       h("span", { class: "nba-agent" }, r.agent_name || "agent"),
       r.model_id ? h("span", { class: "nba-model" }, r.model_id) : null,
       renderStatus(status),
+      renderLimit(r.max_time),
       h("span", { class: "nba-counter" }, stepCounter(r, this.live?.stepNumber ?? null)),
       r.message ? h("span", { class: "nba-message", role: "status" }, r.message) : null,
     ]);

@@ -12,6 +12,8 @@ export const RunStatus = Object.freeze({
   ERROR: "error",
   MAX_STEPS: "max_steps",
   NO_ANSWER: "no_answer",
+  TIMED_OUT: "timed_out",
+  STUCK: "stuck",
 });
 
 /**
@@ -39,6 +41,8 @@ export const STATUS_LABELS = Object.freeze({
   error: "failed",
   max_steps: "max steps",
   no_answer: "no answer",
+  timed_out: "timed out",
+  stuck: "stuck",
 });
 
 /**
@@ -50,6 +54,8 @@ export const RunOutcome = Object.freeze({
   MAX_STEPS: "max_steps_error",
   STOPPED: "stopped",
   ERROR: "error",
+  TIMED_OUT: "timed_out",
+  STUCK: "stuck",
   MODEL_ERROR: "model_error",
   ERROR_ANSWER: "error_answer",
 });

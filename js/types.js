@@ -102,6 +102,7 @@
  * @property {string | null} error what ended the run with status "error"
  * @property {string | null} [outcome] how the run ended: a RunOutcome (status.js), null while it runs
  * @property {string | null} [message] a passing note, e.g. "loading the offline model…"
+ * @property {number | null} [max_time] the run's time limit in seconds (max_time), null: no limit
  */
 
 /**

@@ -1,6 +1,6 @@
 """`nbagent` on the command line.
 
-    nbagent run "What is 2**10?" [--model SPEC] [--tools a,b] [--imports pandas,numpy] [--max-steps N]
+    nbagent run "What is 2**10?" [--model SPEC] [--tools a,b] [--imports pandas,numpy] [--max-steps N] [--max-time 10m]
     nbagent quickstart          # the README's first run: a data question, offline default model
     nbagent setup [--check]     # install (or only check) what the offline default model needs
     nbagent doctor              # one screen: what this machine gives nbagent
@@ -38,6 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--imports", default="", help="comma-separated modules the agent's code may import (e.g. pandas,numpy)"
     )
     run.add_argument("--max-steps", type=int, default=10, help="maximum number of steps (default 10)")
+    run.add_argument(
+        "--max-time",
+        default=None,
+        help="stop the run after this long: seconds, or 90s, 10m, 1h (0: no limit; "
+        "default: 10m with the offline model, none with others)",
+    )
     run.add_argument(
         "--executor",
         choices=["isolated", "local"],
@@ -80,7 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _model_help() -> str:
-    return "a model spec: 'default', a .gguf path, a local model folder, openai:<id>, hf:<id>, litellm:<id>"
+    return (
+        "a model spec: 'default', a .gguf path, a local model folder, openai:<id>, hf:<id>, litellm:<id>, "
+        "or a Hugging Face id org/name (Inference Providers with an HF token, else the local cache)"
+    )
 
 
 def load_tools(spec: str) -> list[Any]:
@@ -124,14 +133,20 @@ def _model(args: argparse.Namespace) -> Any:
 
 def _run(args: argparse.Namespace) -> int:
     from nbagent.agents import CodeAgent, ToolCallingAgent
+    from nbagent.loop.deadline import MAX_TIME_HELP, parse_max_time
 
     if args.max_steps < 1:
         raise ValueError("--max-steps must be at least 1")
+    try:
+        max_time = None if args.max_time is None else parse_max_time(args.max_time) or 0
+    except ValueError:
+        raise ValueError(f"--max-time takes {MAX_TIME_HELP}, got {args.max_time!r}") from None
     model = _model(args)
     options: dict[str, Any] = {
         "tools": load_tools(args.tools),
         "model": model,
         "max_steps": args.max_steps,
+        "max_time": max_time,
         "verbosity_level": args.verbosity,
         "show_widget": False,
     }
@@ -143,7 +158,10 @@ def _run(args: argparse.Namespace) -> int:
     if result.state in ("success", "max_steps_error"):
         print(result.output)
         return 0
-    print(f"No final answer: the run ended with state {result.state!r}: {result.error}", file=sys.stderr)
+    from nbagent.record.status import outcome_message, run_outcome
+
+    outcome = outcome_message(run_outcome(result.state, result.output, result.error))
+    print(f"No final answer: the run ended with state {result.state!r} ({outcome}): {result.error}", file=sys.stderr)
     return 1
 
 

@@ -20,8 +20,12 @@ __all__ = [
     "AgentGenerationError",
     "AgentMaxStepsError",
     "AgentStoppedError",
+    "AgentTimedOutError",
+    "AgentRepeatedCodeError",
+    "AgentStuckError",
     "RunTerminated",
     "RunStopped",
+    "RunStuck",
     "error_from_dict",
 ]
 
@@ -74,12 +78,28 @@ class AgentStoppedError(AgentError):
     """A person (or `agent.stop()`) stopped the step while it ran."""
 
 
+class AgentTimedOutError(AgentStoppedError):
+    """The run's time limit (`max_time`) passed while this step ran: it was stopped like a person's Stop."""
+
+
+class AgentRepeatedCodeError(AgentExecutionError):
+    """The code was the same as the code that had just failed twice in a row, so it was not run."""
+
+
+class AgentStuckError(AgentRepeatedCodeError):
+    """The model sent that same failing code once more after being told it would not run: the run ended."""
+
+
 class RunTerminated(Exception):
     """Ends a run cleanly: memory is intact and the views are told."""
 
 
 class RunStopped(RunTerminated):
-    """The run was stopped by `agent.stop()`, `interrupt()`, the widget's Stop or a kernel interrupt."""
+    """The run was stopped by `agent.stop()`, `interrupt()`, the widget's Stop, a kernel interrupt or its time limit."""
+
+
+class RunStuck(RunTerminated):
+    """The model repeats failing code it was told would not run: going on would only repeat it again."""
 
 
 _ERROR_TYPES = {
@@ -93,6 +113,9 @@ _ERROR_TYPES = {
         AgentGenerationError,
         AgentMaxStepsError,
         AgentStoppedError,
+        AgentTimedOutError,
+        AgentRepeatedCodeError,
+        AgentStuckError,
     )
 }
 

@@ -9,8 +9,9 @@ points at, and only those: names in backticks (`` `sales` ``), `{name}` placehol
 data values, and `--vars a,b` (`--vars '*'`: every data variable). `{name}` of a string
 or number is replaced by its value (write `{{` and `}}` for literal braces); `{name}` of
 anything else becomes `` `name` `` and is described (a DataFrame by its schema, never
-its whole data). The final answer is the cell's value. Defaults come from traits:
-`%config AgentMagics.default_model = "model.gguf"`.
+its whole data). A backticked or `{}` name that is not defined is a `UsageError` with
+"did you mean", before any widget opens or model loads. The final answer is the cell's
+value. Defaults come from traits: `%config AgentMagics.default_model = "model.gguf"`.
 """
 
 from __future__ import annotations
@@ -52,9 +53,11 @@ def interpolate_task(text: str, namespace: dict[str, Any]) -> str:
             return token[0]
         name = match.group(1)
         if name not in namespace:
+            from nbagent.notebook.magic_input import did_you_mean_variable
+
             raise UsageError(
-                f"The task refers to {{{name}}} but no variable {name!r} is defined "
-                f"(write {{{{{name}}}}} for literal braces)"
+                f"The task refers to {{{name}}} but no variable {name!r} is defined"
+                f"{did_you_mean_variable(name, namespace)} (write {{{{{name}}}}} for literal braces)"
             )
         value = namespace[name]
         return str(value) if isinstance(value, _SCALARS) else f"`{name}`"
@@ -132,6 +135,12 @@ class AgentMagics(Magics):
     @argument("--imports", default=None, help="comma-separated modules the agent's code may import, e.g. pandas,numpy")
     @argument("--max-steps", type=int, default=None, help="maximum number of steps")
     @argument(
+        "--max-time",
+        default=None,
+        help="stop the run after this long: seconds, or 90s, 10m, 1h (0: no limit; "
+        "default: 10m with the offline model, none with others)",
+    )
+    @argument(
         "--max-tokens", type=int, default=None, help="cap on the tokens the model writes per step (0: the model's own)"
     )
     @argument(
@@ -194,7 +203,8 @@ class AgentMagics(Magics):
             raise UsageError(f"{magic}: {error}\n{usage_line(parser, magic)}") from None
 
     def _run(self, magic: str, line: str, cell: str) -> Any:
-        from nbagent.notebook.magic_input import usage_line
+        from nbagent.loop.deadline import MAX_TIME_HELP, parse_max_time
+        from nbagent.notebook.magic_input import check_pointed_names, usage_line
 
         args = self._parse(magic, line)
         namespace = self.shell.user_ns
@@ -202,6 +212,11 @@ class AgentMagics(Magics):
         if not task:
             where = "after the options" if magic == "%agent" else "in the cell body"
             raise UsageError(f"{magic} needs a task: write it {where}")
+        check_pointed_names(task, namespace, magic)
+        try:
+            args.max_time = None if args.max_time is None else parse_max_time(args.max_time) or 0
+        except ValueError:
+            raise UsageError(f"--max-time takes {MAX_TIME_HELP}, got {args.max_time!r}") from None
         vars_named = _split_names(args.vars)
         missing = [name for name in vars_named if name != "*" and name not in namespace]
         if missing:
@@ -341,13 +356,14 @@ class AgentMagics(Magics):
         elif agent.show_widget is None:
             agent.show_widget = self.show_widget
         self.last_agent = agent
+        limit = {} if args.max_time is None else {"max_time": args.max_time}  # 0: no limit; unset: the agent's
         try:
             if args.step:
-                controller = agent.start(task, reset=not args.continue_run)
+                controller = agent.start(task, reset=not args.continue_run, **limit)
                 if args.out:
                     controller.when_finished(lambda result: self._store(args.out, _answer_of(result)))
                 return None
-            result = agent.run(task, reset=not args.continue_run, return_full_result=True)
+            result = agent.run(task, reset=not args.continue_run, return_full_result=True, **limit)
         except AgentGenerationError as error:
             if args.out:
                 self._store(args.out, None)

@@ -32,7 +32,7 @@ def magics(ip):
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("--max-step 3", "unknown option --max-step (did you mean --max-steps?)"),  # no abbreviations
+        ("--max-step 3", "unknown option --max-step (did you mean --max-steps"),  # no abbreviations
         ("--quite", "unknown option --quite (did you mean --quiet?)"),
         ("--imoprts pandas", "did you mean --imports?"),
         ("--n_ctx 4096", "did you mean --n-ctx?"),
@@ -83,7 +83,8 @@ def test_an_unknown_model_is_a_usage_error_before_any_widget(ip, magics, capsys,
     assert "AgentWidget" not in capsys.readouterr().out
 
 
-def test_model_specs():
+def test_model_specs(monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", "hf_test")  # with a token, a Hub id goes to Inference Providers
     check_spec("Qwen/Qwen2.5-Coder-1.5B-Instruct")  # a Hub id is org/name
     check_spec("hf:gpt2")  # a bare Hub id needs its prefix
     with pytest.raises(ValueError, match="Unknown model 'nosuchmodel'"):

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from "vitest";
-import { formatCount, formatDuration, renderMeta } from "../meta.js";
+import { formatCount, formatDuration, formatLimit, renderLimit, renderMeta } from "../meta.js";
 
 describe("formatting", () => {
   it("formats token counts", () => {
@@ -17,6 +17,23 @@ describe("formatting", () => {
     expect(formatDuration(42)).toBe("42 s");
     expect(formatDuration(125)).toBe("2 min 5 s");
     expect(formatDuration(null)).toBeNull();
+  });
+});
+
+describe("a run's time limit", () => {
+  it("says it in the largest whole unit (as nbagent/loop/deadline.py's describe_limit)", () => {
+    expect(formatLimit(600)).toBe("10 min");
+    expect(formatLimit(90)).toBe("90 s");
+    expect(formatLimit(60)).toBe("1 min");
+    expect(formatLimit(3600)).toBe("1 h");
+    expect(formatLimit(5400)).toBe("1 h 30 min");
+    expect(formatLimit(0.5)).toBe("0.5 s");
+  });
+
+  it("is a chip only when the run has a limit", () => {
+    expect(renderLimit(600).textContent).toBe("stops after 10 min");
+    expect(renderLimit(600).title).toContain("max_time");
+    for (const none of [null, undefined, 0]) expect(renderLimit(none)).toBeNull();
   });
 });
 

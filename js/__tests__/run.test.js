@@ -31,6 +31,17 @@ describe("RunView", () => {
     expect(view.tail.textContent).not.toContain("null");
   });
 
+  it("says the run's time limit in the header, and a run that timed out by its badge", () => {
+    const view = makeView();
+    view.update(sampleRun({ status: "running", max_time: 600 }));
+    expect(view.header.querySelector(".nba-limit").textContent).toBe("stops after 10 min");
+    view.update(sampleRun({ status: "timed_out", outcome: "timed_out", max_time: 600 }));
+    expect(view.el.dataset.status).toBe("timed_out");
+    expect(view.header.querySelector(".nba-status").textContent).toBe("timed out");
+    view.update(sampleRun({ max_time: null }));
+    expect(view.header.querySelector(".nba-limit")).toBeNull();
+  });
+
   it("rebuilds only the steps that changed", () => {
     const view = makeView();
     const run = sampleRun();

@@ -4,14 +4,18 @@ import { LIVE_STATUSES, RunStatus, STATUSES, STATUS_LABELS, isRunStatus } from "
 // tests/views/test_parity.py checks these values against nbagent/record/status.py.
 describe("status vocabulary", () => {
   it("lists every status once, in the order of RunStatus", () => {
-    expect(STATUSES).toEqual(["idle", "running", "paused", "awaiting_approval", "stopped", "done", "error", "max_steps", "no_answer"]);
+    expect(STATUSES).toEqual([
+      "idle", "running", "paused", "awaiting_approval", "stopped", "done", "error", "max_steps", "no_answer", "timed_out", "stuck",
+    ]);
     expect(STATUSES).toEqual(Object.values(RunStatus));
     expect(new Set(STATUSES).size).toBe(STATUSES.length);
   });
 
   it("names the values like Python's enum", () => {
     expect(RunStatus.AWAITING_APPROVAL).toBe("awaiting_approval");
-    expect(Object.keys(RunStatus)).toEqual(["IDLE", "RUNNING", "PAUSED", "AWAITING_APPROVAL", "STOPPED", "DONE", "ERROR", "MAX_STEPS", "NO_ANSWER"]);
+    expect(Object.keys(RunStatus)).toEqual([
+      "IDLE", "RUNNING", "PAUSED", "AWAITING_APPROVAL", "STOPPED", "DONE", "ERROR", "MAX_STEPS", "NO_ANSWER", "TIMED_OUT", "STUCK",
+    ]);
   });
 
   it("is frozen", () => {

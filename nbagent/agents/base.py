@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from nbagent.loop import AgentLoop, RunSession, View
+from nbagent.loop.deadline import parse_max_time
 from nbagent.record import SMOLAGENTS_EVENTS, ActionStep, AgentMemory
 
 from . import persistence
@@ -60,6 +61,7 @@ class MultiStepAgent(AgentLoop):
         additional_args: dict[str, Any] | None = None,
         max_steps: int | None = None,
         return_full_result: bool | None = None,
+        max_time: float | str | None = None,
     ) -> Any:
         """Run the agent on `task`; with `stream=True`, return the generator of its events.
 
@@ -67,8 +69,10 @@ class MultiStepAgent(AgentLoop):
         `ActionOutput`, `ActionStep`, `PlanningStep`, and `FinalAnswerStep` last);
         `event_stream()` yields nbagent's own events too. As in smolagents, model deltas are
         in the stream only with `stream_outputs=True`.
+        `max_time` (nbagent's): this run's time limit, in seconds or as "90s", "10m", "1h" (0: none);
+        default: the agent's `max_time`. When it passes, the run ends with the state "timed_out".
         """
-        events = self._event_stream(task, reset, images, additional_args, max_steps, model_deltas=False)
+        events = self._event_stream(task, reset, images, additional_args, max_steps, False, max_time)
         if stream:
             return _smolagents_events(events)
         for _ in events:
@@ -84,6 +88,7 @@ class MultiStepAgent(AgentLoop):
         images: list[Any] | None = None,
         additional_args: dict[str, Any] | None = None,
         max_steps: int | None = None,
+        max_time: float | str | None = None,
     ) -> Iterator[Any]:
         """Run the agent on `task` and yield every event: smolagents' kinds and nbagent's own.
 
@@ -93,24 +98,39 @@ class MultiStepAgent(AgentLoop):
         it holds the model's text as it comes (`ChatMessageStreamDelta`s: streamed from a model
         that streams, else each reply as one delta) whatever `stream_outputs` says.
         """
-        return self._event_stream(task, reset, images, additional_args, max_steps, model_deltas=True)
+        return self._event_stream(task, reset, images, additional_args, max_steps, True, max_time)
 
     def _event_stream(
-        self, task: str, reset: bool, images: Any, additional_args: Any, max_steps: int | None, model_deltas: bool
+        self,
+        task: str,
+        reset: bool,
+        images: Any,
+        additional_args: Any,
+        max_steps: int | None,
+        model_deltas: bool,
+        max_time: float | str | None = None,
     ) -> Iterator[Any]:
         _check_task(task)
         _check_max_steps(max_steps)
+        limit = self.max_time if max_time is None else parse_max_time(max_time)
         if self.session.active:
             raise RuntimeError(self.session.busy_message())
-        return self._streamed(task, reset, images, additional_args, max_steps or self.max_steps, model_deltas)
+        return self._streamed(task, reset, images, additional_args, max_steps or self.max_steps, model_deltas, limit)
 
     def _streamed(
-        self, task: str, reset: bool, images: Any, additional_args: Any, max_steps: int, model_deltas: bool
+        self,
+        task: str,
+        reset: bool,
+        images: Any,
+        additional_args: Any,
+        max_steps: int,
+        model_deltas: bool,
+        max_time: float | None,
     ) -> Iterator[Any]:
         # views are made when the stream starts, so a stream never iterated shows nothing
         views = self._views_for_run()
         self._stream_model_deltas = model_deltas
-        yield from self.session.events(task, reset, images, additional_args, max_steps, views=views)
+        yield from self.session.events(task, reset, images, additional_args, max_steps, views=views, max_time=max_time)
 
     async def arun(
         self,
@@ -120,9 +140,12 @@ class MultiStepAgent(AgentLoop):
         additional_args: dict[str, Any] | None = None,
         max_steps: int | None = None,
         return_full_result: bool | None = None,
+        max_time: float | str | None = None,
     ) -> Any:
         """`run()` for async code: `await agent.arun(task)`; the event loop stays free while the agent works."""
-        async for _ in self.astream(task, reset, images, additional_args, max_steps, all_events=True):
+        async for _ in self.astream(
+            task, reset, images, additional_args, max_steps, all_events=True, max_time=max_time
+        ):
             pass
         result = self.last_result
         full = self.return_full_result if return_full_result is None else return_full_result
@@ -136,10 +159,11 @@ class MultiStepAgent(AgentLoop):
         additional_args: dict[str, Any] | None = None,
         max_steps: int | None = None,
         all_events: bool = False,
+        max_time: float | str | None = None,
     ) -> AsyncIterator[Any]:
         """`async for event in agent.astream(task)`: the events of `run(stream=True)` (all of
         `event_stream()` with `all_events=True`); the same memory, views and controls as a sync run."""
-        events = self._event_stream(task, reset, images, additional_args, max_steps, model_deltas=all_events)
+        events = self._event_stream(task, reset, images, additional_args, max_steps, all_events, max_time)
         async for event in pump_events(events, self.gates.request_stop):
             if all_events or isinstance(event, SMOLAGENTS_EVENTS):
                 yield event

@@ -317,7 +317,7 @@ def fill_from_result(record: dict[str, Any], result: Any, agent: Any) -> None:
     record["input_tokens"] = int(getattr(usage, "input_tokens", 0) or 0)
     record["output_tokens"] = int(getattr(usage, "output_tokens", 0) or 0)
     record["steps"] = len(agent.memory.action_steps())
-    if result.state in ("error", "stopped") and result.error:
+    if result.state not in ("success", "max_steps_error") and result.error:  # stopped, timed out, stuck, error
         record["error"] = str(result.error)
     elif result.state == "max_steps_error":
         record["error"] = None  # the answer came from memory after max_steps; `state` says so

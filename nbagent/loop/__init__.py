@@ -6,6 +6,9 @@ Modules:
     tool_step   ToolCallingLoop: a step that calls tools by name with JSON arguments
     session     RunSession: runs and "re-run from step k" strung into one event stream; forks
     gates       RunGates: stop, pause, step budget and code approval, passed by the loop, opened from any thread
+    deadline    RunDeadline: a run's time limit (max_time), which stops it like Stop; "10m" read as seconds
+    repeats     the same failing code twice in a row is not run a third time (what the model is told)
+    error_keys  what key or shape a pandas or numpy error names (for the hints after a failed step)
     parsing     reading code and the thought out of model text
     prompting   PromptBuilder: prompt templates rendered into messages
     variables   variables described to the model (a DataFrame by its schema), never dumped whole

@@ -10,7 +10,8 @@ the step (`code_checks`); and a final answer the checks doubt (no value, a row
 number for an id, a value the question names never selected, …) is refused once
 per doubt, twice per task at most, with the reason (`answer_checks`).
 Every model gets a hint after a failed step (the columns of a frame after a
-`KeyError`, the task's variables after a `NameError`; see `execution_hint`).
+`KeyError`, the task's variables after a `NameError`; see `execution_hint`), and
+code the same as the code that just failed twice in a row is not run (`repeats`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from nbagent.errors import AgentExecutionError, AgentParsingError, RunStopped
+from nbagent.errors import AgentExecutionError, AgentParsingError, AgentRepeatedCodeError, RunStopped
 from nbagent.media import collect_images, is_image
 from nbagent.record import (
     CODE_TOOL_NAME,
@@ -48,6 +49,7 @@ from .prompting import (
     small_model_messages,
     small_model_templates,
 )
+from .repeats import AGAIN_NOTE, Repeat, ending, refusal, repeat_of
 from .variables import split_task, value_kind
 
 __all__ = ["CodeLoop", "close_code_fence", "STOP_SEQUENCES", "AnswerRefused", "RETRY_TEMPERATURE"]
@@ -57,7 +59,6 @@ __all__ = ["CodeLoop", "close_code_fence", "STOP_SEQUENCES", "AnswerRefused", "R
 CODE_END = "\n```\n"
 STOP_SEQUENCES = ["Observation:", "Calling tools:", CODE_END]
 _ANSWER_ECHO = Truncation(160)
-_REPEATED = "You ran this same code before and it failed again. Start over with a different, shorter solution."
 _CUT_SLACK = 3  # streamed token counts are re-tokenized: a cut step may count a token or two less
 _MAX_REFUSALS = 2  # final answers refused per task: then the model's answer stands
 _MAX_PROBLEMS_SAID = 2
@@ -157,7 +158,10 @@ class CodeLoop(AgentLoop):
         cut = bool(cap) and message.token_usage is not None and message.token_usage.output_tokens >= cap - _CUT_SLACK
         code = _parse_code(message.text, cut_at=cap if cut else None)
         memory_step.model_code_action = code
-        fix = self._checked_code(memory_step, code) if small else CodeFix(code)
+        fix = fix_totals(code) if small else CodeFix(code)
+        self._refuse_repeated(memory_step, fix.code)
+        if small:
+            self._check_code(memory_step, fix)
         try:
             memory_step.code_action = self.gates.review_code(memory_step, fix.code)
         except CodeRejected as rejected:  # approve mode: the person's note is what the model observes
@@ -194,14 +198,21 @@ class CodeLoop(AgentLoop):
             )
         yield ActionOutput(output=output.output, is_final_answer=is_final)
 
-    def _checked_code(self, memory_step: ActionStep, code: str) -> CodeFix:
-        """A small model's code with its products of totals fixed; an error if one cannot be fixed surely."""
-        fix = fix_totals(code)
+    def _refuse_repeated(self, memory_step: ActionStep, code: str) -> None:
+        """Code the same as the code that just failed twice is not run; sent again after that, the run ends."""
+        actions = self._task_actions()
+        repeat = repeat_of(code, actions, _failed)
+        if repeat in (Repeat.REFUSE, Repeat.END):
+            memory_step.code_action = code  # shown in the step, never run
+            namespace = getattr(self.python_executor, "state", {})
+            raise ending(actions) if repeat is Repeat.END else refusal(actions, namespace)
+
+    def _check_code(self, memory_step: ActionStep, fix: CodeFix) -> None:
+        """A small model's code (its products of totals fixed) is an error if one cannot be fixed surely."""
         warning = code_warning(fix.code)
         if warning:
             memory_step.code_action = fix.code
             raise AgentExecutionError(warning)
-        return fix
 
     def _task_actions(self) -> list[ActionStep]:
         """The action steps of the current task so far (small models repeat themselves within a task)."""
@@ -216,12 +227,6 @@ class CodeLoop(AgentLoop):
     def _last_step_failed(self) -> bool:
         actions = self._task_actions()
         return bool(actions) and actions[-1].error is not None
-
-    def _failed_before(self, code: str) -> bool:
-        """True if a step of this task already ran this same code and failed."""
-        return any(
-            step.error is not None and (step.code_action or "").strip() == code.strip() for step in self._task_actions()
-        )
 
     def _earlier_code(self) -> str:
         """The code of this task's earlier steps (a later NameError may name what one of them failed to define)."""
@@ -279,8 +284,8 @@ class CodeLoop(AgentLoop):
             if self.gates.stopping:  # whatever ended the code after Stop was asked, the step was stopped
                 raise RunStopped(self.gates.stop_reason or str(failure)) from None
             hint = execution_hint(failure, code, namespace, self.task or "", self._earlier_code())
-            if self._failed_before(code):
-                hint = f"{hint}\n{_REPEATED}".strip()
+            if repeat_of(code, self._task_actions(), _failed) is Repeat.AGAIN:
+                hint = f"{hint}\n{AGAIN_NOTE}".strip()
             raise AgentExecutionError(f"{failure}\n{hint}" if hint else str(failure)) from None
         if is_image(output.output):
             _add_image(images, output.output)
@@ -294,6 +299,12 @@ class CodeLoop(AgentLoop):
             f"{observed.rstrip(chr(10))}\n{figures}" if figures and observed else observed + figures
         )
         return output
+
+
+def _failed(step: ActionStep) -> bool:
+    """True if the step's code failed: it raised, or a check refused it (not an answer refused, not a stop)."""
+    refused = isinstance(step.error, (AnswerRefused, AgentRepeatedCodeError))
+    return step.error is not None and not step.stopped and not refused
 
 
 def _ran(step: ActionStep) -> bool:

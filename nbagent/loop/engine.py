@@ -10,8 +10,13 @@ notebook and persistence around this class.
 
 Errors come in two families (see `nbagent.errors`): an `AgentError` is recorded
 on its step for the model to see and the loop goes on; a `RunStopped` (stop,
-interrupt) or an `AgentGenerationError` (the model itself failed) ends the run
+interrupt, the run's time limit), a `RunStuck` (the model repeats code it was told
+would not run) or an `AgentGenerationError` (the model itself failed) ends the run
 with memory intact.
+
+A run's wall-time limit (`max_time`, deadline.py) stops it the way Stop does; the
+run then ends as timed out. The offline default model has one unless told otherwise
+(`DEFAULT_MODEL_MAX_TIME`); other models have none unless given.
 """
 
 from __future__ import annotations
@@ -27,7 +32,10 @@ from nbagent.errors import (
     AgentMaxStepsError,
     AgentParsingError,
     AgentStoppedError,
+    AgentStuckError,
+    AgentTimedOutError,
     RunStopped,
+    RunStuck,
 )
 from nbagent.media.agent_types import handle_agent_output_types
 from nbagent.models.base import (
@@ -59,6 +67,7 @@ from nbagent.record import (
 from nbagent.text import MODEL_ECHO, truncate
 
 from .callbacks import CallbackRegistry, call_with_agent
+from .deadline import RunDeadline, parse_max_time
 from .gates import RunGates
 from .monitoring import AgentLogger, Monitor
 from .prompting import PromptBuilder
@@ -96,10 +105,14 @@ class AgentLoop:
         return_full_result: bool = False,
         logger: AgentLogger | None = None,
         stream_outputs: bool = False,
+        max_time: float | str | None = None,
     ) -> None:
         if not isinstance(max_steps, int) or max_steps < 1:
             raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
+        given_time = None if max_time is None else parse_max_time(max_time)
         self.model = model if model is not None else _default_model()
+        # seconds a run may run (None: no limit); `max_time=None` means the model's default, 0 no limit
+        self.max_time: float | None = given_time if max_time is not None else _default_max_time(self.model)
         if stream_outputs and not _can_stream(self.model):
             raise ValueError(
                 "`stream_outputs` is set to True, but the model class implements no `generate_stream` method."
@@ -133,6 +146,7 @@ class AgentLoop:
         self._live_deltas = False  # a view shows the model's text as it comes: stream from models that can
         self._stream_model_deltas = False  # the run's own stream holds the model's text (event_stream())
         self._interrupted = False
+        self._deadline: RunDeadline | None = None  # the time limit of the run under way
         self._prompts = PromptBuilder(self)
         self.memory = AgentMemory(self.initialize_system_prompt())
 
@@ -225,27 +239,37 @@ class AgentLoop:
         max_steps: int,
         resume: bool = False,
         views: Sequence[View] = (),
+        max_time: float | None = None,
     ) -> Iterator[Any]:
-        """One run (or, with `resume`, its continuation from the memory as it is) as a stream of events."""
+        """One run (or, with `resume`, its continuation from the memory as it is) as a stream of events.
+
+        `max_time`: seconds this run may run (None: no limit; the caller resolves the agent's own).
+        """
         self._start_run(task, reset, images, additional_args, resume, views)
         timing = Timing()
         output, outcome, error = None, RunOutcome.SUCCESS, None
-        yield self._notify(RunStart(self.task, self.name, images, reset, uuid.uuid4().hex[:12], max_steps, resume))
+        start = RunStart(self.task, self.name, images, reset, uuid.uuid4().hex[:12], max_steps, resume, max_time)
+        yield self._notify(start)
+        self._deadline = deadline = RunDeadline(max_time, self.gates)
         try:
-            output = yield from self._steps(max_steps)
-            if output is _NO_ANSWER:
-                outcome = RunOutcome.MAX_STEPS
-                output = yield from self._final_answer_from_memory()
+            with deadline:
+                output = yield from self._steps(max_steps)
+                if output is _NO_ANSWER:
+                    outcome = RunOutcome.MAX_STEPS
+                    output = yield from self._final_answer_from_memory()
             output = _as_agent_type(output)
             final = FinalAnswerStep(output=output)
             self._finalize_step(final)
             yield self._notify(final)
         except RunStopped as stop:
-            outcome, error = RunOutcome.STOPPED, stop
+            outcome, error = (RunOutcome.TIMED_OUT if deadline.passed else RunOutcome.STOPPED), stop
             if self._interrupted:  # smolagents' interrupt(): the run raises, after the views are told
                 error = AgentError("Agent interrupted.")
+        except RunStuck as stuck:
+            outcome, error = RunOutcome.STUCK, stuck
         except AgentGenerationError as failure:
             outcome, error = RunOutcome.ERROR, failure
+        self._deadline = None  # a step run by hand later (`agent.step`) is under no limit
         timing.end_time = time.time()
         self.last_result = RunResult(
             output=output,
@@ -323,9 +347,15 @@ class AgentLoop:
             raise
         except (RunStopped, KeyboardInterrupt) as stop:
             step.stopped = True
-            step.error = AgentStoppedError(str(stop) or "Stopped by a keyboard interrupt.")
+            timed_out = self._deadline is not None and self._deadline.passed
+            stopped = AgentTimedOutError if timed_out else AgentStoppedError
+            step.error = stopped(str(stop) or "Stopped by a keyboard interrupt.")
             yield self._finish_step(step, record)
             raise RunStopped(str(step.error)) from None
+        except RunStuck as stuck:  # the step's code was not run: the model repeated what it was told would not run
+            step.error = AgentStuckError(str(stuck))
+            yield self._finish_step(step, record)
+            raise
         except AgentError as error:
             step.error = error
         yield self._finish_step(step, record)
@@ -537,6 +567,13 @@ def _check_unique_names(tools: list[Any], managed_agents: list[Any]) -> None:
         raise ValueError(
             f"Each tool or managed_agent should have a unique name! You passed these duplicate names: {repeated}"
         )
+
+
+def _default_max_time(model: Any) -> float | None:
+    """The offline default model's time limit per run (see `DEFAULT_MODEL_MAX_TIME`); None for any other model."""
+    from nbagent.models.default import DEFAULT_MODEL_MAX_TIME, is_default_model
+
+    return DEFAULT_MODEL_MAX_TIME if is_default_model(model) else None
 
 
 def _default_model() -> Any:

@@ -9,6 +9,7 @@ tokens of one step, and step messages without the repeated "Calling tools:" copy
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 from functools import lru_cache
 from importlib import resources
@@ -22,6 +23,7 @@ from nbagent.record import ActionStep
 from nbagent.text import RUN_SUMMARY, Truncation, truncate
 
 from .code_checks import is_method_call, is_text
+from .error_keys import axis_problem, error_line, is_label_key, missing_keys, shape_problem
 from .variables import describe_value, split_task, value_kind
 
 __all__ = [
@@ -212,7 +214,6 @@ class PromptBuilder:
 
 # ---------------------------------------------------------------------------------------------- hints after errors
 
-_QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
 _NO_ATTRIBUTE = re.compile(r"'(DataFrame|Series|DataFrameGroupBy|SeriesGroupBy)' object has no attribute '(\w+)'")
 _MASK_PRECEDENCE = re.compile(r"unsupported operand type\(s\) for [&|]|Cannot perform '(rand|ror|and|or)_'")
 _CANNOT_TOTAL = re.compile(r"does not support operation|agg function failed|[Cc]ould not convert|unsupported operand")
@@ -255,12 +256,17 @@ def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str
             "a whole table's other columns (dates, text) cannot be totalled."
         )
     if _ROW_NUMBERS.search(message):
-        columns = "; ".join(f"`{n}` has {_shown_columns(f)}" for n, f in _frames_in(source, namespace)[:2])
+        columns = "; ".join(f"`{n}` has {shown_columns(f)}" for n, f in _frames_in(source, namespace)[:2])
         return f"Hint: that index holds row numbers (0, 1, 2, …), not dates or labels; use a column instead. {columns}".strip()
     if "subset columns with a tuple" in message:
         return "Hint: select several columns with a list, frame[['a', 'b']], or compute a new Series from them first."
     if cause == "KeyError" or _NO_ATTRIBUTE.search(message) or "not in index" in message or "do not exist" in message:
         return _columns_hint(message, source, code, namespace)
+    if cause == "UndefinedVariableError" and ".query(" in source:  # a column the query string names
+        return _columns_hint(message, source, code, namespace)
+    numpy = _numpy_hint(cause, message, source, namespace)
+    if numpy:
+        return numpy
     if cause == "NameError":
         unknown = _UNDEFINED.search(message)
         if unknown and unknown.group(1) in _MODULE_ALIASES:
@@ -355,21 +361,73 @@ def _failing_line(message: str) -> str:
 
 def _columns_hint(message: str, source: str, code: str, namespace: dict[str, Any]) -> str:
     frames = _frames_in(source, namespace) or _frames_in(code, namespace)
+    keys = _missing_keys(message)
+    if keys and all(is_label_key(key) for key in keys):
+        return _row_label_hint(keys[0], frames)
     if not frames:
         return "Hint: that key is not in the index or the columns; print them to see what exists."
     said = []
     for name, frame in frames[:3]:
-        said.append(f"`{name}` has the columns: {_shown_columns(frame)}.")
+        said.append(f"`{name}` has the columns: {shown_columns(frame)}.")
         if 0 in list(frame.columns):
             said.append("(Its column 0 came from reset_index() of an unnamed Series: use the Series itself.)")
-    missing = [key for key in _QUOTED.findall(message.splitlines()[-1]) if key not in _all_columns(frames)]
+    columns = _all_columns(frames)
+    missing = [str(key) for key in keys if not is_label_key(key) and str(key) not in columns]
     if missing:
         where = f" in `{frames[0][0]}`" if len(frames) == 1 else ""
-        said.append(f"There is no column {missing[0]!r}{where}: use the columns listed, or compute it from them.")
+        close = difflib.get_close_matches(missing[0], sorted(columns), n=1, cutoff=0.6)
+        meant = f" (did you mean {close[0]!r}?)" if close else ""
+        named = (
+            f"is no column {missing[0]!r}" if len(missing) == 1 else f"are no columns {', '.join(map(repr, missing))}"
+        )
+        said.append(f"There {named}{where}{meant}: use the columns listed, or compute it from them.")
     return "Hint: " + " ".join(said)
 
 
-def _shown_columns(frame: Any) -> str:
+def _missing_keys(message: str) -> list[Any]:
+    """The keys the error says are missing: a KeyError's (pandas 3's wordings), a missing attribute, a query's name."""
+    keys = missing_keys(message)
+    if keys:
+        return keys
+    line = error_line(message)
+    named = _NO_ATTRIBUTE.search(line) or _UNDEFINED.search(line)
+    return [named.groups()[-1]] if named else []
+
+
+def _row_label_hint(key: Any, frames: list[tuple[str, Any]]) -> str:
+    """A number looked up as a row label that is not one (`df.loc[5]`, `s[np.int64(9)]`)."""
+    where = ""
+    if frames:
+        name, frame = frames[0]
+        index = frame.index
+        if type(index).__name__ == "RangeIndex":
+            where = f" `{name}`'s rows are labelled {index.start} to {index.stop - 1}."
+        else:
+            where = f" `{name}`'s index holds labels such as {', '.join(map(repr, list(index[:3])))}."
+    return (
+        f"Hint: {key!r} is not a row label.{where} .loc[] looks rows up by label, .iloc[] by position; to get "
+        "the rows where a column has a value, write df[df['column'] == value]."
+    )
+
+
+def _numpy_hint(cause: str, message: str, source: str, namespace: dict[str, Any]) -> str:
+    """numpy 2's axis and shape errors, said in the terms of the data (an `AxisError`, a broadcast, …)."""
+    axis = axis_problem(message) if cause == "AxisError" or "AxisError" in message else None
+    if axis is not None:
+        dims = "1 dimension" if axis.ndim == 1 else f"{axis.ndim} dimensions"
+        return (
+            f"Hint: that array has {dims}, so axis={axis.axis} does not exist (axes are 0 to {axis.ndim - 1}). For a "
+            "table, axis=0 works down the rows (per column) and axis=1 across a row; a 1-D array or Series needs no axis."
+        )
+    shape = shape_problem(message) if cause == "ValueError" else ""
+    if not shape:
+        return ""
+    frames = _frames_in(source, namespace)[:2]
+    sizes = "; ".join(f"`{name}` has {len(frame)} rows" for name, frame in frames)
+    return f"Hint: {shape}." + (f" {sizes}." if sizes else "")
+
+
+def shown_columns(frame: Any) -> str:
     """A frame's column names for a hint, the first `_MAX_HINT_COLUMNS` of them."""
     columns = [str(c) for c in frame.columns]
     return ", ".join(columns[:_MAX_HINT_COLUMNS]) + (", …" if len(columns) > _MAX_HINT_COLUMNS else "")

@@ -64,20 +64,33 @@ class RunSession:
         additional_args: dict[str, Any] | None = None,
         max_steps: int | None = None,
         views: Sequence[View] = (),
+        max_time: float | None = None,
     ) -> Iterator[Any]:
-        """The run's events, including re-runs asked for meanwhile. Raises at once if a run is under way."""
+        """The run's events, including re-runs asked for meanwhile. Raises at once if a run is under way.
+
+        `max_time`: the run's time limit in seconds (None: no limit); each re-run gets it afresh.
+        """
         if self._active:
             raise RuntimeError(self.busy_message())
-        return self._run(task, reset, images, additional_args, max_steps or self.agent.max_steps, views)
+        return self._run(task, reset, images, additional_args, max_steps or self.agent.max_steps, views, max_time)
 
     def _run(
-        self, task: str, reset: bool, images: Any, additional_args: Any, max_steps: int, views: Sequence[View]
+        self,
+        task: str,
+        reset: bool,
+        images: Any,
+        additional_args: Any,
+        max_steps: int,
+        views: Sequence[View],
+        max_time: float | None,
     ) -> Iterator[Any]:
         self._claim()  # here, not in events(): a generator never started never runs its `finally`
         first = 1 if reset else self.agent._next_step_number()
-        self._run_args = {"task": task, "first": first, "max_steps": max_steps}
+        self._run_args = {"task": task, "first": first, "max_steps": max_steps, "max_time": max_time}
         self._views = tuple(views)
-        segment = self.agent._run_events(task, reset, images, additional_args, max_steps, views=self._views)
+        segment = self.agent._run_events(
+            task, reset, images, additional_args, max_steps, views=self._views, max_time=max_time
+        )
         yield from self._with_reruns(segment)
 
     def _claim(self) -> None:
@@ -109,7 +122,8 @@ class RunSession:
 
     def _continuation(self, k: int) -> Iterator[Any]:
         task = self._run_args.get("task", self.agent.task or "")
-        return self.agent._run_events(task, False, None, None, self._remaining_steps(k), resume=True)
+        max_time = self._run_args.get("max_time", self.agent.max_time)
+        return self.agent._run_events(task, False, None, None, self._remaining_steps(k), resume=True, max_time=max_time)
 
     def _take_rerun(self) -> int | None:
         with self._lock:

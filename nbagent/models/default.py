@@ -32,6 +32,8 @@ __all__ = [
     "DEFAULT_MODEL_NAME",
     "CHUNK_PACKAGES",
     "DefaultModelUnavailable",
+    "DEFAULT_MODEL_MAX_TIME",
+    "is_default_model",
     "SETUP_HINT",
     "cache_dir",
     "default_gguf_path",
@@ -55,6 +57,12 @@ SETUP_HINT = (
     "or use an API model instead: `CodeAgent(model=OpenAIServerModel(model_id=..., api_key=...))`, "
     "`%%agent -m openai:<model id>` or `nbagent run -m openai:<model id> ...`."
 )
+
+# How long a run of the offline model may run (its `max_time` unless one is given). On 2 CPU cores a step
+# of this 1.5B model takes 10-60 s and a data question is answered in about 30 s (benchmarks/data_questions.py:
+# 22 questions in about 10 minutes); a run caught in one error went on for over 20 minutes of identical steps.
+# Ten minutes is some 20 typical questions' worth, so a real question is never cut, and a loop stops at half that.
+DEFAULT_MODEL_MAX_TIME = 600.0
 
 _CHUNK_FILE = re.compile(r"part\d+\.bin")
 _BLOCK = 8 * 1024 * 1024
@@ -193,6 +201,19 @@ def ensure_default_gguf(progress: bool = True) -> Path:
         _assemble(target, progress)
     verify_file(target, progress=False)
     return target
+
+
+def is_default_model(model: Any) -> bool:
+    """True for the offline default model (its GGUF, run by llama.cpp or by transformers), however it was made."""
+    path = getattr(model, "model_path", None)
+    if not path and getattr(model, "gguf_file", None) and getattr(model, "model_id", None):
+        path = Path(str(model.model_id)) / str(model.gguf_file)
+    if not isinstance(path, (str, Path)) or not path:
+        return False
+    try:
+        return Path(path).expanduser().resolve() == default_gguf_path().resolve()
+    except OSError:
+        return False
 
 
 def llama_cpp_available() -> bool:

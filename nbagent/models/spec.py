@@ -1,4 +1,10 @@
-"""Turning a short text (from the CLI or `%%agent -m`) into a model."""
+"""Turning a short text (from the CLI or `%%agent -m`) into a model.
+
+A Hugging Face id (`org/name`) is a model served by Inference Providers when an HF token is set up;
+without one it is loaded here with transformers, so it must be in the local Hugging Face cache. An id
+that is neither fails at once (`check_spec`), naming what was looked for and the nearest local models,
+rather than when the first model call is made ("You must provide an api_key").
+"""
 
 from __future__ import annotations
 
@@ -12,7 +18,8 @@ __all__ = ["model_from_spec", "model_from_type", "check_spec", "needs_loading", 
 
 MODEL_SPEC_HELP = (
     "'default' (the offline model), a .gguf file, a local transformers folder, "
-    "openai:<model id>, hf:<model id>, litellm:<model id>, or a Hugging Face model id (org/name)"
+    "openai:<model id>, hf:<model id>, litellm:<model id>, or a Hugging Face model id (org/name: "
+    "through Inference Providers with an HF token, else from the local Hugging Face cache)"
 )
 
 _PREFIXES = {
@@ -43,7 +50,10 @@ def check_spec(spec: str | None, candidates: Iterable[str] = ()) -> None:
         if not path.is_file():
             raise ValueError(f"No GGUF file at {spec!r}")
         return
-    if path.is_dir() or _looks_like_hub_id(spec):
+    if path.is_dir():
+        return
+    if _looks_like_hub_id(spec):
+        _check_hub_id(spec)
         return
     if sep and "/" not in prefix:
         hint = _suggest(f"{prefix}:", [f"{p}:" for p in _PREFIXES])
@@ -54,6 +64,59 @@ def check_spec(spec: str | None, candidates: Iterable[str] = ()) -> None:
 
 def _looks_like_hub_id(spec: str) -> bool:
     return bool(re.fullmatch(r"[\w.-]+/[\w.-]+", spec)) and not spec.startswith((".", "/"))
+
+
+def _check_hub_id(spec: str) -> None:
+    """A Hub id works through Inference Providers (an HF token) or from the local cache; else a `ValueError`."""
+    if hub_token_configured() or cached_hub_model(spec) is not None:
+        return
+    cached = cached_hub_models()
+    close = difflib.get_close_matches(spec, cached, n=3, cutoff=0.5)
+    offline = f"'default' (the offline {DEFAULT_HUB_ID.split('/')[1]})"
+    meant = [offline] if difflib.get_close_matches(spec, [DEFAULT_HUB_ID], n=1, cutoff=0.8) else []
+    meant += [repr(name) for name in close]
+    local = ", ".join([offline, *map(repr, cached[:5])]) + (", …" if len(cached) > 5 else "")
+    raise ValueError(
+        f"{spec!r} is not available offline: no folder of that name, not in the Hugging Face cache "
+        f"({_hub_cache_dir()}), and no Hugging Face token for Inference Providers (set HF_TOKEN, or `hf auth login`)"
+        + (f" (did you mean {' or '.join(meant)}?)" if meant else "")
+        + f". Local models: {local}"
+    )
+
+
+DEFAULT_HUB_ID = "Qwen/Qwen2.5-Coder-1.5B-Instruct"  # the offline default model's Hub name (spec 'default')
+
+
+def hub_token_configured() -> bool:
+    """True when huggingface_hub finds a token (HF_TOKEN, `hf auth login`): Hub ids then go to Inference Providers."""
+    from huggingface_hub import get_token
+
+    try:
+        return bool(get_token())
+    except Exception:  # a token source that fails to answer (e.g. an OIDC exchange) is no token
+        return False
+
+
+def _hub_cache_dir() -> Path:
+    from huggingface_hub import constants
+
+    return Path(constants.HF_HUB_CACHE)
+
+
+def cached_hub_model(model_id: str) -> Path | None:
+    """The folder of `model_id` in the local Hugging Face cache, if a snapshot of it is there."""
+    folder = _hub_cache_dir() / f"models--{model_id.replace('/', '--')}"
+    snapshots = folder / "snapshots"
+    return folder if snapshots.is_dir() and any(snapshots.iterdir()) else None
+
+
+def cached_hub_models() -> list[str]:
+    """The ids of the models in the local Hugging Face cache (those with a snapshot), sorted."""
+    cache = _hub_cache_dir()
+    if not cache.is_dir():
+        return []
+    names = [entry.name[len("models--") :].replace("--", "/", 1) for entry in cache.glob("models--*--*")]
+    return sorted(name for name in names if cached_hub_model(name) is not None)
 
 
 def _suggest(word: str, choices: Iterable[str]) -> str:
@@ -69,7 +132,8 @@ def needs_loading(spec: str | None) -> bool:
     if sep and prefix in _PREFIXES:
         return prefix in ("llamacpp", "transformers")
     path = Path(spec.strip()).expanduser()
-    return path.suffix.lower() == ".gguf" or path.is_dir()
+    local_hub_id = _looks_like_hub_id(spec.strip()) and not hub_token_configured()
+    return path.suffix.lower() == ".gguf" or path.is_dir() or local_hub_id
 
 
 def model_from_spec(spec: str | None, n_ctx: int | None = None) -> Any:
@@ -98,6 +162,8 @@ def model_from_spec(spec: str | None, n_ctx: int | None = None) -> Any:
         return getattr(models, _PREFIXES[prefix])(model_id=rest)
     if path.is_dir():
         return models.TransformersModel(model_id=str(path))
+    if not hub_token_configured():  # check_spec found it in the local cache: load it here
+        return models.TransformersModel(model_id=spec)
     return models.InferenceClientModel(model_id=spec)
 
 

@@ -100,7 +100,7 @@ class RunDriver:
         The run is set up here (so a widget is displayed by the calling cell), then a
         worker thread drives it; this returns at once.
         """
-        unknown = set(run_kwargs) - {"reset", "images", "additional_args", "max_steps"}
+        unknown = set(run_kwargs) - {"reset", "images", "additional_args", "max_steps", "max_time"}
         if unknown:
             raise TypeError(f"start() got unexpected arguments: {', '.join(sorted(unknown))}")
         if not isinstance(task, str) or not task.strip():

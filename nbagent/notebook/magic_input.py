@@ -3,6 +3,11 @@
 * `check_options` refuses an unknown option with "did you mean" (and never takes an abbreviation:
   `--max-step` is an error, not `--max-steps`).
 * `usage_line` is one clean line naming the magic that was used (`%%agent` or `%agent`).
+* `check_pointed_names` refuses a task whose backticked name (`` `grades` ``) names no variable, with "did
+  you mean" over the notebook's names: a model told of a variable that is not there invents its data
+  (measured: 10 steps and 10 minutes, then `pd.read_csv('grades.csv')`). Backticked words that are
+  not meant as variables pass: a column of a frame, a Python builtin or keyword, a module, a pandas or
+  numpy function or method (`groupby`).
 * `keep_agent_questions` is an IPython input transformer: IPython reads a line that ends in `?` as a
   help request (`%agent What is the capital of France?` would show help on `France`); this one hands
   such a line to the magic instead. `%agent?` alone still shows the magic's help.
@@ -18,9 +23,19 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["check_options", "usage_line", "keep_agent_questions", "install_question_transformer", "imports_notice"]
+__all__ = [
+    "check_options",
+    "usage_line",
+    "check_pointed_names",
+    "did_you_mean_variable",
+    "keep_agent_questions",
+    "install_question_transformer",
+    "imports_notice",
+]
 
 _NUMBER = re.compile(r"^-\d")
+_BACKTICKED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`")
+_SHOWN_NAMES = 8
 
 
 def _option_strings(parser: Any) -> tuple[set[str], set[str]]:
@@ -67,6 +82,66 @@ def usage_line(parser: Any, magic: str) -> str:
     text = re.sub(r"^(usage:\s*)?%{1,2}\S+\s*", "", text)
     where = "TASK" if magic == "%agent" else "(the task in the cell body)"
     return f"usage: {magic} {text} {where}".replace("  ", " ")
+
+
+# ---------------------------------------------------------------------------- names the task points at
+
+
+def check_pointed_names(task: str, namespace: dict[str, Any], magic: str) -> None:
+    """Raise a `UsageError` for the first backticked name of `task` that no variable of `namespace` has."""
+    from IPython.core.error import UsageError
+
+    for name in dict.fromkeys(_BACKTICKED.findall(task)):
+        if name in namespace or _not_meant_as_variable(name, namespace):
+            continue
+        raise UsageError(
+            f"{magic}: the task points at `{name}`, but no variable {name!r} is defined in the notebook"
+            f"{did_you_mean_variable(name, namespace)}. Define it first (run the cell that makes it), or write "
+            "the word without backticks if it is not a variable."
+        )
+
+
+def did_you_mean_variable(name: str, namespace: dict[str, Any]) -> str:
+    """ " (did you mean `sales`?)" over the notebook's own names, else the data variables there are (or "")."""
+    names = _user_names(namespace)
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    if close:
+        return f" (did you mean {' or '.join(f'`{c}`' for c in close)}?)"
+    data = [n for n in names if not callable(namespace[n]) and type(namespace[n]).__name__ != "module"]
+    if not data:
+        return " (the notebook defines no variables yet)"
+    more = ", …" if len(data) > _SHOWN_NAMES else ""
+    return f" (the notebook's variables: {', '.join(f'`{n}`' for n in data[:_SHOWN_NAMES])}{more})"
+
+
+def _user_names(namespace: dict[str, Any]) -> list[str]:
+    """The names a person defined: not private, not IPython's own (In, Out, exit, quit, get_ipython)."""
+    hidden = {"In", "Out", "exit", "quit", "get_ipython"} if "_ih" in namespace else set()
+    return [name for name in namespace if not name.startswith("_") and name not in hidden]
+
+
+def _not_meant_as_variable(name: str, namespace: dict[str, Any]) -> bool:
+    """A backticked word that is something else: a column, a builtin or keyword, a module, a pandas/numpy name."""
+    import builtins
+    import importlib.util
+    import keyword
+
+    if keyword.iskeyword(name) or hasattr(builtins, name):
+        return True
+    if any(name in map(str, getattr(value, "columns", ())) for value in namespace.values() if _is_frame(value)):
+        return True
+    libraries = [sys.modules.get(module) for module in ("pandas", "numpy")]
+    frames = [getattr(sys.modules.get("pandas"), kind, None) for kind in ("DataFrame", "Series")]
+    if any(hasattr(owner, name) for owner in [*libraries, *frames] if owner is not None):
+        return True
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _is_frame(value: Any) -> bool:
+    return type(value).__name__ == "DataFrame" and type(value).__module__.startswith("pandas")
 
 
 # ---------------------------------------------------------------------------- a task ending in "?"

@@ -57,6 +57,7 @@ class RunStart:
     run_id: str = ""
     max_steps: int = 0
     resumed: bool = False  # a continuation of the run in memory (re-run from a step): no new task
+    max_time: float | None = None  # seconds the run may run (its time limit), None: no limit
 
 
 @dataclass

@@ -1,6 +1,8 @@
 """The one status vocabulary: how a run ended (`RunOutcome`) and what a view shows (`RunStatus`).
 
-`RunResult.state` holds the first four `RunOutcome` values (smolagents' own). The views
+`RunResult.state` holds the first six `RunOutcome` values: smolagents' own four, and two ends that
+nbagent's limits give a run (`TIMED_OUT`: its wall-time limit `max_time` passed; `STUCK`: the model
+sent again code that had failed twice the same way and was refused once). The views
 refine it with `run_outcome()`: a run that "succeeded" with an answer that reads as an
 error or an apology is `ERROR_ANSWER`, a run ended by the model failing is `MODEL_ERROR`.
 That refined outcome is the one thing that decides the badge (`status_of`), the final
@@ -32,12 +34,14 @@ __all__ = [
 
 
 class RunOutcome(str, Enum):
-    """How a run ended. The first four are `RunResult.state`; the last two are refinements of views."""
+    """How a run ended. The first six are `RunResult.state`; the last two are refinements of views."""
 
     SUCCESS = "success"
     MAX_STEPS = "max_steps_error"
     STOPPED = "stopped"
     ERROR = "error"
+    TIMED_OUT = "timed_out"  # the run's time limit (max_time) passed: the step under way was stopped
+    STUCK = "stuck"  # the model kept sending the same failing code: the run ended instead of looping
     MODEL_ERROR = "model_error"  # the model call failed (API error, context overflow, …)
     ERROR_ANSWER = "error_answer"  # "answered" with text that reads as an error or an apology
 
@@ -60,6 +64,8 @@ class RunStatus(str, Enum):
     ERROR = "error"
     MAX_STEPS = "max_steps"
     NO_ANSWER = "no_answer"
+    TIMED_OUT = "timed_out"
+    STUCK = "stuck"
 
     def __str__(self) -> str:
         return self.value
@@ -74,6 +80,8 @@ ENDED_STATUSES = frozenset(
         RunStatus.ERROR.value,
         RunStatus.MAX_STEPS.value,
         RunStatus.NO_ANSWER.value,
+        RunStatus.TIMED_OUT.value,
+        RunStatus.STUCK.value,
     }
 )
 # A halt is any point where the loop's thread waits or stops: what "step once" and "run" wait for.
@@ -84,6 +92,8 @@ _STATUS_OF_OUTCOME = {
     RunOutcome.MAX_STEPS: RunStatus.MAX_STEPS,
     RunOutcome.STOPPED: RunStatus.STOPPED,
     RunOutcome.ERROR: RunStatus.ERROR,
+    RunOutcome.TIMED_OUT: RunStatus.TIMED_OUT,
+    RunOutcome.STUCK: RunStatus.STUCK,
     RunOutcome.MODEL_ERROR: RunStatus.ERROR,
     RunOutcome.ERROR_ANSWER: RunStatus.NO_ANSWER,
 }
@@ -94,6 +104,8 @@ _MESSAGES = {
     RunOutcome.MAX_STEPS: "max steps reached, no answer",
     RunOutcome.STOPPED: "stopped before an answer",
     RunOutcome.ERROR: "failed",
+    RunOutcome.TIMED_OUT: "timed out before an answer (the run's time limit, max_time)",
+    RunOutcome.STUCK: "stuck: the model kept sending the same failing code, so the run ended",
     RunOutcome.MODEL_ERROR: "the model failed",
     RunOutcome.ERROR_ANSWER: "no answer: the model's final answer reads as an error or an apology",
 }

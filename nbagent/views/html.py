@@ -14,6 +14,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from nbagent.loop.deadline import describe_limit
 from nbagent.views.changes import change_text
 from nbagent.views.highlight import highlight_python
 from nbagent.views.links import keep_safe_links
@@ -34,6 +35,8 @@ STATUS_LABELS = {
     "error": "failed",
     "max_steps": "max steps",
     "no_answer": "no answer",
+    "timed_out": "timed out",
+    "stuck": "stuck",
 }
 
 
@@ -161,6 +164,7 @@ def run_to_html(run: dict[str, Any], images: list[bytes], *, css: bool = True) -
         change_text=change_text,
         format_tokens=_format_tokens,
         format_duration=format_duration,
+        describe_limit=describe_limit,
         status_key=lambda status: status if status in STATUS_LABELS else "idle",
         status_label=lambda status: STATUS_LABELS.get(status, "idle"),
         count_steps=lambda r: sum(1 for s in r.get("steps", []) if s.get("kind") == "action"),

@@ -15,15 +15,17 @@ Widget traitlets (nbagent/notebook/widget.py; the same schema as JSDoc typedefs 
       "agent_name": str | None,
       "model_id": str | None,
       "status": "idle" | "running" | "paused" | "awaiting_approval"
-                | "stopped" | "done" | "error" | "max_steps" | "no_answer",
-      "outcome": None | "success" | "max_steps_error" | "stopped" | "error"
+                | "stopped" | "done" | "error" | "max_steps" | "no_answer" | "timed_out" | "stuck",
+      "outcome": None | "success" | "max_steps_error" | "stopped" | "error" | "timed_out" | "stuck"
                  | "model_error" | "error_answer",   # how it ended (record/status.py)
       "message": str | None,            # a passing note, e.g. "loading the offline model…"
       "steps": [step, ...],             # in order, see below
       "final_answer": answer | None,    # the last final answer
       "token_usage": {"input_tokens": int, "output_tokens": int} | None,
       "duration": float | None,         # seconds
-      "error": str | None,              # what ended the run with status "error"
+      "error": str | None,              # what ended the run (status "error", "timed_out" or "stuck"),
+                                        # unless its last step already shows it
+      "max_time": float | None,         # the run's time limit in seconds (max_time), None: no limit
     }
 
   where ``answer`` is ``{"text": str, "type": str, "images": [int],
@@ -158,6 +160,7 @@ def empty_run(agent_name: str | None = None, model_id: str | None = None) -> dic
         "error": None,
         "outcome": None,
         "message": None,
+        "max_time": None,
     }
 
 
@@ -329,6 +332,7 @@ def memory_to_state(
     """The run dict and the PNG list of a memory (what a reopened or reloaded run shows).
 
     `status` defaults to "done" when the memory ends with a final answer,
+    "timed_out" or "stuck" when its last step says the run ended at that limit,
     "stopped" when its last step was stopped, "idle" when it is empty, else
     "error". Nested runs of managed agents live in their own memories, so
     `children` stays empty here; the live builder fills it from events.
@@ -377,9 +381,16 @@ def _memory_outcome(memory: AgentMemory, run: dict[str, Any]) -> str | None:
     if not actions:
         return None
     last = actions[-1]
+    kind = type(last.error).__name__
+    if kind in _ENDING_ERRORS:
+        return _ENDING_ERRORS[kind].value
     if last.stopped or last.error is None:
         return RunOutcome.STOPPED.value
     return run_outcome(RunOutcome.ERROR.value, error=last.error).value
+
+
+# the error on the last step of a run that ended at a limit (nbagent.errors), and the outcome it means
+_ENDING_ERRORS = {"AgentTimedOutError": RunOutcome.TIMED_OUT, "AgentStuckError": RunOutcome.STUCK}
 
 
 def _memory_duration(memory: AgentMemory) -> float | None:
@@ -409,6 +420,8 @@ class StateUpdate:
 
 
 _NONE = StateUpdate("none")
+# the states whose error the run shows (a stop by a person needs no explanation; a limit does)
+_ERROR_SHOWN = frozenset({RunOutcome.ERROR.value, RunOutcome.TIMED_OUT.value, RunOutcome.STUCK.value})
 
 
 class RunStateBuilder:
@@ -467,6 +480,7 @@ class RunStateBuilder:
             duration=None,
             outcome=None,
             message=None,
+            max_time=getattr(event, "max_time", None),
         )
         self._forced, self._last_error = False, None
         steps = self.run["steps"]
@@ -550,7 +564,7 @@ class RunStateBuilder:
     def _run_end(self, event: RunEnd) -> StateUpdate:
         result = event.result
         if self._step is not None and any(s is self._step for s in self.run["steps"]):
-            self._step["stopped"] = result.state == "stopped"
+            self._step["stopped"] = result.state in (RunOutcome.STOPPED.value, RunOutcome.TIMED_OUT.value)
         self._step = None
         timing = getattr(result, "timing", None)
         duration = getattr(timing, "duration", None)
@@ -563,7 +577,7 @@ class RunStateBuilder:
             message=None,
             token_usage=_usage(result.token_usage),
             duration=duration if duration is not None else time.time() - self._started,
-            error=self._unshown_error(result.error if result.state == "error" else None),
+            error=self._unshown_error(result.error if result.state in _ERROR_SHOWN else None),
         )
         return StateUpdate("end")
 

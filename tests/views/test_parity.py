@@ -118,3 +118,14 @@ def test_a_namespace_change_reads_the_same_in_python_and_js() -> None:
     assert js == [change_text(change) for change in CHANGES]
     assert js[:2] == ["+ region_data (Series 4)", "~ sales: +1 column total_revenue"]
     assert js[-1] == "+ print (function) [kept in the worker]"
+
+
+@needs_node
+def test_time_limits_are_said_the_same_in_python_and_js() -> None:
+    from nbagent.loop.deadline import describe_limit
+
+    seconds = [0.5, 1, 30, 59.6, 60, 90, 119, 150, 599, 600, 630, 3599, 3600, 5400, 7200, 86400]
+    js = run_js(
+        "import { formatLimit } from './js/meta.js'; console.log(JSON.stringify(input.map(formatLimit)));", seconds
+    )
+    assert js == [describe_limit(s) for s in seconds]
