@@ -469,7 +469,7 @@ def _decode_column(d: Decoder, node: Any, depth: int) -> Any:
             constructor = {"b": pd.arrays.BooleanArray, "f": pd.arrays.FloatingArray}.get(
                 kind[0], pd.arrays.IntegerArray
             )
-            return constructor(data.copy(), mask.copy())
+            return constructor(data, mask)  # the decoded buffers themselves: writable, and no copy
         if tag == "categorical":
             codes = _decode_ndarray(d, node.get("codes"), depth)
             categories = _decode_index(d, node.get("categories"), depth)
@@ -512,7 +512,9 @@ def _decode_dataframe(d: Decoder, node: dict, depth: int) -> Any:
     data = [_decode_column(d, column, depth + 1) for column in _list(node, "data")]
     if len(data) != len(columns) or any(len(column) != len(index) for column in data):
         raise WireError("bad data frame shape")
-    frame = pd.DataFrame(dict(enumerate(data)), index=index) if data else pd.DataFrame(index=index)
+    # copy=False: each column stays the buffer it was decoded into (a shared mapping or the channel's own memory); a
+    # copy would consolidate them into one block, doubling the host's peak memory for a large frame
+    frame = pd.DataFrame(dict(enumerate(data)), index=index, copy=False) if data else pd.DataFrame(index=index)
     frame.columns = columns
     return frame
 
