@@ -367,14 +367,16 @@ class IsolatedPythonExecutor:
                         return self._failed(process, "timeout", streamed)
                 elif kind == "done":
                     return self._outcome(process, header, buffers, watch)
+        # The step's error is raised after the handler, so that it does not chain the exception whose traceback holds
+        # the message's decoded buffers (up to the call's budget, kept alive by the error the notebook keeps).
         except wire.DecodeAbandoned as exc:  # the deadline passed or Stop was asked while decoding
-            return self._failed(process, exc.reason, streamed)
+            failure = (exc.reason, "")
         except FrameRefused as exc:
-            return self._failed(process, "protocol", streamed, detail=str(exc))
+            failure = ("protocol", str(exc))
         except (ChannelClosed, ConnectionError):  # the worker is gone (a reset socket says so too)
-            return self._failed(process, "crash", streamed)
+            failure = ("crash", "")
         except (wire.WireError, budget.OverBudget) as exc:
-            return self._failed(process, "protocol", streamed, detail=str(exc))
+            failure = ("protocol", str(exc))
         except KeyboardInterrupt:
             self._interrupt(process)
             interrupt = KeyboardInterrupt()
@@ -382,6 +384,7 @@ class IsolatedPythonExecutor:
             raise interrupt from None
         finally:
             watch.close()  # memory files granted and never used
+        return self._failed(process, failure[0], streamed, detail=failure[1])
 
     def _grant(self, process: WorkerProcess, header: dict, watch: CallWatch) -> None:
         """The worker asks for memory files for its next message: create them (checked against the budget) and pass

@@ -484,12 +484,25 @@ def _decode_column(d: Decoder, node: Any, depth: int) -> Any:
             tz = _decode_timezone(node.get("tz"))
             if data.dtype.kind != "M" or tz is None:
                 raise WireError("bad datetime column")
-            return pd.DatetimeIndex(data).tz_localize("UTC").tz_convert(tz).array
+            return _datetimes_in(data, tz)
     except (ValueError, TypeError) as exc:
         if isinstance(exc, WireError):
             raise
         raise WireError(str(exc)) from None
     raise WireError("bad column")
+
+
+def _datetimes_in(utc: Any, tz: Any) -> Any:
+    """UTC datetimes as a tz-aware array on the same buffer (no copy: integers are read as UTC instants)."""
+    pd, np = _pandas(), _numpy()
+    unit = np.datetime_data(utc.dtype)[0]
+    if unit in ("s", "ms", "us", "ns"):
+        try:
+            dtype = pd.DatetimeTZDtype(unit=unit, tz=tz)
+            return pd.DatetimeIndex(utc.view("i8"), dtype=dtype, copy=False).array
+        except (TypeError, ValueError):  # an older pandas
+            pass
+    return pd.DatetimeIndex(utc).tz_localize("UTC").tz_convert(tz).array
 
 
 def _string_dtype(node: dict) -> Any:

@@ -107,9 +107,9 @@ def fill(fds: Sequence[int], buffers: list, placements: list[list[int]]) -> list
     with the placed ones emptied."""
     try:
         for index, file, offset, length in placements:
-            view = memoryview(buffers[index]).cast("B")
+            view = memoryview(buffers[index]).cast("B")[:length]
             written = 0
-            while written < length:
+            while written < len(view):
                 written += os.pwrite(fds[file], view[written : written + (1 << 30)], offset + written)
     finally:
         for fd in fds:
