@@ -173,6 +173,19 @@ def test_the_budget_counts_what_the_host_maps_per_call_and_over_steps(home: Path
         executor.close()
 
 
+def test_a_buffer_over_the_workers_file_size_limit_travels_inline(home: Path) -> None:
+    executor = IsolatedPythonExecutor(
+        timeout_seconds=30, file_limit_bytes=3 * MB, additional_authorized_imports=["numpy"]
+    )
+    try:
+        before = shared_mappings()
+        executor("import numpy as np\nsmall = np.arange(250_000.0)\nlarge = np.arange(500_000.0)")  # 2 MB, 4 MB
+        assert float(executor.state["large"][-1]) == 499_999.0 and float(executor.state["small"][-1]) == 249_999.0
+        assert shared_mappings() - before == 1  # the 2 MB one; the 4 MB one came through the socket
+    finally:
+        executor.close()
+
+
 def test_a_killed_worker_leaves_the_users_data_valid(home: Path) -> None:
     executor = IsolatedPythonExecutor(timeout_seconds=30, additional_authorized_imports=["numpy"])
     try:
@@ -202,8 +215,8 @@ Worker = sys.modules["nbagent.sandbox.boundary.worker"].Worker
 honest_plan, honest_fill, honest_ask = shared.plan, shared.fill, Worker._ask_files
 kept = []
 def asking(change):
-    def plan(buffers):
-        return change(*honest_plan(buffers))
+    def plan(*args):
+        return change(*honest_plan(*args))
     return plan
 def lying(change):
     def fill(fds, buffers, placements):

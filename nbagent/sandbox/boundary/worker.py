@@ -24,6 +24,7 @@ import io
 import itertools
 import os
 import pickle
+import resource
 import signal
 import sys
 import threading
@@ -537,11 +538,14 @@ class Worker:
     def _send_message(self, header: dict, buffers: list) -> None:
         """Send a tool call or the answer; its large buffers go in memory files when the host offers them."""
         if self.shared_buffers:
-            sizes, placements = shared.plan(buffers)
+            sizes, placements = shared.plan(buffers, _file_size_limit())
             fds = self._ask_files(sizes) if placements else []
-            if fds:
-                buffers = shared.fill(fds, buffers, placements)
-                header["shm"] = placements
+            try:
+                if fds:
+                    buffers = shared.fill(fds, buffers, placements)
+                    header["shm"] = placements
+            except OSError:  # (out of memory, say): the host closes the files it gave; the message goes inline
+                pass
         self.outbox.send(header, buffers)
 
     def _ask_files(self, sizes: list[int]) -> list[int]:
@@ -618,6 +622,12 @@ class Worker:
 
 _referenced_names = referenced_names
 _mutable = is_mutable
+
+
+def _file_size_limit() -> int | None:
+    """The worker's largest file (RLIMIT_FSIZE, set by confinement): memory files obey it too."""
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    return None if limit == resource.RLIM_INFINITY else limit
 
 
 def _close(fds: list[int]) -> None:

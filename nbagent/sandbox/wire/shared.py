@@ -81,24 +81,27 @@ def available() -> bool:
 # --- the worker's side -------------------------------------------------------------------------------------------
 
 
-def plan(buffers: Sequence[Any]) -> tuple[list[int], list[list[int]]]:
+def plan(buffers: Sequence[Any], max_file: int | None = None) -> tuple[list[int], list[list[int]]]:
     """Which buffers go by shared memory: ``(file sizes, placements)``, a placement being ``[buffer, file, offset,
     length]``; no placements when none is large enough. Past :data:`MAX_FILES` large buffers, consecutive ones share
-    a file (each at a page-aligned offset)."""
-    large = [i for i, buffer in enumerate(buffers) if _nbytes(buffer) > SHARED_MIN_BYTES]
-    if not large:
-        return [], []
+    a file (each at a page-aligned offset). No file is larger than ``max_file`` (the worker's file-size limit,
+    which applies to memory files too): a buffer larger than that travels inline."""
+    large = [i for i, b in enumerate(buffers) if SHARED_MIN_BYTES < _nbytes(b) <= (max_file or _nbytes(b))]
     per_file = -(-len(large) // MAX_FILES)
     sizes: list[int] = []
     placements: list[list[int]] = []
-    for start in range(0, len(large), per_file):
-        offset = 0
-        for index in large[start : start + per_file]:
-            offset = -(-offset // PAGE) * PAGE
-            length = _nbytes(buffers[index])
-            placements.append([index, len(sizes), offset, length])
-            offset += length
-        sizes.append(offset)
+    count = 0  # buffers in the current file
+    for index in large:
+        length = _nbytes(buffers[index])
+        offset = -(-sizes[-1] // PAGE) * PAGE if sizes else 0
+        if not sizes or count == per_file or (max_file is not None and offset + length > max_file):
+            if len(sizes) == MAX_FILES:
+                break  # the rest travel inline
+            sizes.append(0)
+            offset, count = 0, 0
+        placements.append([index, len(sizes) - 1, offset, length])
+        sizes[-1] = offset + length
+        count += 1
     return sizes, placements
 
 
