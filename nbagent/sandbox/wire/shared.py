@@ -11,8 +11,8 @@ For one message (a tool call or the answer) with buffers larger than :data:`SHAR
    header's ``shm`` lists ``[buffer, file, offset, length]``, and each such buffer travels as an empty one;
 4. the host seals each file against writing (``EBUSY`` while the worker keeps a writable mapping: an anomaly), checks
    its size with ``fstat`` and each placement against it (inside the file, page-aligned, no two overlapping, each
-   buffer placed once), and maps each buffer copy-on-write (``MAP_PRIVATE``): the user's array is writable and the
-   sealed file never changes. Decoding then checks dtype × shape against the length, as for any buffer.
+   buffer placed once), and maps each file once, copy-on-write (``MAP_PRIVATE``): the user's array is writable and
+   the sealed file never changes. Decoding then checks dtype × shape against the length, as for any buffer.
 
 The worker needs no new system call (``recvmsg``, ``pwrite``, ``close``; ``memfd_create`` and ``sendmsg`` stay denied),
 and nothing it sends is executed. Where ``memfd`` is missing (macOS), or with ``NBAGENT_SHARED_BUFFERS=0``, every
@@ -65,7 +65,7 @@ def supported() -> bool:
         return False
     try:
         _seal_write(fd)
-        _map_private(fd, 0, PAGE)  # unmapped at once: nothing uses it
+        _map_private(fd, PAGE)  # unmapped at once: nothing uses it
         return True
     except (OSError, WireError):
         return False
@@ -161,12 +161,13 @@ class Grant:
         if type(placements) is not list or not placements:
             raise WireError("bad shared buffer list")
         checked = self._check(placements, buffers)
-        used = sorted({file for _, file, _, _ in checked})
-        for file in used:
+        files = {}
+        for file in sorted({file for _, file, _, _ in checked}):
             self._seal(file)
+            files[file] = _map_private(self.fds[file], self.sizes[file])  # one mapping per file, whatever its buffers
         taken = list(buffers)
         for index, file, offset, length in checked:
-            taken[index] = _map_private(self.fds[file], offset, length)
+            taken[index] = files[file][offset : offset + length]
         return taken
 
     def _check(self, placements: list, buffers: list) -> list[tuple[int, int, int, int]]:
@@ -235,13 +236,13 @@ def _libc() -> Any:
     return libc
 
 
-def _map_private(fd: int, offset: int, length: int) -> Any:
-    """``length`` bytes of the file from ``offset``, mapped copy-on-write: a writable uint8 array, unmapped when the
-    last array using it is gone."""
+def _map_private(fd: int, length: int) -> Any:
+    """The file's ``length`` first bytes, mapped copy-on-write: a writable uint8 array, unmapped when the last array
+    using it (a slice, an array built on it) is gone."""
     import numpy
 
     libc = _libc()
-    address = libc.mmap(None, length, _PROT, mmap.MAP_PRIVATE, fd, offset)
+    address = libc.mmap(None, length, _PROT, mmap.MAP_PRIVATE, fd, 0)
     if address in (None, _MAP_FAILED):
         raise WireError(f"a shared buffer could not be mapped ({os.strerror(ctypes.get_errno())})")
     return numpy.asarray(_Mapping(address, length))
@@ -254,6 +255,7 @@ class _Mapping:
     def __init__(self, address: int, length: int) -> None:
         self.address, self.length = address, length
         self.__array_interface__ = {"data": (address, False), "shape": (length,), "typestr": "|u1", "version": 3}
+        self._munmap = _libc().munmap  # held: at interpreter exit the module's globals may be gone first
 
     def __del__(self) -> None:
-        _libc().munmap(self.address, self.length)
+        self._munmap(self.address, self.length)
