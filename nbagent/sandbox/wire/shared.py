@@ -32,12 +32,13 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from .channel import MAX_FDS
 from .plain import WireError
 
 #: Buffers larger than this travel by shared memory (smaller ones cost less inline than a round trip).
 SHARED_MIN_BYTES = 1 << 20
-#: Files per message (each is one open descriptor in the kernel while the worker fills it).
-MAX_FILES = 64
+#: Files per message (each is one open descriptor in the kernel while the worker fills it; all pass in one message).
+MAX_FILES = MAX_FDS
 #: ``NBAGENT_SHARED_BUFFERS=0`` (or false/no/off) keeps every buffer inline (for comparisons and odd platforms).
 SWITCH_VARIABLE = "NBAGENT_SHARED_BUFFERS"
 PAGE = mmap.PAGESIZE
