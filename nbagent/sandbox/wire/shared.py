@@ -15,7 +15,10 @@ For one message (a tool call or the answer) with buffers larger than :data:`SHAR
    the sealed file never changes. Decoding then checks dtype × shape against the length, as for any buffer.
 
 The worker needs no new system call (``recvmsg``, ``pwrite``, ``close``; ``memfd_create`` and ``sendmsg`` stay denied),
-and nothing it sends is executed. Where ``memfd`` is missing (macOS), or with ``NBAGENT_SHARED_BUFFERS=0``, every
+and nothing it sends is executed. The cost is the worker's one copy into the files, whose 4 KiB pages the kernel
+allocates as it writes (about 2 GB/s on a small machine: benchmarks/isolation.py); the host's side costs a mapping.
+Not taken: the host copying the bytes out of the worker's memory (``process_vm_readv``, memcpy speed) needs ptrace
+rights over a worker that is deliberately not dumpable. Where ``memfd`` is missing (macOS), or with ``NBAGENT_SHARED_BUFFERS=0``, every
 buffer travels inline, as before. The host maps with ``mmap(2)`` through ctypes: Python's ``mmap`` keeps a duplicate
 descriptor open per mapping (a frame of many columns would hold many open files in the kernel), and ctypes keeps a
 new array type per length.
