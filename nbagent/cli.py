@@ -266,7 +266,21 @@ def _sandbox_facts() -> list[tuple[str, bool, str]]:
     parts.append(f"memory cap {limit / 2**30:.1f} GiB" if isinstance(limit, int) and limit > 0 else "no memory cap")
     confined = bool(report.get("confined")) and works
     detail = "isolated worker: " + ", ".join(parts) + (f" ({report['notice']})" if report.get("notice") else "")
-    return [("sandbox", confined, detail), _network_fact()]
+    return [("sandbox", confined, detail), _network_fact(), _shared_buffers_fact()]
+
+
+def _shared_buffers_fact() -> tuple[str, bool, str]:
+    """How the worker's large results reach the kernel: sealed shared memory files (memfd), or the socket."""
+    from nbagent.sandbox.wire import shared
+
+    if shared.available():
+        return ("big results", True, "arrays and frame columns over 1 MiB come in sealed shared memory (memfd)")
+    why = (
+        f"switched off by {shared.SWITCH_VARIABLE}=0"
+        if shared.supported()
+        else "no memfd on this system (macOS, or a container that denies it)"
+    )
+    return ("big results", False, f"copied through the socket, slower for large frames ({why})")
 
 
 def _network_fact() -> tuple[str, bool, str]:

@@ -50,3 +50,17 @@ def test_doctor_without_the_default_model_points_at_the_setup(monkeypatch, tmp_p
     out = capsys.readouterr().out
     assert "--  default model weights" in out and "llama.cpp build" in out
     assert "`nbagent setup` installs it" in out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="memfd is Linux's")
+def test_doctor_says_how_big_results_reach_the_kernel(monkeypatch, capsys) -> None:
+    from nbagent.sandbox.wire import shared
+
+    cli.main(["doctor"])
+    [line] = [line for line in capsys.readouterr().out.splitlines() if line[4:].startswith("big results")]
+    assert line.startswith("ok" if shared.supported() else "--")
+    assert ("shared memory" in line) == shared.supported()
+    monkeypatch.setenv(shared.SWITCH_VARIABLE, "0")  # the copy path, as where memfd is missing
+    cli.main(["doctor"])
+    [line] = [line for line in capsys.readouterr().out.splitlines() if line[4:].startswith("big results")]
+    assert line.startswith("--") and "copied through the socket" in line

@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import gc
 import io
+import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from nbagent.sandbox import ExecutionError, IsolatedPythonExecutor, LocalPythonExecutor
@@ -82,3 +86,27 @@ def assert_next_call_works(executor: IsolatedPythonExecutor) -> None:
     """After an attack: the executor still answers, with a plain value that is not a final answer."""
     result = executor("6 * 7")
     assert result.output == 42 and not result.is_final_answer
+
+
+def assert_protocol_anomaly(executor: IsolatedPythonExecutor, result: Any) -> None:
+    """The worker broke the protocol: the step says so, a fresh worker took over, and it answers."""
+    assert isinstance(result, ExecutionError) and result.cause_type == "WorkerProtocolError", result
+    assert any("fresh worker" in note for note in executor.last_notes)
+    assert "[nbagent]" in (result.logs or "")
+    assert_next_call_works(executor)
+
+
+def _status(key: str) -> int:
+    return int(re.search(rf"{key}:\s+(\d+)", Path("/proc/self/status").read_text()).group(1)) * 1024
+
+
+def host_growth(run: Callable[[], Any]) -> tuple[int, Any]:
+    """The host's peak RSS growth (bytes) while ``run`` runs, and its result or the ExecutionError it raised."""
+    gc.collect()
+    Path("/proc/self/clear_refs").write_text("5")  # resets the peak (VmHWM) to the current RSS
+    base = _status("VmRSS")
+    try:
+        result = run()
+    except ExecutionError as exc:
+        result = exc
+    return _status("VmHWM") - base, result

@@ -7,16 +7,14 @@ pytest process, standing in for the kernel) stays bounded in memory and time and
 
 from __future__ import annotations
 
-import gc
-import re
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sandbox_helpers import assert_next_call_works
+from sandbox_helpers import assert_next_call_works, assert_protocol_anomaly, host_growth
 
 from nbagent.sandbox import ExecutionError, IsolatedPythonExecutor, RemoteObject
 from nbagent.sandbox.boundary.watch import CallWatch
@@ -64,34 +62,11 @@ def make(guards: bool, **options: Any) -> IsolatedPythonExecutor:
     return IsolatedPythonExecutor(guards=guards, **options)
 
 
-def _status(key: str) -> int:
-    return int(re.search(rf"{key}:\s+(\d+)", Path("/proc/self/status").read_text()).group(1)) * 1024
-
-
-def host_growth(run: Callable[[], Any]) -> tuple[int, Any]:
-    """The host's peak RSS growth (bytes) while ``run`` runs, and its result or the ExecutionError it raised."""
-    gc.collect()
-    Path("/proc/self/clear_refs").write_text("5")  # resets the peak (VmHWM) to the current RSS
-    base = _status("VmRSS")
-    try:
-        result = run()
-    except ExecutionError as exc:
-        result = exc
-    return _status("VmHWM") - base, result
-
-
 def attack(executor: IsolatedPythonExecutor, code: str) -> tuple[int, float, Any]:
     """Run ``code``: the host's peak growth, the seconds it took, and the outcome."""
     started = time.monotonic()
     growth, result = host_growth(lambda: executor(code))
     return growth, time.monotonic() - started, result
-
-
-def assert_protocol_anomaly(executor: IsolatedPythonExecutor, result: Any) -> None:
-    assert isinstance(result, ExecutionError) and result.cause_type == "WorkerProtocolError", result
-    assert any("fresh worker" in note for note in executor.last_notes)
-    assert "[nbagent]" in (result.logs or "")
-    assert_next_call_works(executor)
 
 
 # --- size: aliases are sent once ---------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ boundary:
 * **Namespace**: before a call, notebook variables rebound since the worker last saw them are sent (pickled: host to
   worker is the trusted direction). After it, the names the code bound or deleted, and the notebook objects it
   changed in place (for names the code mentions), come back as plain data decoded without pickle (wire.py); anything
-  else becomes a labelled handle or a function proxy (proxies.py). The host never runs the agent's code.
+  else becomes a labelled handle or a function proxy (proxies.py). The host never runs the agent's code. Buffers over
+  1 MiB (arrays, frame columns) come in sealed memory files the host creates and maps copy-on-write (shared.py).
 * **Tools** run here, in the host: the worker calls stubs; ``final_answer``'s value is kept here.
 * **Limits** from outside: the worker's own timer ends the code at ``timeout_seconds`` (clean error with the line);
   a worker that does not answer is killed ``KILL_GRACE_SECONDS`` later, as one that ignores a stop request after
@@ -39,7 +40,7 @@ from ..guards import policy
 from ..guards.capture import CappedBuffer, capture_output
 from ..guards.executor import CodeOutput, _default_final_answer
 from ..guards.policy import shared_name
-from ..wire import budget, changes
+from ..wire import budget, changes, shared
 from ..wire import codec as wire
 from ..wire.channel import Channel, ChannelClosed, ChannelTimeout, FrameRefused
 from ..wire.proxies import DeadHandleError, RemoteClass, RemoteFunction, RemoteObject
@@ -93,6 +94,10 @@ class IsolatedPythonExecutor:
         copy_inputs: the notebook's names are never rebound, changed or deleted by the code: its changes stay in
             the worker's copies (later calls see them); names it creates still come back. Settable between calls.
 
+    The attribute ``shared_buffers`` (settable between calls) says whether buffers over 1 MiB come back in sealed
+    memory files mapped copy-on-write (``wire/shared.py``): True where the OS has ``memfd`` (Linux) unless the
+    environment says ``NBAGENT_SHARED_BUFFERS=0``; else they are copied through the socket.
+
     After each call, ``last_changes`` lists the names the code created, rebound, changed in place (proven by a
     checksum in the worker; the detail says what shows: columns, shape, length, keys) or deleted (``changes.py``).
     """
@@ -145,6 +150,7 @@ class IsolatedPythonExecutor:
         self.file_limit_bytes = file_limit_bytes
         self.max_transfer_bytes = max_transfer_bytes
         self.max_held_bytes = budget.default_held_bytes()
+        self.shared_buffers = shared.available()
         self._held = budget.HeldValues()
         self._watch: CallWatch | None = None
         self._inner_kwargs = {
@@ -273,6 +279,7 @@ class IsolatedPythonExecutor:
             sync, sync_buffers = {}, []
         call_id = next(self._call_ids)
         header = dict(header, id=call_id, sync=sync, release=self._take_released(), budget=self._begin_call(call_id))
+        header["shared_buffers"] = self._watch.shared_buffers if self._watch is not None else False
         if not self._tools_sent:
             header["tools"] = self._tool_specs()
         process = self._holder[0]
@@ -296,9 +303,23 @@ class IsolatedPythonExecutor:
             self._discard(process, "replaced")
             self._restart_after_anomaly()
         held = self._held.total(self.state)
+        self._forget_unbound_agent_values()
         call_budget = budget.CallBudget(self.max_transfer_bytes, held, self.max_held_bytes)
-        self._watch = CallWatch(call_id, self.timeout_seconds, KILL_GRACE_SECONDS, call_budget, self._stop_deadline)
+        self._watch = CallWatch(
+            call_id,
+            self.timeout_seconds,
+            KILL_GRACE_SECONDS,
+            call_budget,
+            self._stop_deadline,
+            shared_buffers=bool(self.shared_buffers),
+        )
         return call_budget.told()
+
+    def _forget_unbound_agent_values(self) -> None:
+        """Values the agent bound whose names the notebook has since rebound or deleted are no longer the agent's
+        (and no longer kept alive here: a large frame's memory is freed when the user drops it)."""
+        state = self.state
+        self._agent_values = {n: v for n, v in self._agent_values.items() if state.get(n, _MISSING) is v}
 
     def _stop_deadline(self) -> float | None:
         return self._stop_requested + STOP_GRACE_SECONDS if self._stop_requested else None
@@ -339,21 +360,39 @@ class IsolatedPythonExecutor:
                         return self._failed(process, "timeout", streamed)
                 elif kind == "ran":
                     watch.on_ran()
+                elif kind == "shm":
+                    try:
+                        self._grant(process, header, watch)
+                    except ChannelTimeout:  # the worker does not read the answer
+                        return self._failed(process, "timeout", streamed)
                 elif kind == "done":
                     return self._outcome(process, header, buffers, watch)
+        # The step's error is raised after the handler, so that it does not chain the exception whose traceback holds
+        # the message's decoded buffers (up to the call's budget, kept alive by the error the notebook keeps).
         except wire.DecodeAbandoned as exc:  # the deadline passed or Stop was asked while decoding
-            return self._failed(process, exc.reason, streamed)
+            failure = (exc.reason, "")
         except FrameRefused as exc:
-            return self._failed(process, "protocol", streamed, detail=str(exc))
+            failure = ("protocol", str(exc))
         except (ChannelClosed, ConnectionError):  # the worker is gone (a reset socket says so too)
-            return self._failed(process, "crash", streamed)
+            failure = ("crash", "")
         except (wire.WireError, budget.OverBudget) as exc:
-            return self._failed(process, "protocol", streamed, detail=str(exc))
+            failure = ("protocol", str(exc))
         except KeyboardInterrupt:
             self._interrupt(process)
             interrupt = KeyboardInterrupt()
             interrupt.logs = streamed.getvalue()  # type: ignore[attr-defined]
             raise interrupt from None
+        finally:
+            watch.close()  # memory files granted and never used
+        return self._failed(process, failure[0], streamed, detail=failure[1])
+
+    def _grant(self, process: WorkerProcess, header: dict, watch: CallWatch) -> None:
+        """The worker asks for memory files for its next message: create them (checked against the budget) and pass
+        their descriptors, or refuse (``n`` 0: the worker sends inline)."""
+        grant = watch.grant(header)
+        fds = grant.fds if grant is not None else []
+        limit = max(watch.deadline or 0.0, time.monotonic() + 5.0)  # the worker is waiting for this answer
+        process.channel.send({"t": "shm_ok", "n": len(fds)}, deadline=limit, fds=fds)
 
     def _stream(self, text: Any, streamed: CappedBuffer) -> None:
         if not isinstance(text, str):
@@ -376,6 +415,8 @@ class IsolatedPythonExecutor:
                     header, _ = process.channel.recv(deadline=limit)
                     if header.get("t") == "done":
                         return
+                    if header.get("t") == "shm":  # no memory files now: the worker sends its answer inline
+                        process.channel.send({"t": "shm_ok", "n": 0}, deadline=limit)
                     if header.get("t") == "tool":
                         break  # a tool call now would run in the host after the interrupt: replace the worker
         self._discard(process, "the kernel was interrupted while the worker's code ran")
@@ -385,7 +426,7 @@ class IsolatedPythonExecutor:
     def _outcome(self, process: WorkerProcess, header: dict, buffers: list, watch: CallWatch) -> CodeOutput:
         """The worker's ``done``: everything is decoded and checked before the notebook changes (an anomaly binds
         nothing), then the write-back, then the step's result."""
-        decoder = self._decoder(buffers, watch)
+        decoder = self._decoder(watch.take_shared(header, buffers), watch)
         decode = functools.partial(wire.decoded, decoder)
         values, costs = self._decode_names(header.get("names"), decoder, watch)
         images = header.get("images", [])
@@ -782,7 +823,7 @@ class IsolatedPythonExecutor:
         name, args, kwargs, cid = (header.get(k) for k in ("name", "args", "kwargs", "cid"))
         if not isinstance(args, list) or not isinstance(kwargs, dict) or type(cid) is not int:
             raise wire.WireError("bad tool call")
-        decoder = self._decoder(buffers, watch)
+        decoder = self._decoder(watch.take_shared(header, buffers), watch)
         call_args = [wire.decoded(decoder, a) for a in args]
         call_kwargs = {str(k): wire.decoded(decoder, v) for k, v in kwargs.items()}
         watch.settle(decoder, process.channel.last_header_bytes)

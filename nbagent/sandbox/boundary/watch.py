@@ -9,6 +9,8 @@ The worker is hostile, so the host keeps its own account of a call:
   decoding table shared by the messages (the write-back may name a value a tool call already carried).
 * **the final answer**: the calls of the host's own ``final_answer`` tool (``answers``, by call id); the worker's
   ``done`` may only point at one of them, and the first one wins (no tool runs after it).
+* **shared buffers**: the memory files granted for the next message (wire/shared.py), checked against what remains
+  of the budget, used by that message or closed.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..wire import codec as wire
+from ..wire import shared
 from ..wire.budget import SLACK_BYTES, SMALL_FRAME_CAPS, CallBudget
 from ..wire.channel import Channel, ChannelClosed, ChannelTimeout
 
@@ -59,8 +62,11 @@ class CallWatch:
         grace: float,
         budget: CallBudget,
         stop_deadline: Callable[[], float | None],
+        shared_buffers: bool = False,
     ) -> None:
         self.call_id = call_id
+        self.shared_buffers = shared_buffers
+        self.granted: shared.Grant | None = None
         self.started = time.monotonic()
         self.allowance = max(MIN_ENCODING_SECONDS, timeout or 0.0)
         self.deadline = self.started + timeout + grace if timeout else None
@@ -113,6 +119,42 @@ class CallWatch:
     def settle(self, decoder: wire.Decoder, header_bytes: int) -> None:
         """Charge the budget with what the message cost."""
         self.budget.charge(decoder.cost + header_bytes)
+
+    def grant(self, header: dict) -> shared.Grant | None:
+        """Memory files for the worker's next message, as it asked (``shm``): checked against what remains of the
+        budget; None when they cannot be made now (the worker then sends inline). An anomaly: a request the host did
+        not offer, or a second one before the first was used."""
+        if not self.shared_buffers:
+            raise wire.WireError("a request for shared buffers the host did not offer")
+        if self.granted is not None:
+            raise wire.WireError("a second request for shared buffers before the first was used")
+        sizes = shared.Grant.check_request(header.get("sizes"), self.budget.remaining + SLACK_BYTES)
+        try:
+            self.granted = shared.Grant(sizes)
+        except OSError:  # out of memory or descriptors: inline is slower, not wrong
+            return None
+        return self.granted
+
+    def take_shared(self, header: dict, buffers: list) -> list:
+        """A message's buffers with its shared ones mapped from the files granted for it (then closed)."""
+        grant, self.granted = self.granted, None
+        placements = header.get("shm")
+        try:
+            if placements is None:
+                return buffers
+            if grant is None:
+                raise wire.WireError("shared buffers the host never created")
+            return grant.take(placements, buffers)
+        finally:
+            if grant is not None:
+                grant.close()
+
+    def close(self) -> None:
+        """The call is over: files granted and never used are closed, and the decoding table lets go of its values."""
+        self.table.clear()
+        grant, self.granted = self.granted, None
+        if grant is not None:
+            grant.close()
 
     def final_answer(self, header: dict) -> Any:
         """The call's final answer: the first value the host's own ``final_answer`` tool gave in this call (the

@@ -8,7 +8,9 @@ Messages from the host: ``exec`` (code, plus the notebook variables that changed
 function the code defined, called from the notebook), ``release`` (handles the notebook dropped), ``tool_result``.
 To the host: ``ready``, ``out`` (printed text, as it is produced), ``tool`` (a tool call), ``ran`` (the code has
 finished; encoding follows) and ``done`` (outcome, write-back, images). All sends go through one sender thread, so a
-timer signal in the main thread can never cut a frame in half.
+timer signal in the main thread can never cut a frame in half. Before a ``tool`` or ``done`` with large buffers, the
+worker asks for memory files (``shm``, answered by ``shm_ok`` with their descriptors) and writes those buffers there
+(wire/shared.py).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import io
 import itertools
 import os
 import pickle
+import resource
 import signal
 import sys
 import threading
@@ -36,7 +39,7 @@ from ..errors import ExecutionError, FinalAnswerException
 from ..guards import capture, limits, policy
 from ..guards.executor import CodeOutput, LocalPythonExecutor
 from ..wire import codec as wire
-from ..wire import proxies
+from ..wire import proxies, shared
 from ..wire.budget import OUT_CHUNK_CHARS
 from ..wire.changes import is_mutable, referenced_names
 from ..wire.channel import Channel, frame
@@ -349,6 +352,7 @@ class Worker:
         self.stopping = False
         self.call_id: Any = None
         self.budget: int | None = config.max_transfer_bytes  # what the host may still take in this call
+        self.shared_buffers = False  # whether the host takes large buffers as memory files in this call
         self.encoder = wire.Encoder(self._reference)  # one per call: the final answer is sent once
         self.outbox.send({"t": "ready", "pid": os.getpid(), "report": report})
 
@@ -377,6 +381,7 @@ class Worker:
         self.call_id = header.get("id")
         budget = header.get("budget")
         self.budget = budget if type(budget) is int else self.config.max_transfer_bytes
+        self.shared_buffers = header.get("shared_buffers") is True
         self.encoder = wire.Encoder(self._reference)
 
     def run_code(self, header: dict, buffers: list) -> None:
@@ -528,7 +533,34 @@ class Worker:
                 "lineno": getattr(outcome, "lineno", None),
             }
         self.outbox.reset_stream()
-        self.outbox.send(header, encoder.buffers)
+        self._send_message(header, encoder.buffers)
+
+    def _send_message(self, header: dict, buffers: list) -> None:
+        """Send a tool call or the answer; its large buffers go in memory files when the host offers them."""
+        if self.shared_buffers:
+            sizes, placements = shared.plan(buffers, _file_size_limit())
+            fds = self._ask_files(sizes) if placements else []
+            try:
+                if fds:
+                    buffers = shared.fill(fds, buffers, placements)
+                    header["shm"] = placements
+            except OSError:  # (out of memory, say): the host closes the files it gave; the message goes inline
+                pass
+        self.outbox.send(header, buffers)
+
+    def _ask_files(self, sizes: list[int]) -> list[int]:
+        """The host's memory files of these sizes (their descriptors), or [] if it refused (then all goes inline)."""
+        self.outbox.send({"t": "shm", "id": self.call_id, "sizes": sizes})
+        while True:
+            fds: list[int] = []
+            reply, _ = self.channel.recv(fds=fds)
+            if reply.get("t") == "shm_ok":
+                break
+            _close(fds)  # a stale answer to a tool call an interrupt abandoned
+        if reply.get("n") != len(sizes) or len(fds) != len(sizes):
+            _close(fds)
+            return []
+        return fds
 
     def _encode(self, encoder: wire.Encoder, value: Any) -> Any:
         try:
@@ -569,7 +601,7 @@ class Worker:
         }
         # The final answer's values stay referable: the write-back names them instead of sending them again.
         encoder.export([*args, *kwargs.values()] if stub.final else ())
-        self.outbox.send(header, encoder.buffers)
+        self._send_message(header, encoder.buffers)
         while True:
             reply, buffers = self.channel.recv()
             if reply.get("t") != "tool_result" or reply.get("cid") != cid:
@@ -590,6 +622,18 @@ class Worker:
 
 _referenced_names = referenced_names
 _mutable = is_mutable
+
+
+def _file_size_limit() -> int | None:
+    """The worker's largest file (RLIMIT_FSIZE, set by confinement): memory files obey it too."""
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    return None if limit == resource.RLIM_INFINITY else limit
+
+
+def _close(fds: list[int]) -> None:
+    for fd in fds:
+        if fd >= 0:
+            os.close(fd)
 
 
 def _fingerprint(value: Any, max_bytes: int) -> int | None:

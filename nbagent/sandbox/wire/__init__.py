@@ -7,6 +7,7 @@ The lowest room of the sandbox: both layers above speak it, and it trusts nothin
 * ``encoding`` -- the worker's side: each object once, aliases as references, within the budget it was told.
 * ``decoding`` -- the host's side: values rebuilt without the worker's code, bounded in size and time.
 * ``channel``  -- framed messages over the socket pair, read resumably, with deadlines and per-kind size caps.
+* ``shared``   -- large buffers in sealed memory files (memfd) the host creates, the worker fills, the host maps.
 * ``budget``   -- what decoded data may cost the host: per call, over steps; frame caps by kind.
 * ``proxies``  -- handles and function/class proxies the notebook holds for objects left in the worker.
 * ``changes``  -- what a call did to the shared namespace (created, rebound, changed in place, deleted), in words.

@@ -12,6 +12,9 @@ Two limits:
 * **over steps**: the values the agent bound in the notebook and still bound there, recounted at each call as names
   are rebound or deleted. Default: a quarter of the machine's physical memory, between 512 MiB and 16 GiB
   (:func:`default_held_bytes`), so that a run of steps cannot fill the kernel's memory.
+
+A buffer that comes in a shared memory file (shared.py) counts what the host maps, as one read from the socket counts
+what it allocates; the files a worker asks for are checked against the remaining budget before the host creates any.
 """
 
 from __future__ import annotations

@@ -5,10 +5,15 @@ The reader keeps a partial frame across calls, so a read interrupted by a signal
 by a deadline resumes where it stopped. Limits on every length protect the host from a hostile worker: the JSON
 header is at most ``MAX_HEADER_BYTES``, and ``caps(kind)`` bounds a frame by its kind (``header["t"]``), checked
 after the header is read and before any buffer is allocated (:class:`FrameRefused`).
+
+Descriptors travel only from the host to the worker (the files of shared buffers, shared.py): :meth:`Channel.send`
+attaches them to a frame's first bytes (``SCM_RIGHTS``), and :meth:`Channel.recv` collects them when asked to. The
+host never asks: descriptors a worker might attach are dropped by the kernel when read without ancillary data.
 """
 
 from __future__ import annotations
 
+import array
 import json
 import mmap
 import select
@@ -23,6 +28,8 @@ from .budget import MAX_HEADER_BYTES
 _PREFIX = struct.Struct("<II")
 MAX_BUFFERS = 1_000_000
 LARGE_BUFFER_BYTES = 1 << 20
+#: Most descriptors one frame carries (the kernel's SCM_MAX_FD is 253).
+MAX_FDS = 64
 
 
 class ChannelClosed(EOFError):
@@ -62,19 +69,31 @@ class Channel:
     def fileno(self) -> int:
         return self.sock.fileno()
 
-    def send(self, header: dict, buffers: list | tuple = (), deadline: float | None = None) -> None:
-        """Send one frame; with a ``deadline``, ChannelTimeout if the other end does not take it in time (the
-        frame may then be partly sent: the channel is unusable)."""
+    def send(
+        self, header: dict, buffers: list | tuple = (), deadline: float | None = None, fds: list | tuple = ()
+    ) -> None:
+        """Send one frame (with ``fds`` attached to its first bytes); with a ``deadline``, ChannelTimeout if the other
+        end does not take it in time (the frame may then be partly sent: the channel is unusable)."""
+        parts = frame(header, buffers)
         if deadline is None:
-            self.send_parts(frame(header, buffers))
+            self._send(parts, fds)
             return
         self.sock.settimeout(max(0.001, deadline - time.monotonic()))
         try:
-            self.send_parts(frame(header, buffers))
+            self._send(parts, fds)
         except TimeoutError:
             raise ChannelTimeout("the other end did not read the message before the deadline") from None
         finally:
             self.sock.settimeout(None)
+
+    def _send(self, parts: list, fds: list | tuple) -> None:
+        if not fds:
+            self.send_parts(parts)
+            return
+        data = b"".join(bytes(p) for p in parts)
+        sent = self.sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+        if sent < len(data):
+            self.sock.sendall(data[sent:])
 
     def send_parts(self, parts: list) -> None:
         small = b"".join(bytes(p) for p in parts if len(p) < 65536)
@@ -90,8 +109,9 @@ class Channel:
         ready, _, _ = select.select([self.sock], [], [], timeout)
         return bool(ready)
 
-    def recv(self, deadline: float | None = None) -> tuple[dict, list]:
-        """The next frame; ChannelTimeout after ``deadline`` (monotonic), ChannelClosed at end of stream."""
+    def recv(self, deadline: float | None = None, fds: list | None = None) -> tuple[dict, list]:
+        """The next frame; ChannelTimeout after ``deadline`` (monotonic), ChannelClosed at end of stream. With ``fds``,
+        the descriptors that came with it are appended there (the worker's side)."""
         if self._partial is None:
             self._partial = _PartialFrame(self.max_bytes, self.caps)
         partial = self._partial
@@ -101,7 +121,7 @@ class Channel:
                 if remaining <= 0 or not self.readable(remaining):
                     raise ChannelTimeout("no complete message before the deadline")
             view = partial.next_view()
-            received = self.sock.recv_into(view)
+            received = self.sock.recv_into(view) if fds is None else _recv_fds(self.sock, view, fds)
             if received == 0:
                 self._partial = None
                 raise ChannelClosed("the other end closed the channel")
@@ -109,6 +129,19 @@ class Channel:
         self._partial = None
         self.last_header_bytes = partial.header_length
         return partial.result()
+
+
+def _recv_fds(sock: socket.socket, view: memoryview, fds: list) -> int:
+    """``recv_into`` that keeps the descriptors attached to the bytes it reads (close-on-exec)."""
+    received, ancillary, flags, _ = sock.recvmsg_into(
+        [view], socket.CMSG_SPACE(MAX_FDS * 4), getattr(socket, "MSG_CMSG_CLOEXEC", 0)
+    )
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.extend(array.array("i", data[: len(data) - len(data) % 4]))
+    if flags & socket.MSG_CTRUNC:
+        fds.append(-1)  # some were lost: -1 makes the count wrong, so the caller closes them all and goes without
+    return received
 
 
 class _PartialFrame:

@@ -16,7 +16,8 @@ Only exact types count (a ``str`` subclass is not plain data). Anything else, to
 
 Each object is encoded once: a later occurrence is ``{"$": "ref", "to": n}``, and the first one carries ``"#": n``
 (a list: a leading ``{"$": "@", "#": n}``), so the host rebuilds the aliasing and never multiplies data. Long strings
-and long lists of scalars travel as buffers; a broadcast (stride-0) array as its small base and the full shape. The
+and long lists of scalars travel as buffers; a broadcast (stride-0) array as its small base and the full shape. A
+buffer over 1 MiB may travel in a sealed memory file instead of the frame (shared.py): the tree is the same. The
 decoder counts what it allocates (budget.py) and gives up past the limit it was given, on a reference to a node not
 yet decoded (a cycle), on ints beyond CPython's int/str limit, on dicts and sets whose keys collide, and when its
 ``check`` (the step's deadline, a stop request) says so.

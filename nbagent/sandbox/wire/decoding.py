@@ -469,7 +469,7 @@ def _decode_column(d: Decoder, node: Any, depth: int) -> Any:
             constructor = {"b": pd.arrays.BooleanArray, "f": pd.arrays.FloatingArray}.get(
                 kind[0], pd.arrays.IntegerArray
             )
-            return constructor(data.copy(), mask.copy())
+            return constructor(data, mask)  # the decoded buffers themselves: writable, and no copy
         if tag == "categorical":
             codes = _decode_ndarray(d, node.get("codes"), depth)
             categories = _decode_index(d, node.get("categories"), depth)
@@ -484,12 +484,25 @@ def _decode_column(d: Decoder, node: Any, depth: int) -> Any:
             tz = _decode_timezone(node.get("tz"))
             if data.dtype.kind != "M" or tz is None:
                 raise WireError("bad datetime column")
-            return pd.DatetimeIndex(data).tz_localize("UTC").tz_convert(tz).array
+            return _datetimes_in(data, tz)
     except (ValueError, TypeError) as exc:
         if isinstance(exc, WireError):
             raise
         raise WireError(str(exc)) from None
     raise WireError("bad column")
+
+
+def _datetimes_in(utc: Any, tz: Any) -> Any:
+    """UTC datetimes as a tz-aware array on the same buffer (no copy: integers are read as UTC instants)."""
+    pd, np = _pandas(), _numpy()
+    unit = np.datetime_data(utc.dtype)[0]
+    if unit in ("s", "ms", "us", "ns"):
+        try:
+            dtype = pd.DatetimeTZDtype(unit=unit, tz=tz)
+            return pd.DatetimeIndex(utc.view("i8"), dtype=dtype, copy=False).array
+        except (TypeError, ValueError):  # an older pandas
+            pass
+    return pd.DatetimeIndex(utc).tz_localize("UTC").tz_convert(tz).array
 
 
 def _string_dtype(node: dict) -> Any:
@@ -512,7 +525,9 @@ def _decode_dataframe(d: Decoder, node: dict, depth: int) -> Any:
     data = [_decode_column(d, column, depth + 1) for column in _list(node, "data")]
     if len(data) != len(columns) or any(len(column) != len(index) for column in data):
         raise WireError("bad data frame shape")
-    frame = pd.DataFrame(dict(enumerate(data)), index=index) if data else pd.DataFrame(index=index)
+    # copy=False: each column stays the buffer it was decoded into (a shared mapping or the channel's own memory); a
+    # copy would consolidate them into one block, doubling the host's peak memory for a large frame
+    frame = pd.DataFrame(dict(enumerate(data)), index=index, copy=False) if data else pd.DataFrame(index=index)
     frame.columns = columns
     return frame
 

@@ -1,0 +1,265 @@
+"""Large buffers through sealed memory files (Linux ``memfd``), not through the socket.
+
+For one message (a tool call or the answer) with buffers larger than :data:`SHARED_MIN_BYTES`:
+
+1. the worker asks for files: ``{"t": "shm", "sizes": [...]}`` (at most :data:`MAX_FILES`; more large buffers than
+   that share files, each at a page-aligned offset);
+2. the host checks the sizes against the call's budget, creates each file (``memfd_create``), sets its size, seals it
+   against shrinking and growing, and passes the descriptors (``{"t": "shm_ok", "n": K}`` with ``SCM_RIGHTS``;
+   ``n == 0``: refused, the worker sends everything inline);
+3. the worker writes each buffer into its place (``pwrite``), closes the descriptors and sends the message: its
+   header's ``shm`` lists ``[buffer, file, offset, length]``, and each such buffer travels as an empty one;
+4. the host seals each file against writing (``EBUSY`` while the worker keeps a writable mapping: an anomaly), checks
+   its size with ``fstat`` and each placement against it (inside the file, page-aligned, no two overlapping, each
+   buffer placed once), and maps each file once, copy-on-write (``MAP_PRIVATE``): the user's array is writable and
+   the sealed file never changes. Decoding then checks dtype × shape against the length, as for any buffer.
+
+The worker needs no new system call (``recvmsg``, ``pwrite``, ``close``; ``memfd_create`` and ``sendmsg`` stay denied),
+and nothing it sends is executed. The cost is the worker's one copy into the files, whose 4 KiB pages the kernel
+allocates as it writes (about 2 GB/s on a small machine: benchmarks/isolation.py); the host's side costs a mapping.
+Not taken: the host copying the bytes out of the worker's memory (``process_vm_readv``, memcpy speed) needs ptrace
+rights over a worker that is deliberately not dumpable. Where ``memfd`` is missing (macOS), or with ``NBAGENT_SHARED_BUFFERS=0``, every
+buffer travels inline, as before. The host maps with ``mmap(2)`` through ctypes: Python's ``mmap`` keeps a duplicate
+descriptor open per mapping (a frame of many columns would hold many open files in the kernel), and ctypes keeps a
+new array type per length.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import fcntl
+import functools
+import mmap
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from .channel import MAX_FDS
+from .plain import WireError
+
+#: Buffers larger than this travel by shared memory (smaller ones cost less inline than a round trip).
+SHARED_MIN_BYTES = 1 << 20
+#: Files per message (each is one open descriptor in the kernel while the worker fills it; all pass in one message).
+MAX_FILES = MAX_FDS
+#: ``NBAGENT_SHARED_BUFFERS=0`` (or false/no/off) keeps every buffer inline (for comparisons and odd platforms).
+SWITCH_VARIABLE = "NBAGENT_SHARED_BUFFERS"
+PAGE = mmap.PAGESIZE
+FILE_NAME = "nbagent-buffer"
+
+_PROT = mmap.PROT_READ | mmap.PROT_WRITE
+_MAP_FAILED = ctypes.c_void_p(-1).value
+
+
+def switched_on() -> bool:
+    """False when ``NBAGENT_SHARED_BUFFERS`` says off (read in the host, where the environment is the user's)."""
+    return os.environ.get(SWITCH_VARIABLE, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+@functools.lru_cache(maxsize=1)
+def supported() -> bool:
+    """Whether this host can create, seal and map memory files (probed once: a container may deny memfd_create)."""
+    if not hasattr(os, "memfd_create") or not hasattr(fcntl, "F_ADD_SEALS"):
+        return False
+    try:
+        import numpy  # noqa: F401  (the host's arrays are built on the mappings)
+
+        fd = _create(PAGE)
+    except (OSError, ImportError):
+        return False
+    try:
+        _seal_write(fd)
+        _map_private(fd, PAGE)  # unmapped at once: nothing uses it
+        return True
+    except (OSError, WireError):
+        return False
+    finally:
+        os.close(fd)
+
+
+def available() -> bool:
+    """Large buffers travel by shared memory here (supported, and not switched off)."""
+    return switched_on() and supported()
+
+
+# --- the worker's side -------------------------------------------------------------------------------------------
+
+
+def plan(buffers: Sequence[Any], max_file: int | None = None) -> tuple[list[int], list[list[int]]]:
+    """Which buffers go by shared memory: ``(file sizes, placements)``, a placement being ``[buffer, file, offset,
+    length]``; no placements when none is large enough. Past :data:`MAX_FILES` large buffers, consecutive ones share
+    a file (each at a page-aligned offset). No file is larger than ``max_file`` (the worker's file-size limit,
+    which applies to memory files too): a buffer larger than that travels inline."""
+    large = [i for i, b in enumerate(buffers) if SHARED_MIN_BYTES < _nbytes(b) <= (max_file or _nbytes(b))]
+    per_file = -(-len(large) // MAX_FILES)
+    sizes: list[int] = []
+    placements: list[list[int]] = []
+    count = 0  # buffers in the current file
+    for index in large:
+        length = _nbytes(buffers[index])
+        offset = -(-sizes[-1] // PAGE) * PAGE if sizes else 0
+        if not sizes or count == per_file or (max_file is not None and offset + length > max_file):
+            if len(sizes) == MAX_FILES:
+                break  # the rest travel inline
+            sizes.append(0)
+            offset, count = 0, 0
+        placements.append([index, len(sizes) - 1, offset, length])
+        sizes[-1] = offset + length
+        count += 1
+    return sizes, placements
+
+
+def fill(fds: Sequence[int], buffers: list, placements: list[list[int]]) -> list:
+    """Write each placed buffer into its file (one copy, no mapping) and close the descriptors; the message's buffers
+    with the placed ones emptied."""
+    try:
+        for index, file, offset, length in placements:
+            view = memoryview(buffers[index]).cast("B")[:length]
+            written = 0
+            while written < len(view):
+                written += os.pwrite(fds[file], view[written : written + (1 << 30)], offset + written)
+    finally:
+        for fd in fds:
+            os.close(fd)
+    placed = {placement[0] for placement in placements}
+    return [b"" if i in placed else buffer for i, buffer in enumerate(buffers)]
+
+
+def _nbytes(buffer: Any) -> int:
+    return buffer.nbytes if isinstance(buffer, memoryview) else len(buffer)
+
+
+# --- the host's side ---------------------------------------------------------------------------------------------
+
+
+class Grant:
+    """The files the host created for one message of the worker: their descriptors (owned here until :meth:`close`)
+    and sizes."""
+
+    def __init__(self, sizes: list[int]) -> None:
+        self.sizes = sizes
+        self.fds: list[int] = []
+        try:
+            for size in sizes:
+                self.fds.append(_create(size))
+        except OSError:
+            self.close()
+            raise
+
+    @staticmethod
+    def check_request(sizes: Any, room: int) -> list[int]:
+        """The sizes a worker asked for, checked (a list of 1..MAX_FILES positive ints, at most ``room`` bytes in
+        all); :class:`WireError` otherwise."""
+        if type(sizes) is not list or not 0 < len(sizes) <= MAX_FILES:
+            raise WireError("a request for shared buffers must list 1 to 64 sizes")
+        if any(type(size) is not int or size <= 0 for size in sizes):
+            raise WireError("a shared buffer's size must be a positive int")
+        if sum(sizes) > room:
+            raise WireError(f"shared buffers of {sum(sizes):,} bytes asked for, where {room:,} remained of the budget")
+        return sizes
+
+    def take(self, placements: Any, buffers: list) -> list:
+        """The message's buffers with each placed one mapped from its sealed file; :class:`WireError` for a placement
+        that does not fit its file, overlaps another, names a buffer twice or a non-empty one, or a file the worker
+        still holds writable."""
+        if type(placements) is not list or not placements:
+            raise WireError("bad shared buffer list")
+        checked = self._check(placements, buffers)
+        files = {}
+        for file in sorted({file for _, file, _, _ in checked}):
+            self._seal(file)
+            files[file] = _map_private(self.fds[file], self.sizes[file])  # one mapping per file, whatever its buffers
+        taken = list(buffers)
+        for index, file, offset, length in checked:
+            taken[index] = files[file][offset : offset + length]
+        return taken
+
+    def _check(self, placements: list, buffers: list) -> list[tuple[int, int, int, int]]:
+        checked: list[tuple[int, int, int, int]] = []
+        indexes: set[int] = set()
+        for placement in placements:
+            if type(placement) is not list or len(placement) != 4 or any(type(n) is not int for n in placement):
+                raise WireError("bad shared buffer placement")
+            index, file, offset, length = placement
+            if not 0 <= index < len(buffers) or len(buffers[index]) != 0 or index in indexes:
+                raise WireError("a shared buffer placed in a missing, non-empty or already placed buffer")
+            if not 0 <= file < len(self.fds):
+                raise WireError("a shared buffer in a file the host did not create")
+            if length <= 0 or offset < 0 or offset % PAGE or offset + length > self.sizes[file]:
+                raise WireError("a shared buffer outside its file (or not page-aligned)")
+            indexes.add(index)
+            checked.append((index, file, offset, length))
+        ranges = sorted((file, offset, offset + length) for _, file, offset, length in checked)
+        for (file, _, end), (next_file, start, _) in zip(ranges, ranges[1:]):
+            if file == next_file and start < end:
+                raise WireError("two shared buffers overlap in one file")
+        return checked
+
+    def _seal(self, file: int) -> None:
+        fd = self.fds[file]
+        try:
+            _seal_write(fd)
+        except OSError as exc:
+            if exc.errno == errno.EBUSY:
+                raise WireError(
+                    "the worker kept a writable mapping of a shared buffer (it could not be sealed)"
+                ) from None
+            raise WireError(f"a shared buffer could not be sealed ({exc.strerror})") from None
+        if os.fstat(fd).st_size != self.sizes[file]:
+            raise WireError("a shared buffer's file changed size")
+
+    def close(self) -> None:
+        """Close the host's descriptors (the mappings made from them stay valid)."""
+        fds, self.fds = self.fds, []
+        for fd in fds:
+            os.close(fd)
+
+
+def _create(size: int) -> int:
+    fd = os.memfd_create(FILE_NAME, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        os.ftruncate(fd, size)
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _seal_write(fd: int) -> None:
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SEAL)
+
+
+@functools.lru_cache(maxsize=1)
+def _libc() -> Any:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.munmap.restype = ctypes.c_int
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    return libc
+
+
+def _map_private(fd: int, length: int) -> Any:
+    """The file's ``length`` first bytes, mapped copy-on-write: a writable uint8 array, unmapped when the last array
+    using it (a slice, an array built on it) is gone."""
+    import numpy
+
+    libc = _libc()
+    address = libc.mmap(None, length, _PROT, mmap.MAP_PRIVATE, fd, 0)
+    if address in (None, _MAP_FAILED):
+        raise WireError(f"a shared buffer could not be mapped ({os.strerror(ctypes.get_errno())})")
+    return numpy.asarray(_Mapping(address, length))
+
+
+class _Mapping:
+    """One mapping, as numpy sees memory at an address (``__array_interface__``); the array built on it keeps it
+    alive, and it unmaps itself when collected."""
+
+    def __init__(self, address: int, length: int) -> None:
+        self.address, self.length = address, length
+        self.__array_interface__ = {"data": (address, False), "shape": (length,), "typestr": "|u1", "version": 3}
+        self._munmap = _libc().munmap  # held: at interpreter exit the module's globals may be gone first
+
+    def __del__(self) -> None:
+        self._munmap(self.address, self.length)
