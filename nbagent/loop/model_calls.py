@@ -34,11 +34,8 @@ _ITEM, _END, _ERROR = "item", "end", "error"
 
 def call_model(gates: RunGates, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """`function(*args, **kwargs)` (a model's `generate`), ended by a Stop of `gates` (raises `RunStopped`)."""
-    items = _HelperCall(gates, lambda emit, _scope: emit(function(*args, **kwargs))).items()
-    try:
-        return next(items)
-    finally:
-        items.close()
+    (result,) = _HelperCall(gates, lambda emit, _scope: emit(function(*args, **kwargs))).items()
+    return result
 
 
 def stream_model(gates: RunGates, open_stream: Callable[[], Iterable[Any]]) -> Iterator[Any]:
