@@ -6,6 +6,7 @@ Modules:
     tool_step   ToolCallingLoop: a step that calls tools by name with JSON arguments
     session     RunSession: runs and "re-run from step k" strung into one event stream; forks
     gates       RunGates: stop, pause, step budget and code approval, passed by the loop, opened from any thread
+    model_calls model calls on a helper thread under a cancel scope the gates trip on Stop (never outlast a Stop)
     parsing     reading code and the thought out of model text
     prompting   PromptBuilder: prompt templates rendered into messages
     variables   variables described to the model (a DataFrame by its schema), never dumped whole
