@@ -300,7 +300,7 @@ def main() -> int:
     print(f"\n{'model kind':<{width}}  {'phase':<9} {'median s':>9} {'max s':>7}  where the stop landed")
     for r in rows:
         print(
-            f"{r.kind:<{width}}  {r.phase:<9} {statistics.median(r.latencies):>9.2f} {max(r.latencies):>7.2f}  {r.check}"
+            f"{r.kind:<{width}}  {r.phase:<9} {statistics.median(r.latencies):>9.3f} {max(r.latencies):>7.3f}  {r.check}"
         )
     worst = max(rows, key=lambda r: max(r.latencies))
     count = sum(len(r.latencies) for r in rows)
