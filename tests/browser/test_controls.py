@@ -458,7 +458,12 @@ BADGES = """view => {
 @pytest.mark.parametrize("situation", ["blocking", "prepared", "kernel interrupt"])
 def test_stop_during_a_model_call_says_stopping_then_stopped(page, notebook, situation):
     flags = " --step" if situation == "prepared" else ""
-    notebook(f"stop_model_{situation.replace(' ', '_')}.ipynb", PONDERING, f"%%agent --agent ponderer{flags}\nThink.", "report(ponderer)")
+    notebook(
+        f"stop_model_{situation.replace(' ', '_')}.ipynb",
+        PONDERING,
+        f"%%agent --agent ponderer{flags}\nThink.",
+        "report(ponderer)",
+    )
     run_cell(page, 1)
     wait_done(page, 1)
     run_cell(page, 2)

@@ -60,6 +60,7 @@ def assert_stopped(agent: CodeAgent) -> None:
     assert steps and steps[-1].stopped and "Stop" in str(steps[-1].error), steps[-1].error if steps else None
     assert agent.last_result.state == "stopped" and agent.gates.status == "stopped"
     assert "generating" not in str(steps[-1].error)  # a stop, not a model failure
+    assert "stopped waiting" not in str(steps[-1].error)  # the call itself ended: it was not left behind
 
 
 # ---------------------------------------------------------------- llama.cpp
@@ -145,13 +146,19 @@ def test_transformers_stop_during_decoding(tiny_model_dir):
 # ---------------------------------------------------------------- OpenAI-compatible server
 
 
-@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
-def test_openai_server_stop_cuts_the_request(llama_server, monkeypatch, stream):
+@pytest.mark.parametrize(
+    ("client", "stream"), [("openai", False), ("openai", True), ("hf", False)], ids=["whole", "streamed", "hf-whole"]
+)
+def test_api_stop_cuts_the_request(llama_server, monkeypatch, client, stream):
+    from nbagent.models.hf_inference import InferenceClientModel
     from nbagent.models.openai_server import OpenAIServerModel
 
     # llama-cpp-python's server finishes a non-streamed request after its client left: keep that one short
     limit = 400 if stream else 60
-    model = OpenAIServerModel("smollm2", api_base=llama_server, api_key="unused", timeout=120, max_tokens=limit)
+    if client == "openai":
+        model = OpenAIServerModel("smollm2", api_base=llama_server, api_key="unused", timeout=120, max_tokens=limit)
+    else:
+        model = InferenceClientModel("smollm2", base_url=llama_server, timeout=120, max_tokens=limit)
     sent = threading.Event()
     request = model._request
 
