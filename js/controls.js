@@ -27,13 +27,20 @@ export const RERUN_TITLE =
   "Re-run from this step: the earlier run is kept (agent.forks) and the run continues live. " +
   "Variables and other namespace effects of this and later steps are not undone.";
 
+/** What the badge says from the moment Stop is asked until the run has ended (the snapshot's `stopping`). */
+export const STOPPING_LABEL = "stopping…";
+
 /**
  * The status badge.
  * @param {string | null | undefined} status a run status (anything else shows as idle)
+ * @param {boolean} [stopping] a stop was asked and the run has not ended yet: "stopping…" for a live status
  * @returns {HTMLElement}
  */
-export function renderStatus(status) {
+export function renderStatus(status, stopping = false) {
   const key = isRunStatus(status) ? status : RunStatus.IDLE;
+  if (stopping && LIVE.has(key)) {
+    return h("span", { class: "nba-status nba-status-stopping", role: "status" }, STOPPING_LABEL);
+  }
   return h("span", { class: `nba-status nba-status-${key}`, role: "status" }, STATUS_LABELS[key]);
 }
 
@@ -196,6 +203,11 @@ export class ControlsView {
    */
   statusOf(run) {
     return effectiveStatus(run, this.state);
+  }
+
+  /** Whether a stop was asked and the run has not ended yet (the badge then says "stopping…"). */
+  get stopping() {
+    return Boolean(this.state.stopping && this.state.active);
   }
 
   /**

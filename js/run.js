@@ -70,7 +70,7 @@ export class RunView {
     append(clear(this.header), [
       h("span", { class: "nba-agent" }, r.agent_name || "agent"),
       r.model_id ? h("span", { class: "nba-model" }, r.model_id) : null,
-      renderStatus(status),
+      renderStatus(status, this.controls?.stopping ?? false),
       renderLimit(r.max_time),
       h("span", { class: "nba-counter" }, stepCounter(r, this.live?.stepNumber ?? null)),
       r.message ? h("span", { class: "nba-message", role: "status" }, r.message) : null,

@@ -48,6 +48,18 @@ describe("renderStatus", () => {
   });
 });
 
+describe("renderStatus while stopping", () => {
+  it("says stopping… for a live run, the outcome once it ended", () => {
+    for (const status of ["running", "paused", "awaiting_approval"]) {
+      const el = renderStatus(status, true);
+      expect(el.textContent).toBe("stopping…");
+      expect(el.className).toBe("nba-status nba-status-stopping");
+    }
+    expect(renderStatus("stopped", true).textContent).toBe("stopped");
+    expect(renderStatus("running", false).textContent).toBe("running");
+  });
+});
+
 describe("effectiveStatus", () => {
   it("shows the controller's status while it has a run, the run's otherwise", () => {
     expect(effectiveStatus({ status: "running" }, state({ status: "paused" }))).toBe("paused");
@@ -186,6 +198,18 @@ describe("ControlsView", () => {
     expect(run.el.dataset.status).toBe("paused");
     expect(run.el.querySelector(".nba-status").textContent).toBe("paused");
     expect(run.top.lastElementChild).toBe(controls.el); // right under the header, in the sticky top
+  });
+
+  it("shows stopping… from the Stop until the run has ended, with Stop still pressable", () => {
+    const { controls } = view();
+    const run = new RunView({ images: { get: () => undefined, url: () => "", missing: () => {} }, controls });
+    controls.update(state({ status: "running", mode: "run", stopping: true, can: { ...NONE, stop: true } }));
+    run.update(sampleRun({ status: "running" }));
+    expect(run.el.querySelector(".nba-status").textContent).toBe("stopping…");
+    expect(button(controls.el, "Stop").disabled).toBe(false);
+    controls.update(state({ status: "stopped", stopping: false, active: false }));
+    run.update(sampleRun({ status: "stopped" }));
+    expect(run.el.querySelector(".nba-status").textContent).toBe("stopped");
   });
 });
 

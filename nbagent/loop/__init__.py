@@ -9,6 +9,7 @@ Modules:
     deadline    RunDeadline: a run's time limit (max_time), which stops it like Stop; "10m" read as seconds
     repeats     the same failing code twice in a row is not run a third time (what the model is told)
     error_keys  what key or shape a pandas or numpy error names (for the hints after a failed step)
+    model_calls model calls on a helper thread under a cancel scope the gates trip on Stop (never outlast a Stop)
     parsing     reading code and the thought out of model text
     prompting   PromptBuilder: prompt templates rendered into messages
     variables   variables described to the model (a DataFrame by its schema), never dumped whole

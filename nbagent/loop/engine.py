@@ -69,6 +69,7 @@ from nbagent.text import MODEL_ECHO, truncate
 from .callbacks import CallbackRegistry, call_with_agent
 from .deadline import RunDeadline, parse_max_time
 from .gates import RunGates
+from .model_calls import call_model, stream_model
 from .monitoring import AgentLogger, Monitor
 from .prompting import PromptBuilder
 from .toolbox import managed_agent_inputs, setup_tools
@@ -432,13 +433,15 @@ class AgentLoop:
         except (RunStopped, KeyboardInterrupt):
             raise
         except Exception as failure:
+            if self.gates.stopping:  # the call failed because it was stopped (a closed connection, an abort)
+                raise RunStopped(self.gates.stop_reason or "Stopped by the user.") from failure
             raise _generation_error(failure) from failure
 
     def _streamed_message(
         self, messages: list[ChatMessage], kwargs: dict[str, Any]
     ) -> Generator[Any, None, ChatMessage]:
         deltas: list[ChatMessageStreamDelta] = []
-        for delta in self.model.generate_stream(messages, **kwargs):
+        for delta in stream_model(self.gates, lambda: self.model.generate_stream(messages, **kwargs)):
             self.gates.check()
             deltas.append(delta)
             yield delta
@@ -447,12 +450,14 @@ class AgentLoop:
 
     def _call_model(self, messages: list[ChatMessage], **kwargs: Any) -> ChatMessage:
         generate = getattr(self.model, "generate", None) or self.model
-        message = generate(messages, **kwargs)
+        message = call_model(self.gates, generate, messages, **kwargs)
         return message if isinstance(message, ChatMessage) else ChatMessage(role="assistant", content=str(message))
 
     def _call_model_quietly(self, messages: list[ChatMessage]) -> ChatMessage:
         try:
             return self._call_model(messages)
+        except RunStopped:
+            raise
         except Exception as failure:
             raise _generation_error(failure) from failure
 

@@ -235,9 +235,25 @@ class RunGates:
 
     # ------------------------------------------------------------------ commands (any thread)
 
-    def on_stop(self, callback: Callable[[], Any]) -> None:
-        """Call `callback` (from the stopping thread) when a stop is requested."""
-        self._on_stop.append(callback)
+    def on_stop(self, callback: Callable[[], Any]) -> Callable[[], None]:
+        """Call `callback` (from the stopping thread) when a stop is requested; returns `remove()`."""
+        with self._cond:
+            self._on_stop.append(callback)
+
+        def remove() -> None:
+            with self._cond:
+                if callback in self._on_stop:
+                    self._on_stop.remove(callback)
+
+        return remove
+
+    def cancel_on_stop(self, cancel: Callable[[], Any]) -> Callable[[], None]:
+        """`on_stop(cancel)`, and `cancel()` at once if the run under way was already asked to stop (a model
+        call that begins just after a Stop must not run to its end); returns `remove()`."""
+        remove = self.on_stop(cancel)
+        if self._stop.is_set() and self._status not in ENDED_STATUSES:
+            cancel()
+        return remove
 
     def request_stop(self, reason: str = "Stopped by the user.") -> None:
         """Stop now: the model call or the code running is cancelled, a waiting run wakes up and ends."""
@@ -245,9 +261,11 @@ class RunGates:
             self.stop_reason = reason
             self._stop.set()
             self._cond.notify_all()
-        for callback in self._on_stop:
+        self._changed()  # the widget says "stopping…" first
+        with self._cond:
+            callbacks = list(self._on_stop)  # a model call may remove its own while we go through them
+        for callback in callbacks:
             callback()
-        self._changed()
 
     def request_interrupt(self) -> None:
         """Stop before the next step (smolagents' `interrupt()`)."""

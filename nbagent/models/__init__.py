@@ -6,6 +6,8 @@ Modules:
     base           messages, deltas, the Model protocol, message cleaning, stop sequences, tool calls in text
     api            ApiModel: what every chat-completions API model shares (retries, pacing, streams)
     retry          RetryPolicy, RateLimiter, one ModelError per failed call
+    cancel         CancelScope: one model call's cancellation (Stop), found by the model in a context variable
+    cancellable_http  httpx connections a cancelled call shuts down (a blocked read ends at once)
     openai_server  OpenAIServerModel / OpenAIModel, AzureOpenAIServerModel / AzureOpenAIModel
     hf_inference   InferenceClientModel (+ deprecated HfApiModel)
     litellm_model  LiteLLMModel, LiteLLMRouterModel

@@ -13,7 +13,6 @@ import asyncio
 import functools
 import inspect
 import json
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -35,6 +34,8 @@ from .base import (
     remove_stop_sequences,
     supports_stop_parameter,
 )
+from .cancel import CallCancelled, current_scope
+from .cancellable_http import shutdown_stream
 from .retry import ErrorInfo, RateLimiter, RetryPolicy, acall_with_retries, call_with_retries, final_error
 
 __all__ = ["ApiModel", "MalformedResponse", "StreamTruncated"]
@@ -151,6 +152,11 @@ async def _chunks(stream: Any) -> AsyncIterator[Any]:
         yield chunk
 
 
+def _sleep_unless_cancelled(seconds: float) -> None:
+    """Wait between retries and for a rate-limit slot, but not past a Stop (raises `CallCancelled`)."""
+    current_scope().sleep(seconds)
+
+
 class ApiModel(Model):
     """Base of the chat-completions API models (OpenAI, Azure, HF Inference, LiteLLM).
 
@@ -181,7 +187,7 @@ class ApiModel(Model):
         self.retry = _as_retry_policy(retry)
         self.custom_role_conversions = custom_role_conversions
         self._secrets: list[str] = []
-        self.sleep = time.sleep  # tests may replace it
+        self.sleep = _sleep_unless_cancelled  # tests may replace it
         self.rate_limiter = RateLimiter(requests_per_minute, sleep=lambda seconds: self.sleep(seconds))
 
     @property
@@ -362,11 +368,14 @@ class ApiModel(Model):
     def _stream_once(self, params: dict[str, Any], cutter: StopCutter) -> Iterator[ChatMessageStreamDelta]:
         stream = self._request(stream=True, **params)
         reader = _StreamReader(cutter)
+        scope = current_scope()
         try:
-            for chunk in stream:
-                delta = reader.read(chunk)
-                if delta is not None:
-                    yield delta
+            with scope.while_running(lambda: shutdown_stream(stream)):  # a Stop ends a read waiting for a chunk
+                for chunk in stream:
+                    scope.check()
+                    delta = reader.read(chunk)
+                    if delta is not None:
+                        yield delta
         finally:
             close = getattr(stream, "close", None)
             if callable(close):
@@ -445,7 +454,11 @@ class ApiModel(Model):
         """Seconds to wait before retrying a failed stream, or the final error (raised from `err`).
 
         A stream that already gave output is not retried: the caller has shown part of an answer.
+        A stopped call is not retried either: its failure (a cut connection) is `CallCancelled`.
         """
+        scope = current_scope()
+        if scope.cancelled:
+            raise CallCancelled(f"{self.provider_name} stream stopped: {scope.reason}") from err
         info = self._describe(err)
         if emitted:
             info.message = f"the stream broke off after partial output ({info.message})"

@@ -6,6 +6,7 @@ import warnings
 from typing import Any
 
 from .api import ApiModel
+from .cancellable_http import cut_on_cancel
 from .retry import RETRYABLE_STATUS, ErrorInfo, RetryPolicy
 
 __all__ = ["InferenceClientModel", "HfApiModel"]
@@ -98,6 +99,11 @@ class InferenceClientModel(ApiModel):
     def _create(self, **params: Any) -> Any:
         if self.base_url is None:
             params.pop("model", None)  # the client already targets model_id through the provider
+        # huggingface_hub sends through one shared httpx client: its reads end when this call's scope is
+        # cancelled (outside a scope the wrapper only passes through)
+        from huggingface_hub.utils import get_session
+
+        cut_on_cancel(get_session())
         return self.client.chat_completion(**params)
 
     async def _acreate(self, **params: Any) -> Any:

@@ -13,6 +13,7 @@ import os
 from typing import Any
 
 from .api import ApiModel
+from .cancellable_http import cut_on_cancel
 from .retry import RETRYABLE_STATUS, ErrorInfo, RetryPolicy
 
 __all__ = ["OpenAIServerModel", "OpenAIModel", "AzureOpenAIServerModel", "AzureOpenAIModel", "describe_openai_error"]
@@ -66,6 +67,17 @@ def describe_openai_error(err: BaseException, timeout: float | None) -> ErrorInf
     return None
 
 
+def _cancellable_http_client(asynchronous: bool) -> dict[str, Any]:
+    """openai's own default HTTP client, with connections a Stop cuts (nbagent/models/cancellable_http.py);
+    `client_kwargs={"http_client": ...}` replaces it (then a stopped call is abandoned, not cut)."""
+    if asynchronous:
+        return {}
+    import openai
+
+    http_client = openai.DefaultHttpxClient()
+    return {"http_client": http_client} if cut_on_cancel(http_client) else {}
+
+
 class OpenAIServerModel(ApiModel):
     """A model behind an OpenAI-compatible server (OpenAI, vLLM, llama.cpp's server, Ollama, ...).
 
@@ -114,7 +126,12 @@ class OpenAIServerModel(ApiModel):
     def _make_client(self, api_key: str | None, asynchronous: bool = False) -> Any:
         import openai
 
-        options = {"timeout": self.timeout, "max_retries": 0, **self.client_kwargs}
+        options = {
+            "timeout": self.timeout,
+            "max_retries": 0,
+            **_cancellable_http_client(asynchronous),
+            **self.client_kwargs,
+        }
         client_class = openai.AsyncOpenAI if asynchronous else openai.OpenAI
         try:
             return client_class(
@@ -187,7 +204,12 @@ class AzureOpenAIServerModel(OpenAIServerModel):
     def _make_client(self, api_key: str | None, asynchronous: bool = False) -> Any:
         import openai
 
-        options = {"timeout": self.timeout, "max_retries": 0, **self.client_kwargs}
+        options = {
+            "timeout": self.timeout,
+            "max_retries": 0,
+            **_cancellable_http_client(asynchronous),
+            **self.client_kwargs,
+        }
         client_class = openai.AsyncAzureOpenAI if asynchronous else openai.AzureOpenAI
         try:
             return client_class(

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .base import ModelError
+from .cancel import CallCancelled, current_scope
 
 __all__ = ["RetryPolicy", "RateLimiter", "ErrorInfo", "call_with_retries", "acall_with_retries", "HINTS"]
 
@@ -139,16 +140,23 @@ def call_with_retries(
     timeout: float | None = None,
     sleep: Callable[[float], Any] = time.sleep,
 ) -> T:
-    """Call `fn` until it succeeds, retrying what `describe` calls retryable; then one `ModelError`."""
+    """Call `fn` until it succeeds, retrying what `describe` calls retryable; then one `ModelError`.
+
+    A cancelled call (Stop) is not retried: the failure it caused (a cut connection) is `CallCancelled`.
+    """
     delays = policy.delays()
     attempts = 0
+    scope = current_scope()
     while True:
         attempts += 1
+        scope.check()
         try:
             return fn()
         except ModelError:
             raise
         except Exception as err:
+            if scope.cancelled:
+                raise CallCancelled(f"{provider} call stopped: {scope.reason}") from err
             info = describe(err)
             delay = next(delays, None) if info.retryable else None
             if delay is None:

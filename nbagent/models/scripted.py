@@ -8,7 +8,6 @@ simulated latency and token-by-token streaming).
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -23,6 +22,7 @@ from nbagent.models.base import (
     message_as_delta,
     remove_stop_sequences,
 )
+from nbagent.models.cancel import current_scope
 
 __all__ = ["ScriptedModel"]
 
@@ -81,7 +81,7 @@ class ScriptedModel(Model):
     ) -> ChatMessage:
         message = self._next_response(messages, **kwargs)
         if self.latency:
-            time.sleep(self.latency)
+            current_scope().sleep(self.latency)  # a Stop ends the wait (CallCancelled), like a real model's call
         message.content = remove_stop_sequences(message.text, stop_sequences)
         message.token_usage = TokenUsage(_count_tokens(messages), _count(message.content))
         return message
@@ -100,7 +100,7 @@ class ScriptedModel(Model):
             return
         for token in _TOKEN.findall(message.text):
             if self.token_delay:
-                time.sleep(self.token_delay)
+                current_scope().sleep(self.token_delay)
             yield ChatMessageStreamDelta(content=token)
         yield ChatMessageStreamDelta(token_usage=message.token_usage)
 

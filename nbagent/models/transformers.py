@@ -5,6 +5,10 @@ dominant cost. We keep the `DynamicCache` of the last call (prompt + generated t
 token ids it covers. The next call finds the longest common token prefix, crops a deep copy of the
 cache to it and lets `generate` compute only the rest. An edited conversation simply shares a
 shorter prefix (possibly none): the same code path, never a stale cache.
+
+A Stop (the call's `CancelScope`, nbagent/models/cancel.py) ends a call between two decoder layers
+(a long prompt's prefill is one forward pass) and between tokens (the stopping criteria); the kept
+cache is untouched, since each call works on its own copy.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import copy
 import threading
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +33,7 @@ from .base import (
     get_clean_message_list,
     remove_stop_sequences,
 )
+from .cancel import CallCancelled, CancelScope, acquire, current_scope
 
 __all__ = ["TransformersModel"]
 
@@ -74,6 +80,21 @@ def _make_stop_criteria(
             return torch.full((input_ids.shape[0],), done, dtype=torch.bool, device=input_ids.device)
 
     return StopOnText()
+
+
+def _stop_between_layers(torch: Any, model: Any, scope_of: Any) -> None:
+    """Check the running call's scope before each decoder layer (the model's longest `ModuleList`)."""
+    stacks = [m for m in model.modules() if isinstance(m, torch.nn.ModuleList)]
+    if not stacks:
+        return
+
+    def check(_module: Any, _inputs: Any) -> None:
+        scope = scope_of()
+        if scope is not None:
+            scope.check()
+
+    for layer in max(stacks, key=len):
+        layer.register_forward_pre_hook(check)
 
 
 class TransformersModel(Model):
@@ -129,6 +150,8 @@ class TransformersModel(Model):
         self._cache: Any = None
         self._cache_ids: list[int] = []
         self._lock = threading.Lock()
+        self._scope: CancelScope | None = None  # the scope of the call that holds the lock (read between layers)
+        _stop_between_layers(torch, self.model, lambda: self._scope)
         self.last_reused_tokens = 0  # tokens of the last prompt served from the cache (tests, benchmarks)
 
     # -- loading ------------------------------------------------------------------------------------
@@ -269,6 +292,18 @@ class TransformersModel(Model):
             warnings.simplefilter("ignore")
             return self.model.generate(**generate_kwargs)
 
+    @contextmanager
+    def _serving(self) -> Iterator[CancelScope]:
+        """Hold the model for one call of the current cancel scope (the layers' check reads it)."""
+        scope = current_scope()
+        with acquire(self._lock, scope):
+            scope.check()
+            self._scope = scope
+            try:
+                yield scope
+            finally:
+                self._scope = None
+
     # -- generation ---------------------------------------------------------------------------------
 
     def generate(
@@ -282,11 +317,11 @@ class TransformersModel(Model):
         if response_format is not None:
             raise ModelError("TransformersModel does not support response_format; use LlamaCppModel or an API model.")
         ids = self.prompt_ids(messages, tools_to_call_from)
-        with self._lock:
-            generate_kwargs, self.last_reused_tokens = self._generate_kwargs(
-                ids, stop_sequences, threading.Event(), kwargs
-            )
+        cancel = threading.Event()
+        with self._serving() as scope, scope.while_running(cancel.set):
+            generate_kwargs, self.last_reused_tokens = self._generate_kwargs(ids, stop_sequences, cancel, kwargs)
             out = self._run(generate_kwargs)
+            scope.check()  # the stopping criteria ended generation early: no answer, and nothing kept
             sequence = out.sequences[0].tolist()
             self._remember(sequence, out.past_key_values)
         new = sequence[len(ids) :]
@@ -308,7 +343,7 @@ class TransformersModel(Model):
         ids = self.prompt_ids(messages, tools_to_call_from)
         cancel = threading.Event()
         cutter = StopCutter(stop_sequences)
-        with self._lock:
+        with self._serving() as scope, scope.while_running(cancel.set):
             generate_kwargs, self.last_reused_tokens = self._generate_kwargs(ids, stop_sequences, cancel, kwargs)
             streamer = self._transformers.TextIteratorStreamer(
                 self.tokenizer, skip_prompt=True, skip_special_tokens=True
@@ -326,6 +361,7 @@ class TransformersModel(Model):
             thread.start()
             try:
                 for piece in streamer:
+                    scope.check()
                     text = cutter.feed(piece)
                     if text:
                         yield ChatMessageStreamDelta(content=text)
@@ -335,6 +371,9 @@ class TransformersModel(Model):
             finally:
                 cancel.set()
                 thread.join()
+            scope.check()
+            if isinstance(result.get("error"), CallCancelled):
+                raise result["error"]
             if "error" in result:
                 raise ModelError(f"TransformersModel generation failed: {result['error']}") from result["error"]
             sequence = result["out"].sequences[0].tolist()

@@ -73,10 +73,13 @@ What works where (measured: the first two rows; the others follow from the code)
 | ipykernel < 7 (no subshells)                         | no: handled when the cell ends      | yes                      | a, b    |
 | nbclient / nbconvert --execute                       | nobody clicks; `agent.stop()` from code or `interrupt_on_timeout` | Python API | a |
 
-Limits: a model call that does not stream is cancelled only when it returns
-(Stop is checked between streamed tokens); code stuck in one long C call is
-stopped when the call returns (see nbagent/sandbox/guards/limits.py); re-running from a
-step does not undo what later steps did to the namespace.
+Stop during a model call: the call runs on a helper thread under its own cancel
+scope (nbagent/loop/model_calls.py), so the blocked cell waits in Python and hears
+the comm and ■ at once, and our models end the call within a fraction of a second
+(nbagent/models/cancel.py); a model class that ignores the scope is abandoned
+after 1 s. Limits: code stuck in one long C call in the local executor is
+stopped when the call returns (see nbagent/sandbox/guards/limits.py); re-running
+from a step does not undo what later steps did to the namespace.
 """
 
 from __future__ import annotations

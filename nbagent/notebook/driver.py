@@ -279,7 +279,7 @@ class RunDriver:
                 "run": live and (status == "paused" or awaiting or (status == "running" and state["mode"] != "run")),
                 "step": live and (status == "paused" or awaiting),
                 "pause": live and status in ("running", "awaiting_approval") and state["mode"] != "pause",
-                "stop": active and not state["stopping"],
+                "stop": active,  # never greyed out while the run is under way: a second Stop is harmless
                 "approve": live and awaiting,
                 "reject": live and awaiting,
                 "rerun": not state["stopping"],

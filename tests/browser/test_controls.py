@@ -430,3 +430,62 @@ def test_kernel_interrupt_during_a_prepared_run_stops_it_with_memory_intact(page
     out = output_of(page, 3, "report(sleeper)")
     assert "STEPS [1, 2] STOPPED [2] STATUS stopped" in out
     assert "KINDS ['TaskStep', 'ActionStep', 'ActionStep']" in out
+
+
+# ---------------------------------------------------------------- Stop during a model call
+
+PONDERING = '''\
+import time
+from nbagent.models import ChatMessage
+
+class Pondering:
+    """A user's own model class: thinks for a minute and knows nothing of Stop (the run abandons its call)."""
+    def generate(self, messages, stop_sequences=None, **kwargs):
+        time.sleep(60)
+        return ChatMessage(role="assistant", content=code("final_answer(1)"))
+
+ponderer = CodeAgent(tools=[], model=Pondering())'''
+
+BADGES = """view => {
+  window.__badges = [view.querySelector('.nba-header .nba-status')?.textContent];
+  new MutationObserver(() => {
+    const text = view.querySelector('.nba-header .nba-status')?.textContent;
+    if (text && text !== window.__badges.at(-1)) window.__badges.push(text);
+  }).observe(view, { childList: true, subtree: true, characterData: true });
+}"""
+
+
+@pytest.mark.parametrize("situation", ["blocking", "prepared", "kernel interrupt"])
+def test_stop_during_a_model_call_says_stopping_then_stopped(page, notebook, situation):
+    flags = " --step" if situation == "prepared" else ""
+    notebook(
+        f"stop_model_{situation.replace(' ', '_')}.ipynb",
+        PONDERING,
+        f"%%agent --agent ponderer{flags}\nThink.",
+        "report(ponderer)",
+    )
+    run_cell(page, 1)
+    wait_done(page, 1)
+    run_cell(page, 2)
+    view = widget(page, 2)
+    if situation == "prepared":
+        wait_done(page, 2)
+        expect(status(view)).to_have_text("paused", timeout=15_000)
+        button(view, "Run").click()
+    expect(status(view)).to_have_text("running", timeout=15_000)
+    time.sleep(1.0)  # the model call is under way (the model is the first thing a step does)
+    view.evaluate(BADGES)
+    expect(button(view, "Stop")).to_be_enabled()
+    started = time.monotonic()
+    if situation == "kernel interrupt":
+        interrupt_kernel(page)  # ■ on a blocking run: the cell waits in Python while the model computes
+    else:
+        button(view, "Stop").click()
+    expect(status(view)).to_have_text("stopped", timeout=5_000)
+    assert time.monotonic() - started < 5.0  # the target is 2 s: benchmarks/stop_latency.py
+    if situation != "prepared":
+        wait_done(page, 2, timeout=5)
+    badges = view.evaluate("() => window.__badges")
+    assert badges[-2:] == ["stopping…", "stopped"], badges
+    expect(view.locator(".nba-steps > .nba-step-stopped")).to_have_count(1)
+    assert "STEPS [1] STOPPED [1] STATUS stopped" in output_of(page, 3, "report(ponderer)")

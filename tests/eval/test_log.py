@@ -149,3 +149,22 @@ def test_interrupt_cancels_cleanly_and_loses_nothing_finished(tmp_path):
     assert not resumed.cancelled and list(resumed.df.state) == ["success"] * 10
     assert len(rerun.agents) == 10 - len(finished)
     assert resumed.summary().loc["Recorder", "exact_match"] == pytest.approx(0.9)
+
+
+def test_interrupt_during_model_calls_ends_the_evaluation_at_once(tmp_path):
+    """The kernel's interrupt while every running sample waits on its model: the calls are cancelled
+    (not waited for until the cancel grace runs out) and the samples are recorded as cancelled."""
+    calls = []
+
+    def slow_answer(messages, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+        return solve(messages)
+
+    recorder = Recorder(lambda: CodeAgent(tools=[], model=ScriptedModel(slow_answer, latency=60)))
+    began = time.monotonic()
+    results = evaluate(recorder, tasks(2), max_workers=2, log_dir=tmp_path, progress=False)
+    assert time.monotonic() - began < 8  # the cancel's grace is 10 s; a model call stops within ~1 s
+    assert results.cancelled and list(results.df.state) == ["cancelled", "cancelled"]
+    assert all(agent.memory.steps[-1].stopped for agent in recorder.agents)

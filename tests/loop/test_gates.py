@@ -229,3 +229,28 @@ def test_run_approves_only_code_that_awaited_approval_when_it_was_asked():
         control.go(0)
     with pytest.raises(ControlError, match="must be a string"):
         control.go(None, code=3)  # type: ignore[arg-type]
+
+
+def test_the_views_hear_of_a_stop_before_the_calls_it_cancels_begin_to_unwind():
+    control = RunGates()
+    control.reset()
+    order: list[str] = []
+    control.add_listener(lambda snap: order.append("stopping" if snap["stopping"] else snap["status"]))
+    control.on_stop(lambda: order.append("cancelled"))
+    control.request_stop()
+    assert order == ["stopping", "cancelled"]
+
+
+def test_cancel_on_stop_cancels_a_call_that_begins_after_the_stop_and_can_be_removed():
+    control = RunGates()
+    control.reset()
+    calls: list[str] = []
+    remove = control.cancel_on_stop(lambda: calls.append("first"))
+    remove()
+    control.request_stop()
+    assert calls == []  # removed before the stop
+    control.cancel_on_stop(lambda: calls.append("late"))
+    assert calls == ["late"]  # the run was already stopping: cancelled at once
+    control.finish("stopped")
+    control.cancel_on_stop(lambda: calls.append("after the run"))
+    assert calls == ["late"]  # a call outside a run (provide_final_answer) is not cancelled by an old stop

@@ -347,3 +347,40 @@ def test_planning_is_a_step_of_its_own_for_step(make_agent):
     assert [type(s) for s in agent.memory.steps[1:]] == [PlanningStep]
     controller.step()
     assert controller.join(5) and agent.last_result.output == 1
+
+
+# ---------------------------------------------------------------- stop during a model call
+
+
+def test_stop_during_a_model_call_of_a_prepared_run_shows_stopping_then_stopped(make_agent):
+    model = ScriptedModel([code("final_answer(1)")], latency=60)
+    agent = make_agent(model)
+    controller = agent.start("think")
+    seen: list[tuple[str, bool, bool]] = []
+    controller.add_listener(lambda snap: seen.append((snap["status"], snap["stopping"], snap["can"]["stop"])))
+    controller.handle_command({"action": "run"})
+    wait_until(lambda: len(model.calls) == 1)
+    assert controller.snapshot()["can"]["stop"]  # pressable while the model computes
+    began = time.monotonic()
+    controller.handle_command({"action": "stop"})
+    assert controller.join(5) and time.monotonic() - began < 2.5
+    stopping = seen.index(("running", True, True))  # "stopping…", with Stop still pressable
+    assert any(status == "stopped" and not flag for status, flag, _ in seen[stopping:])
+    assert actions(agent)[-1].stopped and agent.last_result.state == "stopped"
+
+
+def test_stop_through_the_widget_during_a_model_call_of_a_blocking_run(make_agent):
+    model = ScriptedModel([code("final_answer(1)")], latency=60)
+    agent = make_agent(model)
+    stopped_at: list[float] = []
+
+    def press_stop() -> None:
+        wait_until(lambda: len(model.calls) == 1, timeout=30)
+        assert agent.driver.snapshot()["can"]["stop"]
+        stopped_at.append(time.monotonic())
+        agent.driver.handle_command({"action": "stop"})
+
+    threading.Thread(target=press_stop, daemon=True).start()
+    result = agent.run("think", return_full_result=True)
+    assert stopped_at and time.monotonic() - stopped_at[0] < 2.5
+    assert result.state == "stopped" and actions(agent)[-1].stopped
