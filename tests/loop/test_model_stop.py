@@ -1,6 +1,6 @@
 """Stop during a model call: the call is cancelled through its scope (or abandoned if the model ignores it),
 the step is recorded as stopped, and the model serves the next run. The real models are in
-tests/models/test_model_stop.py; here the loop's side, with models whose behaviour is our own logic."""
+tests/models/test_stop_real_models.py; here the loop's side, with models whose behaviour is our own logic."""
 
 from __future__ import annotations
 
