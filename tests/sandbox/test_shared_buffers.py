@@ -103,8 +103,14 @@ def raw(home: Path) -> Iterator[IsolatedPythonExecutor]:
 # --- honest values ---------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("huge", [False, True], ids=["pwrite", "huge-page mappings"])
 @pytest.mark.parametrize("guards", [True, False], ids=["guards", "no guards"])
-def test_arrays_and_frames_come_back_equal_through_shared_memory(home: Path, guards: bool) -> None:
+def test_arrays_and_frames_come_back_equal_through_shared_memory(
+    home: Path, guards: bool, huge: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both ways the worker fills the files: ``pwrite``, or mappings asking for huge pages (where the kernel allows
+    them; elsewhere the same mappings in small pages, which this checks on a machine set to "never")."""
+    monkeypatch.setattr(shared, "huge_pages", lambda: huge)
     executor = IsolatedPythonExecutor(
         guards=guards, timeout_seconds=30, additional_authorized_imports=["numpy", "pandas"]
     )
@@ -231,8 +237,8 @@ def asking(change):
         return change(*honest_plan(*args))
     return plan
 def lying(change):
-    def fill(fds, buffers, placements):
-        emptied = honest_fill(fds, buffers, placements)
+    def fill(fds, buffers, placements, **how):
+        emptied = honest_fill(fds, buffers, placements, **how)
         placements[:] = change(placements)
         return emptied
     return fill
@@ -252,12 +258,12 @@ LIES = {
     ),
     "shared buffers without a request": (
         "Worker._ask_files = lambda self, sizes: [-1]\n"
-        "shared.fill = lambda fds, buffers, p: [b'' if i in {x[0] for x in p} else b for i, b in enumerate(buffers)]"
+        "shared.fill = lambda fds, buffers, p, **how: [b'' if i in {x[0] for x in p} else b for i, b in enumerate(buffers)]"
     ),
     "a writable mapping kept": (
-        "def fill(fds, buffers, placements):\n"
+        "def fill(fds, buffers, placements, **how):\n"
         "    kept.extend(mmap.mmap(fd, os.fstat(fd).st_size) for fd in fds)\n"
-        "    return honest_fill(fds, buffers, placements)\n"
+        "    return honest_fill(fds, buffers, placements, **how)\n"
         "shared.fill = fill"
     ),
 }

@@ -280,6 +280,7 @@ class IsolatedPythonExecutor:
         call_id = next(self._call_ids)
         header = dict(header, id=call_id, sync=sync, release=self._take_released(), budget=self._begin_call(call_id))
         header["shared_buffers"] = self._watch.shared_buffers if self._watch is not None else False
+        header["huge_pages"] = header["shared_buffers"] and shared.huge_pages()
         if not self._tools_sent:
             header["tools"] = self._tool_specs()
         process = self._holder[0]

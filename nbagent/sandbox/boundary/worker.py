@@ -353,6 +353,7 @@ class Worker:
         self.call_id: Any = None
         self.budget: int | None = config.max_transfer_bytes  # what the host may still take in this call
         self.shared_buffers = False  # whether the host takes large buffers as memory files in this call
+        self.huge_pages = False  # whether those files may be filled through huge-page mappings
         self.encoder = wire.Encoder(self._reference)  # one per call: the final answer is sent once
         self.outbox.send({"t": "ready", "pid": os.getpid(), "report": report})
 
@@ -382,6 +383,7 @@ class Worker:
         budget = header.get("budget")
         self.budget = budget if type(budget) is int else self.config.max_transfer_bytes
         self.shared_buffers = header.get("shared_buffers") is True
+        self.huge_pages = header.get("huge_pages") is True  # the host read the kernel's setting (/sys is closed here)
         self.encoder = wire.Encoder(self._reference)
 
     def run_code(self, header: dict, buffers: list) -> None:
@@ -542,7 +544,7 @@ class Worker:
             fds = self._ask_files(sizes) if placements else []
             try:
                 if fds:
-                    buffers = shared.fill(fds, buffers, placements)
+                    buffers = shared.fill(fds, buffers, placements, huge=self.huge_pages)
                     header["shm"] = placements
             except OSError:  # (out of memory, say): the host closes the files it gave; the message goes inline
                 pass
