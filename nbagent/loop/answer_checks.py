@@ -6,7 +6,8 @@ column; a row number where the data's id was asked (`revenue.idxmax()` of a fram
 counts rows); an id looked up as a row number (`customers.loc[customer_id]`); numbers where names
 were asked; a value the question names ("the South region", "May 2024") never selected, or one
 it does not name selected anyway; a variable the question points at never used. Each check says
-what is wrong in one sentence, with the line to write where there is one. `CodeLoop` refuses the
+what is wrong in one sentence, with the line to write where there is one. The form a question asks for
+(two things at once, a date) is checked in `answer_kinds`. `CodeLoop` refuses the
 answer once per problem, so a model that is sure can answer the same again.
 """
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from .answer_kinds import both_things_missing, date_missing
 from .code_checks import is_method_call, is_text
 from .prompting import data_frames, owner_frame
 from .variables import value_kind
@@ -69,6 +71,17 @@ class AnswerContext:
                     found.append((frame_name, str(column), values.dropna().unique()))
         return found
 
+    @cached_property
+    def date_columns(self) -> list[tuple[str, str]]:
+        """(frame, column) of the pointed-at frames' date columns: where a date asked for is found."""
+        return [
+            (frame_name, str(column))
+            for frame_name, frame in data_frames(self.namespace)
+            if frame_name in self.variables
+            for column, dtype in frame.dtypes.items()
+            if getattr(dtype, "kind", "") == "M"
+        ]
+
 
 def answer_problem(answer: Any) -> str | None:
     """Why `answer` is no answer to a data question, or None if it may be one.
@@ -105,6 +118,8 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         return []
     checks = (
         _row_number_answer(answer, tree, context),
+        date_missing(context.question, answer, context.date_columns),
+        both_things_missing(context.question, answer),
         _id_looked_up_as_row_number(tree, context),
         _numbers_for_names(answer, context),
         _grouped_unasked(answer, context),
