@@ -164,6 +164,8 @@ class CodeLoop(AgentLoop):
             memory_step.code_action, memory_step.observations = code, rejected.observation
             yield ActionOutput(output=None, is_final_answer=False)
             return
+        if memory_step.code_action != fix.code:  # the person changed what they were shown
+            memory_step.edited_code_action = memory_step.code_action
         call = ToolCall(name=CODE_TOOL_NAME, arguments=memory_step.code_action, id=f"call_{memory_step.step_number}")
         memory_step.tool_calls = [call]
         yield call
@@ -197,6 +199,8 @@ class CodeLoop(AgentLoop):
     def _checked_code(self, memory_step: ActionStep, code: str) -> CodeFix:
         """A small model's code with its products of totals fixed; an error if one cannot be fixed surely."""
         fix = fix_totals(code)
+        if fix.code != code:
+            memory_step.rewritten_code_action = fix.code
         warning = code_warning(fix.code)
         if warning:
             memory_step.code_action = fix.code

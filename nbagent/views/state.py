@@ -45,9 +45,11 @@ A step is one of::
      "step_number": int,
      "model_output": str | None,        # markdown: the model's text, thought included
      "code": str | None,                # the code that ran
-     "model_code": str | None,          # what the model wrote, only when a person edited it
+     "model_code": str | None,          # what the model wrote, only when it differs from what ran
+     "code_changes": [code_change, ...], # who changed the model's code before it ran, see below
      "tool_calls": [{"name": str, "arguments": Any}],   # not the CodeAgent's own python_interpreter call
      "observations": str | None,        # execution logs / tool results
+     "warnings": [str],                 # warnings raised while the code ran (kept out of the observations)
      "error": str | None,
      "images": [int],
      "action_output": str | None,       # str() of the value the step returned
@@ -59,7 +61,10 @@ A step is one of::
      "children": [run, ...],           # runs of managed agents called in this step
      "changes": [change, ...]}         # what the code did to the namespace, see below
 
-where ``change`` is ``{"name": str, "change": "created" | "rebound" |
+where ``code_change`` is ``{"by": "nbagent" | "you" | "unknown", "label": str,
+"diff": [[" " | "-" | "+", line], ...]}`` (nbagent/views/code_diff.py: nbagent's
+rewrite of the model's code, a person's edit at approval, or for a run saved
+before steps said who: a change of unknown origin), and ``change`` is ``{"name": str, "change": "created" | "rebound" |
 "modified" | "deleted", "type": str, "detail": str, "kept"?: true}``
 (nbagent/sandbox/changes.py: ``type`` like "DataFrame 50×6", ``detail``
 like "+1 column total_revenue"; ``kept``: the change stayed in the agent's
@@ -97,6 +102,8 @@ from nbagent.record import (
     ToolOutput,
 )
 from nbagent.record.status import STATUSES, RunOutcome, looks_like_error, run_outcome, status_of
+
+from .code_diff import code_changes
 
 __all__ = [
     "STATUSES",
@@ -221,8 +228,10 @@ def _base_step(kind: str, step_number: int | None) -> dict[str, Any]:
         "model_output": None,
         "code": None,
         "model_code": None,
+        "code_changes": [],
         "tool_calls": [],
         "observations": None,
+        "warnings": [],
         "error": None,
         "images": [],
         "action_output": None,
@@ -246,8 +255,10 @@ def action_step_to_dict(step: ActionStep, images: ImageStore, children: list[dic
         model_output=_message_text(step.model_output),
         code=code,
         model_code=edited,
+        code_changes=code_changes(step),
         tool_calls=[_tool_call(c) for c in calls],
         observations=_text(step.observations),
+        warnings=[_text(w) for w in getattr(step, "warnings", None) or []],
         error=_error(step.error),
         images=images.add_all(step.observations_images),
         action_output=None if output is None or is_image(output) else _text(output),

@@ -159,6 +159,8 @@ class SchemaCheck:
             self.check("ToolCall", call, f"{where}.tool_calls[{j}]")
         for j, change in enumerate(step.get("changes") or []):
             self.check("NamespaceChange", change, f"{where}.changes[{j}]")
+        for j, change in enumerate(step.get("code_changes") or []):
+            self.check("CodeChange", change, f"{where}.code_changes[{j}]")
         for j, child in enumerate(step.get("children") or []):
             self.run(child, f"{where}.children[{j}]")
 
@@ -215,7 +217,10 @@ def every_step_kind(image: Image.Image) -> AgentMemory:
             model_output=code("img = plot()"),
             code_action="img = plot(color='red')",
             model_code_action="img = plot()",
+            rewritten_code_action="img = plot(dpi=100)",
+            edited_code_action="img = plot(color='red')",
             observations="Execution logs:\nplotted\n",
+            warnings=["UserWarning: no artists (line 1)"],
             observations_images=[Image.new("RGB", (8, 8), (0, 0, 255))],
             token_usage=TokenUsage(120, 25),
             namespace_changes=[{"name": "img", "change": "created", "type": "Image", "detail": "", "kept": True}],
@@ -317,7 +322,15 @@ def test_memory_to_state_matches(typedefs: dict[str, Typedef], red_image: Image.
     assert check.problems == []
     assert [s["kind"] for s in run["steps"]] == ["task", "planning", "action", "action", "action", "action", "final"]
     assert len(pngs) == 2 and run["steps"][4]["tool_calls"] and run["steps"][2]["error"]
-    assert check.seen == {"Run", "Answer", "TokenUsage", "ToolCall", "NamespaceChange", *STEP_TYPES.values()}
+    assert check.seen == {
+        "Run",
+        "Answer",
+        "TokenUsage",
+        "ToolCall",
+        "NamespaceChange",
+        "CodeChange",
+        *STEP_TYPES.values(),
+    }
 
 
 def test_run_state_builder_matches(typedefs: dict[str, Typedef]) -> None:
