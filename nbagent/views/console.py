@@ -29,6 +29,7 @@ from nbagent.record import (
     ToolCall,
 )
 from nbagent.record.status import answered, looks_like_error, outcome_message, run_outcome
+from nbagent.text import plain_text
 
 from .code_diff import code_changes
 from .state import is_forced_answer
@@ -118,8 +119,8 @@ class ConsoleView:
 def final_answer_text(output: Any) -> Text:
     """The final answer line; an answer that reads as an error is said not to be one."""
     if looks_like_error(output):
-        return Text(f"Final answer (reads as an error, not an answer): {output}", style="bold yellow")
-    return Text(f"Final answer: {output}", style=f"bold {ACCENT}")
+        return Text(f"Final answer (reads as an error, not an answer): {plain_text(output)}", style="bold yellow")
+    return Text(f"Final answer: {plain_text(output)}", style=f"bold {ACCENT}")
 
 
 def task_panel(task: str, agent_name: str | None) -> Panel:
@@ -212,7 +213,7 @@ def replay_memory(memory: AgentMemory, console: Console | None = None, detailed:
             console.print(Group(*render_planning_step(step)))
         elif isinstance(step, ActionStep) and is_forced_answer(step):
             console.print(Text("Max steps reached: no answer. The model's closing reply:", style="bold yellow"))
-            console.print(Text(str(step.action_output)))
+            console.print(Text(plain_text(step.action_output)))
         elif isinstance(step, ActionStep):
             console.print(Rule(f"[bold]Step {step.step_number}", style=ACCENT))
             if detailed and step.model_input_messages:

@@ -27,7 +27,9 @@ Widget traitlets (nbagent/notebook/widget.py; the same schema as JSDoc typedefs 
     }
 
   where ``answer`` is ``{"text": str, "type": str, "images": [int],
-  "outcome": str | None}`` (``type`` is the Python type name of the value,
+  "outcome": str | None}`` (``text`` is the value as a person reads it,
+  ``nbagent.text.plain_text``: 25124.05, not np.float64(25124.05); ``type``
+  is the Python type name of the value,
   "str" for any text; the front-end renders "str" as markdown and anything
   else preformatted; ``outcome`` other than "success" means the text is not
   an answer: the model's reply after max steps, or an error/apology, shown
@@ -102,6 +104,7 @@ from nbagent.record import (
     ToolOutput,
 )
 from nbagent.record.status import STATUSES, RunOutcome, looks_like_error, run_outcome, status_of
+from nbagent.text import plain_text
 
 from .code_diff import code_changes
 
@@ -218,7 +221,7 @@ def answer_to_dict(value: Any, images: ImageStore) -> dict[str, Any]:
     if is_image(value):
         return {"text": "", "type": type(value).__name__, "images": [images.add(value)]}
     kind = "str" if isinstance(value, str) else type(value).__name__
-    return {"text": _text(value) or "", "type": kind, "images": []}
+    return {"text": _text(plain_text(value)) or "", "type": kind, "images": []}
 
 
 def _base_step(kind: str, step_number: int | None) -> dict[str, Any]:
@@ -261,7 +264,7 @@ def action_step_to_dict(step: ActionStep, images: ImageStore, children: list[dic
         warnings=[_text(w) for w in getattr(step, "warnings", None) or []],
         error=_error(step.error),
         images=images.add_all(step.observations_images),
-        action_output=None if output is None or is_image(output) else _text(output),
+        action_output=None if output is None or is_image(output) else _text(plain_text(output)),
         is_final_answer=bool(step.is_final_answer),
         token_usage=_usage(step.token_usage),
         duration=step.timing.duration if step.timing else None,
