@@ -38,6 +38,27 @@
  * @property {null} step_number
  * @property {string} task markdown
  * @property {number[]} images indexes into the widget's `images`
+ * @property {TaskPart[]} [parts] the task cut where a DataFrame's first rows show as a table (empty: the task is
+ *   Markdown, whole; absent in older saved widgets)
+ */
+
+/**
+ * A part of a task (nbagent/views/task_preview.py): Markdown, a DataFrame's first rows as a table, or (when they
+ * could not be read back surely) their aligned text.
+ * @typedef {object} TaskPart
+ * @property {"markdown" | "table" | "text"} kind
+ * @property {string | null} text markdown, or the aligned text (kind "text")
+ * @property {PreviewTable | null} table kind "table"
+ */
+
+/**
+ * The first rows of a DataFrame, as the task describes them.
+ * @typedef {object} PreviewTable
+ * @property {string | null} index_name
+ * @property {string[]} columns
+ * @property {string[]} index one label per row
+ * @property {string[][]} rows the cells, as pandas printed them
+ * @property {boolean} more_columns the frame has more columns than the preview shows
  */
 
 /**

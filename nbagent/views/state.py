@@ -41,7 +41,8 @@ Widget traitlets (nbagent/notebook/widget.py; the same schema as JSDoc typedefs 
 
 A step is one of::
 
-    {"kind": "task", "step_number": None, "task": str, "images": [int]}
+    {"kind": "task", "step_number": None, "task": str, "images": [int],
+     "parts": [part, ...]}            # the task cut where a DataFrame's first rows show as a table
     {"kind": "final", "step_number": None, "final_answer": answer}
     {"kind": "action" | "planning",
      "step_number": int,
@@ -63,7 +64,11 @@ A step is one of::
      "children": [run, ...],           # runs of managed agents called in this step
      "changes": [change, ...]}         # what the code did to the namespace, see below
 
-where ``code_change`` is ``{"by": "nbagent" | "you" | "unknown", "label": str,
+where ``part`` is ``{"kind": "markdown" | "table" | "text", "text": str | None,
+"table": {"index_name": str | None, "columns": [str], "index": [str],
+"rows": [[str]], "more_columns": bool} | None}`` (nbagent/views/task_preview.py;
+``parts`` is [] when the task holds no preview: it shows as Markdown, whole),
+``code_change`` is ``{"by": "nbagent" | "you" | "unknown", "label": str,
 "diff": [[" " | "-" | "+", line], ...]}`` (nbagent/views/code_diff.py: nbagent's
 rewrite of the model's code, a person's edit at approval, or for a run saved
 before steps said who: a change of unknown origin), and ``change`` is ``{"name": str, "change": "created" | "rebound" |
@@ -107,6 +112,7 @@ from nbagent.record.status import STATUSES, RunOutcome, looks_like_error, run_ou
 from nbagent.text import plain_text
 
 from .code_diff import code_changes
+from .task_preview import task_parts
 
 __all__ = [
     "STATUSES",
@@ -288,7 +294,13 @@ def planning_step_to_dict(step: PlanningStep, step_number: int | None) -> dict[s
 
 
 def task_step_to_dict(task: str, task_images: list[Any] | None, images: ImageStore) -> dict[str, Any]:
-    return {"kind": "task", "step_number": None, "task": task, "images": images.add_all(task_images)}
+    return {
+        "kind": "task",
+        "step_number": None,
+        "task": task,
+        "images": images.add_all(task_images),
+        "parts": task_parts(task),
+    }
 
 
 def final_step_to_dict(answer: dict[str, Any]) -> dict[str, Any]:
