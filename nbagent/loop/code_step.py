@@ -10,7 +10,9 @@ the step (`code_checks`); and a final answer the checks doubt (no value, a row
 number for an id, a value the question names never selected, …) is refused once
 per doubt, twice per task at most, with the reason (`answer_checks`).
 Every model gets a hint after a failed step (the columns of a frame after a
-`KeyError`, the task's variables after a `NameError`; see `execution_hint`).
+`KeyError`, the task's variables after a `NameError`; see `execution_hint`). Warnings
+the code raised (a library's deprecation) are kept on the step for a person, never in
+the observation the model reads.
 """
 
 from __future__ import annotations
@@ -277,15 +279,18 @@ class CodeLoop(AgentLoop):
                 _add_image(images, image)
         except ExecutionStopped as stopped:
             memory_step.observations = _logs_observation(stopped.logs)
+            memory_step.warnings = _warnings(stopped)
             raise RunStopped(self.gates.stop_reason or str(stopped)) from None
         except ExecutionError as failure:
             memory_step.observations = _logs_observation(failure.logs)
+            memory_step.warnings = _warnings(failure)
             if self.gates.stopping:  # whatever ended the code after Stop was asked, the step was stopped
                 raise RunStopped(self.gates.stop_reason or str(failure)) from None
             hint = execution_hint(failure, code, namespace, self.task or "", self._earlier_code())
             if self._failed_before(code):
                 hint = f"{hint}\n{_REPEATED}".strip()
             raise AgentExecutionError(f"{failure}\n{hint}" if hint else str(failure)) from None
+        memory_step.warnings = _warnings(output)  # for a person, out of the observations the model reads
         if is_image(output.output):
             _add_image(images, output.output)
         memory_step.observations_images = images or memory_step.observations_images
@@ -298,6 +303,11 @@ class CodeLoop(AgentLoop):
             f"{observed.rstrip(chr(10))}\n{figures}" if figures and observed else observed + figures
         )
         return output
+
+
+def _warnings(outcome: Any) -> list[str] | None:
+    """The warnings the code raised (a library's DeprecationWarning, …), or None: the sandbox keeps them apart."""
+    return list(getattr(outcome, "warnings", None) or []) or None
 
 
 def _ran(step: ActionStep) -> bool:
