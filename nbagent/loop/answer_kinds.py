@@ -52,10 +52,11 @@ def both_things_missing(question: str, answer: Any) -> str:
         only = "one value" if len(parts) < 2 else "numbers only" if numbers == len(parts) else "names only"
     if has_both:
         return ""
-    example = "final_answer((name, amount))" if quantity else "final_answer((first, second))"
+    # one argument that holds both: a small model given final_answer((a, b)) drops the inner parentheses
+    example = "final_answer({name: amount})" if quantity else "final_answer([first, second])"
     return (
         f"the question asks two things (which one, and {'how much' if quantity else 'what'}), but the answer "
-        f"gives {only}: answer both, e.g. {example}"
+        f"gives {only}: answer both in one value, e.g. {example}"
     )
 
 

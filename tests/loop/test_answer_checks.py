@@ -160,7 +160,7 @@ def test_which_and_how_much_needs_both_things(answer):
     question = "Which region of `sales` brought in the most revenue, and how much?"
     said = problems_of(question, f"{SEGMENT_REVENUE}final_answer({answer})")
     assert len(said) == 1 and said[0].startswith("the question asks two things (which one, and how much)")
-    assert "final_answer((name, amount))" in said[0]
+    assert "answer both in one value, e.g. final_answer({name: amount})" in said[0]
 
 
 @pytest.mark.parametrize(
@@ -186,8 +186,8 @@ def test_the_two_things_check_reads_only_such_questions():
     )
     said = problems_of("Which region of `sales` led, and what was its best product?", best)
     assert said == [
-        "the question asks two things (which one, and what), but the answer gives one value: answer both, e.g. "
-        "final_answer((first, second))"
+        "the question asks two things (which one, and what), but the answer gives one value: answer both in one "
+        "value, e.g. final_answer([first, second])"
     ]
     named_both = f"{SEGMENT_REVENUE}final_answer(f'{{per.idxmax()}}, Laptop')"
     assert problems_of("Which region of `sales` led, and what was its best product?", named_both) == []
