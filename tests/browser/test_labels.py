@@ -46,7 +46,9 @@ def test_rewritten_by_nbagent_edited_by_you_and_a_folded_warning(
     view = page.locator(".jp-Notebook .jp-Cell").nth(1).locator(VIEW)
     expect(view.locator(".nba-status")).to_have_text("awaiting approval", timeout=90_000)
     box = view.get_by_role("textbox", name="Code to run")
-    expect(box).to_have_value("r = (sales['units'] * sales['unit_price']).sum()\nsame = sales.astype(float, copy=False)")
+    expect(box).to_have_value(
+        "r = (sales['units'] * sales['unit_price']).sum()\nsame = sales.astype(float, copy=False)"
+    )
     box.fill(box.input_value() + "\nprint('checked by a person', r)")
     view.get_by_role("button", name="Approve", exact=True).click()
     expect(view.locator(".nba-status")).to_have_text("awaiting approval", timeout=30_000)  # the second step
