@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 NAME = "labels.ipynb"
 VIEW = ".nbagent-widget[data-rendered='1'] .nbagent"
-WRITTEN = "r = sales['units'] * sales['unit_price'].sum()\\nsame = sales.astype(float, copy=False)"
+WRITTEN = "r = sales['units'] * sales['unit_price'].sum()\\nsame = sales[['units']].astype(float, copy=False)"
 
 CELLS = [
     f"""%load_ext nbagent
@@ -47,7 +47,7 @@ def test_rewritten_by_nbagent_edited_by_you_and_a_folded_warning(
     expect(view.locator(".nba-status")).to_have_text("awaiting approval", timeout=90_000)
     box = view.get_by_role("textbox", name="Code to run")
     expect(box).to_have_value(
-        "r = (sales['units'] * sales['unit_price']).sum()\nsame = sales.astype(float, copy=False)"
+        "r = (sales['units'] * sales['unit_price']).sum()\nsame = sales[['units']].astype(float, copy=False)"
     )
     box.fill(box.input_value() + "\nprint('checked by a person', r)")
     view.get_by_role("button", name="Approve", exact=True).click()
