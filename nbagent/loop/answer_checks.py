@@ -32,6 +32,7 @@ _ERROR_ANSWER = re.compile(
     re.IGNORECASE,
 )
 _ARG_MAXES = frozenset({"idxmax", "idxmin"})
+_PAIRED = {"idxmax": "max", "max": "max", "idxmin": "min", "min": "min"}  # one half of (which one, how much)
 _MAX_CATEGORIES = 30  # a text column with more distinct values than this holds names or notes, not categories
 _NAMES_ASKED = re.compile(r"\bnames?\b", re.IGNORECASE)
 _NAMED_THING = re.compile(r"\b(\w+?)(?:'s)? names?\b", re.IGNORECASE)  # "product names", "the customer's name"
@@ -119,7 +120,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
     checks = (
         _row_number_answer(answer, tree, context),
         date_missing(context.question, answer, context.date_columns),
-        both_things_missing(context.question, answer),
+        both_things_missing(context.question, answer, _pair_line(tree)),
         _id_looked_up_as_row_number(tree, context),
         _numbers_for_names(answer, context),
         _grouped_unasked(answer, context),
@@ -149,6 +150,17 @@ def _row_number_answer(answer: Any, tree: ast.Module, context: AnswerContext) ->
         f"{name}.{method}() is a row number ({answer}): the index of `{name}` counts the rows 0, 1, 2, …, it is "
         f'not a value of the data. Read the value from that row: {owner}.loc[{name}.{method}(), "{column}"]'
     )
+
+
+def _pair_line(tree: ast.Module) -> str:
+    """`final_answer({per.idxmax(): per.max()})` when the answer is one half of that pair (`per.idxmax()`,
+    `per.max()`, or a name assigned one of them), else ""."""
+    argument = _final_answer_argument(tree)
+    node = _resolved(argument, tree) if argument is not None else None
+    if not (is_method_call(node, *_PAIRED) and isinstance(node.func.value, ast.Name)):
+        return ""
+    name, extreme = node.func.value.id, _PAIRED[node.func.attr]
+    return f"final_answer({{{name}.idx{extreme}(): {name}.{extreme}()}})"
 
 
 def _id_looked_up_as_row_number(tree: ast.Module, context: AnswerContext) -> str:

@@ -35,8 +35,11 @@ _BARE_NUMBER = re.compile(r"^\s*-?\d+(?:\.\d+)?\s*$")
 _YEAR = range(1000, 3000)
 
 
-def both_things_missing(question: str, answer: Any) -> str:
-    """ "Which … and how much?" answered with one of the two things; "" when both are there or one was asked."""
+def both_things_missing(question: str, answer: Any, line: str = "") -> str:
+    """ "Which … and how much?" answered with one of the two things; "" when both are there or one was asked.
+
+    `line` is the line to write when the code shows it (`final_answer({per.idxmax(): per.max()})`).
+    """
     asked = _TWO_THINGS.search(question)
     if not asked:
         return ""
@@ -54,6 +57,11 @@ def both_things_missing(question: str, answer: Any) -> str:
         return ""
     # one argument that holds both: a small model given final_answer((a, b)) drops the inner parentheses
     example = "final_answer({name: amount})" if quantity else "final_answer([first, second])"
+    if quantity and line:
+        return (
+            f"the question asks two things (which one, and how much), but the answer gives {only}: answer both "
+            f"in one value: {line}"
+        )
     return (
         f"the question asks two things (which one, and {'how much' if quantity else 'what'}), but the answer "
         f"gives {only}: answer both in one value, e.g. {example}"

@@ -160,7 +160,23 @@ def test_which_and_how_much_needs_both_things(answer):
     question = "Which region of `sales` brought in the most revenue, and how much?"
     said = problems_of(question, f"{SEGMENT_REVENUE}final_answer({answer})")
     assert len(said) == 1 and said[0].startswith("the question asks two things (which one, and how much)")
-    assert "answer both in one value, e.g. final_answer({name: amount})" in said[0]
+    assert "answer both in one value" in said[0] and "final_answer({" in said[0]
+
+
+@pytest.mark.parametrize(
+    ("code", "line"),
+    [
+        ("final_answer(per.idxmax())", "final_answer({per.idxmax(): per.max()})"),
+        ("final_answer(per.max())", "final_answer({per.idxmax(): per.max()})"),
+        ("best = per.idxmin()\nfinal_answer(best)", "final_answer({per.idxmin(): per.min()})"),
+        ("final_answer(str(per.idxmax()))", "final_answer({per.idxmax(): per.max()})"),
+        ("final_answer('North')", "e.g. final_answer({name: amount})"),  # no pair in the code: the form
+    ],
+)
+def test_the_refusal_gives_the_line_that_answers_both(code, line):
+    question = "Which region of `sales` brought in the most revenue, and how much?"
+    (said,) = problems_of(question, f"{SEGMENT_REVENUE}{code}")
+    assert said.endswith(line)
 
 
 @pytest.mark.parametrize(
