@@ -115,11 +115,12 @@ class Question:
     text: str
     code: str
     kind: str  # what the question exercises (group-by, join, ...), shown in the table
+    month: bool = False  # the answer is a month in any spelling ('2024-05', 'May 2024'), not one format
 
     def expected(self, frames: dict[str, pd.DataFrame]) -> Any:
         namespace: dict[str, Any] = {"pd": pd, "np": np, **{k: v.copy() for k, v in frames.items()}}
         exec(self.code, namespace)
-        return namespace["result"]
+        return pd.Period(namespace["result"], freq="M") if self.month else namespace["result"]
 
 
 QUESTIONS: list[Question] = [
@@ -258,6 +259,21 @@ QUESTIONS: list[Question] = [
         "result = round(float((south['units'] * south['unit_price']).median()), 2)",
         "median",
     ),
+    Question(  # asked as a person did in a trial: two things, which and how much
+        "Join `sales` with `customers` on customer_id. Which customer segment brought in the most revenue "
+        "(units × unit_price), and how much? Round the revenue to 2 decimals.",
+        "m = sales.merge(customers, on='customer_id')\n"
+        "per = (m['units'] * m['unit_price']).groupby(m['segment']).sum()\n"
+        "result = (per.idxmax(), round(float(per.max()), 2))",
+        "which and how much",
+    ),
+    Question(  # asked as a person did in a trial: a month, with no format given
+        "Which month had the highest revenue (units × unit_price) in `sales`?",
+        "rev = (sales['units'] * sales['unit_price']).groupby(sales['date'].dt.strftime('%Y-%m')).sum()\n"
+        "result = rev.idxmax()",
+        "which month",
+        month=True,
+    ),
 ]
 
 
@@ -338,8 +354,40 @@ def _same_text(got: Any, expected: str) -> bool:
     return str(got).strip().strip("'\".").lower() == expected.lower()
 
 
+def _same_month(got: Any, expected: pd.Period) -> bool:
+    """'2024-05', 'May 2024', a Timestamp or a Period in May 2024 for Period('2024-05'); a row number is not."""
+    if isinstance(got, (list, tuple)) and len(got) == 1:
+        got = got[0]
+    if isinstance(got, (int, float, np.integer, np.floating)):
+        return False
+    try:
+        return pd.Period(got if isinstance(got, (pd.Timestamp, pd.Period)) else str(got).strip(), freq="M") == expected
+    except (ValueError, TypeError):
+        return False
+
+
+def _has_both(got: Any, expected: tuple) -> bool:
+    """A (name, number) answer in any form: a pair, a one-item dict or Series, or text holding both."""
+    if isinstance(got, pd.Series) and len(got) == 1:
+        got = {got.index[0]: got.iloc[0]}
+    if isinstance(got, dict) and len(got) == 1:
+        got = next(iter(got.items()))
+    if isinstance(got, str):
+        numbers = re.findall(r"-?\d[\d,]*(?:\.\d+)?", got)
+        name, number = expected
+        has_name = re.search(rf"\b{re.escape(str(name))}\b", got, re.IGNORECASE) is not None
+        return has_name and any(check_answer(found, number) for found in numbers)
+    if not isinstance(got, (list, tuple)) or len(got) != len(expected):
+        return False
+    return all(any(check_answer(part, wanted) for part in got) for wanted in expected)
+
+
 def check_answer(got: Any, expected: Any) -> bool:
     """True when `got` is `expected` up to form: 3 == '3' == 3.0, {'a': 1.0} == Series, ['x'] == 'x'?"""
+    if isinstance(expected, tuple):
+        return _has_both(got, expected)
+    if isinstance(expected, pd.Period):
+        return _same_month(got, expected)
     if isinstance(expected, dict):
         mapping = _as_mapping(got)
         if mapping is None or set(map(str.lower, mapping)) != {str(k).lower() for k in expected}:

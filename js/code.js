@@ -1,9 +1,24 @@
-// Code blocks of a step: highlighted Python, with the model's original when a person edited it.
+// Code blocks of a step: highlighted Python, and who changed the model's code before it ran, each change with
+// its diff ("rewritten by nbagent", "edited by you"). The changes come from the state (nbagent/views/code_diff.py).
 import { collapsible } from "./collapse.js";
 import { h } from "./dom.js";
 import { highlightPython } from "./highlight.js";
 
-/** @import { StepFields, ToolCall } from "./types.js" */
+/** @import { CodeChange, StepFields, ToolCall } from "./types.js" */
+
+/** Who changed the code -> its label, as nbagent/views/code_diff.py's CHANGE_LABELS. */
+export const CHANGE_LABELS = Object.freeze({
+  nbagent: "rewritten by nbagent",
+  you: "edited by you",
+  unknown: "changed before it ran",
+});
+
+/** What a diff compares (removed lines → added lines), by who changed the code. */
+const DIFF_SIDES = /** @type {Record<string, string>} */ ({
+  nbagent: "the model's code (−) → nbagent's (+)",
+  you: "the code you were shown (−) → yours (+)",
+  unknown: "the model's code (−) → the code that ran (+)",
+});
 
 /**
  * A highlighted, collapsible code block.
@@ -16,17 +31,42 @@ export function renderCode(code, { label = "Code", className = "" } = {}) {
 }
 
 /**
- * The code of a step: what ran, plus what the model wrote when it differs (a person edited it).
- * @param {Pick<StepFields, "code" | "model_code">} step
+ * The code of a step: what ran, labelled with who changed it, then each change as a diff. A step saved in a widget
+ * before steps said who changed their code has only `model_code`: it is a change of unknown origin.
+ * @param {Pick<StepFields, "code" | "model_code"> & {code_changes?: CodeChange[]}} step
  * @returns {HTMLElement[]}
  */
 export function renderStepCode(step) {
-  const out = [];
-  if (step.code) out.push(renderCode(step.code, { label: step.model_code && step.model_code !== step.code ? "Code (edited, ran)" : "Code" }));
-  if (step.model_code && step.model_code !== step.code) {
-    out.push(renderCode(step.model_code, { label: "Code written by the model", className: "nba-code-model" }));
+  if (!step.code) return [];
+  /** @type {CodeChange[]} */
+  let changes = step.code_changes ?? [];
+  if (changes.length === 0 && step.model_code && step.model_code !== step.code) {
+    changes = [{ by: "unknown", label: CHANGE_LABELS.unknown, diff: null }];
   }
-  return out;
+  if (changes.length === 0) return [renderCode(step.code)];
+  const code = renderCode(step.code, { label: "Code that ran" });
+  const label = /** @type {HTMLElement} */ (code.querySelector(".nba-label"));
+  for (const change of changes) label.append(" ", h("span", { class: "nba-chip nba-code-change", dataset: { by: change.by } }, change.label));
+  const diffs = changes.map((change) => (change.diff
+    ? renderDiff(change)
+    : renderCode(step.model_code ?? "", { label: "Code written by the model", className: "nba-code-model" })));
+  return [code, ...diffs];
+}
+
+/**
+ * One change of the code as a diff: every line, removed ones marked "-", added ones "+".
+ * @param {CodeChange} change
+ * @returns {HTMLElement}
+ */
+export function renderDiff(change) {
+  const lines = change.diff ?? [];
+  const pre = h("pre", { class: "nba-code nba-diff" }, lines.map(([op, line]) => h("span", {
+    class: op === "-" ? "nba-diff-line nba-diff-del" : op === "+" ? "nba-diff-line nba-diff-add" : "nba-diff-line",
+  }, `${op} ${line}\n`)));
+  const heading = `${change.label[0].toUpperCase()}${change.label.slice(1)}: ${DIFF_SIDES[change.by] ?? DIFF_SIDES.unknown}`;
+  return h("div", { class: "nba-block nba-block-diff", dataset: { by: change.by } },
+    h("div", { class: "nba-label" }, heading),
+    collapsible(pre, { text: lines.map(([, line]) => line).join("\n") }));
 }
 
 /**

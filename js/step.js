@@ -9,7 +9,7 @@ import { renderImages } from "./images.js";
 import { renderMarkdown } from "./markdown.js";
 import { renderMeta } from "./meta.js";
 import { renderChildren } from "./nested.js";
-import { renderActionOutput, renderLogs } from "./observation.js";
+import { renderActionOutput, renderLogs, renderWarnings } from "./observation.js";
 import { renderTask } from "./task.js";
 
 /** @import { ImageSource } from "./images.js" */
@@ -96,6 +96,7 @@ function actionBody(step, ctx) {
     renderToolCalls(step.tool_calls),
     renderStepCode(step),
     renderLogs(step.observations),
+    renderWarnings(step.warnings),
     renderImages(step.images, ctx.images),
     renderChildren(step.children, ctx.renderRunInto),
     step.is_final_answer || step.observations ? null : renderActionOutput(step.action_output),

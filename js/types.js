@@ -38,6 +38,27 @@
  * @property {null} step_number
  * @property {string} task markdown
  * @property {number[]} images indexes into the widget's `images`
+ * @property {TaskPart[]} [parts] the task cut where a DataFrame's first rows show as a table (empty: the task is
+ *   Markdown, whole; absent in older saved widgets)
+ */
+
+/**
+ * A part of a task (nbagent/views/task_preview.py): Markdown, a DataFrame's first rows as a table, or (when they
+ * could not be read back surely) their aligned text.
+ * @typedef {object} TaskPart
+ * @property {"markdown" | "table" | "text"} kind
+ * @property {string | null} text markdown, or the aligned text (kind "text")
+ * @property {PreviewTable | null} table kind "table"
+ */
+
+/**
+ * The first rows of a DataFrame, as the task describes them.
+ * @typedef {object} PreviewTable
+ * @property {string | null} index_name
+ * @property {string[]} columns
+ * @property {string[]} index one label per row
+ * @property {string[][]} rows the cells, as pandas printed them
+ * @property {boolean} more_columns the frame has more columns than the preview shows
  */
 
 /**
@@ -47,9 +68,12 @@
  * @property {number | null} step_number null while a step whose number is not known yet streams
  * @property {string | null} model_output markdown: the model's text, thought included
  * @property {string | null} code the code that ran
- * @property {string | null} model_code what the model wrote, only when a person edited it
+ * @property {string | null} model_code what the model wrote, only when it differs from what ran
+ * @property {CodeChange[]} [code_changes] who changed the model's code before it ran (absent in older saved widgets)
  * @property {ToolCall[]} tool_calls
  * @property {string | null} observations execution logs / tool results
+ * @property {string[]} [warnings] warnings raised while the code ran, kept out of the observations (absent in older
+ *   saved widgets)
  * @property {string | null} error
  * @property {number[]} images indexes into the widget's `images`
  * @property {string | null} action_output str() of the value the step returned
@@ -60,6 +84,15 @@
  * @property {string | null} plan planning steps
  * @property {Run[]} children runs of managed agents called in this step
  * @property {NamespaceChange[]} changes what the step's code did to the namespace (empty: nothing, or no code)
+ */
+
+/**
+ * A change of the step's code before it ran (nbagent/views/code_diff.py): nbagent's rewrite of the model's code, a
+ * person's edit at approval, or (a run saved before steps said who) a change of unknown origin.
+ * @typedef {object} CodeChange
+ * @property {"nbagent" | "you" | "unknown"} by
+ * @property {string} label "rewritten by nbagent", "edited by you", "changed before it ran"
+ * @property {Array<[" " | "-" | "+", string]> | null} diff every line, marked kept, removed or added (null: not known)
  */
 
 /**

@@ -134,6 +134,7 @@ def _model(args: argparse.Namespace) -> Any:
 def _run(args: argparse.Namespace) -> int:
     from nbagent.agents import CodeAgent, ToolCallingAgent
     from nbagent.loop.deadline import MAX_TIME_HELP, parse_max_time
+    from nbagent.text import plain_text
 
     if args.max_steps < 1:
         raise ValueError("--max-steps must be at least 1")
@@ -156,7 +157,7 @@ def _run(args: argparse.Namespace) -> int:
         agent = ToolCallingAgent(**options)
     result = agent.run(args.task, return_full_result=True)
     if result.state in ("success", "max_steps_error"):
-        print(result.output)
+        print(plain_text(result.output))  # 25124.05, not np.float64(25124.05)
         return 0
     from nbagent.record.status import outcome_message, run_outcome
 

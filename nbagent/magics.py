@@ -378,6 +378,10 @@ class AgentMagics(Magics):
             self._store(args.out, answer)
         if not args.quiet and answer is None:
             _say_outcome(magic, result, args.out)
+        if args.quiet:
+            from nbagent.notebook.answer_display import show_plainly
+
+            show_plainly(self.shell, answer)  # shown as 25124.05; the cell's value stays the numpy scalar
         return answer if args.quiet else None
 
     def _store(self, name: str, value: Any) -> None:

@@ -44,6 +44,7 @@ def memory(red_image: Image.Image) -> AgentMemory:
             model_output="Thought: plot\n```python\nimg = plot()\n```",
             code_action="img = plot(color='red')",
             model_code_action="img = plot()",
+            edited_code_action="img = plot(color='red')",  # a person edited it at approval
             observations="Execution logs:\nplotted\n",
             observations_images=[Image.new("RGB", (8, 8), (0, 0, 255))],
             action_output=None,

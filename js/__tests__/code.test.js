@@ -23,9 +23,41 @@ describe("renderStepCode", () => {
     expect(blocks[0].querySelector(".nba-label").textContent).toBe("Code");
   });
 
-  it("shows both versions when a person edited the code", () => {
+  it("labels nbagent's rewrite and the person's edit apart, each with its diff", () => {
+    const blocks = renderStepCode({
+      code: "t = (a * b).sum()\nprint(t)",
+      model_code: "t = a * b.sum()",
+      code_changes: [
+        { by: "nbagent", label: "rewritten by nbagent", diff: [["-", "t = a * b.sum()"], ["+", "t = (a * b).sum()"]] },
+        { by: "you", label: "edited by you", diff: [[" ", "t = (a * b).sum()"], ["+", "print(t)"]] },
+      ],
+    });
+    const chips = [...blocks[0].querySelectorAll(".nba-code-change")].map((chip) => chip.textContent);
+    expect(chips).toEqual(["rewritten by nbagent", "edited by you"]);
+    expect(blocks[0].querySelector(".nba-label").textContent).toContain("Code that ran");
+    expect(blocks[0].querySelector("pre code").textContent).toBe("t = (a * b).sum()\nprint(t)");
+    const [rewrite, edit] = blocks.slice(1);
+    expect(rewrite.dataset.by).toBe("nbagent");
+    expect(rewrite.querySelector(".nba-label").textContent).toBe("Rewritten by nbagent: the model's code (−) → nbagent's (+)");
+    expect(rewrite.querySelector(".nba-diff-del").textContent).toBe("- t = a * b.sum()\n");
+    expect(rewrite.querySelector(".nba-diff-add").textContent).toBe("+ t = (a * b).sum()\n");
+    expect(edit.querySelector(".nba-label").textContent).toMatch(/^Edited by you: the code you were shown/);
+    expect([...edit.querySelectorAll(".nba-diff-line")].map((line) => line.textContent)).toEqual(["  t = (a * b).sum()\n", "+ print(t)\n"]);
+  });
+
+  it("shows only the person's edit when nbagent changed nothing", () => {
+    const blocks = renderStepCode({
+      code: "a = 2", model_code: "a = 1", code_changes: [{ by: "you", label: "edited by you", diff: [["-", "a = 1"], ["+", "a = 2"]] }],
+    });
+    expect([...blocks[0].querySelectorAll(".nba-code-change")].map((c) => c.dataset.by)).toEqual(["you"]);
+    expect(blocks).toHaveLength(2);
+    expect(blocks[0].textContent).not.toContain("nbagent");
+  });
+
+  it("says a change of unknown origin for a widget saved before steps said who changed the code", () => {
     const blocks = renderStepCode({ code: "a = 2", model_code: "a = 1" });
-    expect(blocks.map((b) => b.querySelector(".nba-label").textContent)).toEqual(["Code (edited, ran)", "Code written by the model"]);
+    expect(blocks[0].querySelector(".nba-code-change").textContent).toBe("changed before it ran");
+    expect(blocks[1].querySelector(".nba-label").textContent).toBe("Code written by the model");
     expect(blocks[1].querySelector("pre").classList.contains("nba-code-model")).toBe(true);
   });
 

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from "vitest";
-import { renderActionOutput, renderLogs } from "../observation.js";
+import { renderActionOutput, renderLogs, renderWarnings } from "../observation.js";
 
 describe("renderLogs", () => {
   it("shows printed text verbatim", () => {
@@ -23,5 +23,21 @@ describe("renderActionOutput", () => {
     expect(renderActionOutput(0).querySelector("pre").textContent).toBe("0");
     expect(renderActionOutput(null)).toBeNull();
     expect(renderActionOutput("")).toBeNull();
+  });
+});
+
+describe("renderWarnings", () => {
+  it("folds the warnings under their count, saying the model never saw them", () => {
+    const el = renderWarnings(["FutureWarning: 'M' is deprecated (line 2)", "UserWarning: no data (line 5)"]);
+    expect(el.tagName).toBe("DETAILS");
+    expect(el.open).toBe(false);
+    expect(el.querySelector("summary").textContent).toBe("2 warnings (not shown to the model)");
+    expect(el.querySelector("pre").textContent).toBe("FutureWarning: 'M' is deprecated (line 2)\nUserWarning: no data (line 5)");
+    expect(renderWarnings(["one"]).querySelector("summary").textContent).toBe("1 warning (not shown to the model)");
+  });
+
+  it("is absent without warnings (and in widgets saved before steps kept them)", () => {
+    expect(renderWarnings([])).toBeNull();
+    expect(renderWarnings(undefined)).toBeNull();
   });
 });

@@ -6,7 +6,8 @@ column; a row number where the data's id was asked (`revenue.idxmax()` of a fram
 counts rows); an id looked up as a row number (`customers.loc[customer_id]`); numbers where names
 were asked; a value the question names ("the South region", "May 2024") never selected, or one
 it does not name selected anyway; a variable the question points at never used. Each check says
-what is wrong in one sentence, with the line to write where there is one. `CodeLoop` refuses the
+what is wrong in one sentence, with the line to write where there is one. The form a question asks for
+(two things at once, a date) is checked in `answer_kinds`. `CodeLoop` refuses the
 answer once per problem, so a model that is sure can answer the same again.
 """
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from .answer_kinds import both_things_missing, date_missing
 from .code_checks import is_method_call, is_text
 from .prompting import data_frames, owner_frame
 from .variables import value_kind
@@ -30,6 +32,7 @@ _ERROR_ANSWER = re.compile(
     re.IGNORECASE,
 )
 _ARG_MAXES = frozenset({"idxmax", "idxmin"})
+_PAIRED = {"idxmax": "max", "max": "max", "idxmin": "min", "min": "min"}  # one half of (which one, how much)
 _MAX_CATEGORIES = 30  # a text column with more distinct values than this holds names or notes, not categories
 _NAMES_ASKED = re.compile(r"\bnames?\b", re.IGNORECASE)
 _NAMED_THING = re.compile(r"\b(\w+?)(?:'s)? names?\b", re.IGNORECASE)  # "product names", "the customer's name"
@@ -69,6 +72,17 @@ class AnswerContext:
                     found.append((frame_name, str(column), values.dropna().unique()))
         return found
 
+    @cached_property
+    def date_columns(self) -> list[tuple[str, str]]:
+        """(frame, column) of the pointed-at frames' date columns: where a date asked for is found."""
+        return [
+            (frame_name, str(column))
+            for frame_name, frame in data_frames(self.namespace)
+            if frame_name in self.variables
+            for column, dtype in frame.dtypes.items()
+            if getattr(dtype, "kind", "") == "M"
+        ]
+
 
 def answer_problem(answer: Any) -> str | None:
     """Why `answer` is no answer to a data question, or None if it may be one.
@@ -105,6 +119,8 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         return []
     checks = (
         _row_number_answer(answer, tree, context),
+        date_missing(context.question, answer, context.date_columns),
+        both_things_missing(context.question, answer, _pair_line(tree)),
         _id_looked_up_as_row_number(tree, context),
         _numbers_for_names(answer, context),
         _grouped_unasked(answer, context),
@@ -134,6 +150,17 @@ def _row_number_answer(answer: Any, tree: ast.Module, context: AnswerContext) ->
         f"{name}.{method}() is a row number ({answer}): the index of `{name}` counts the rows 0, 1, 2, …, it is "
         f'not a value of the data. Read the value from that row: {owner}.loc[{name}.{method}(), "{column}"]'
     )
+
+
+def _pair_line(tree: ast.Module) -> str:
+    """`final_answer({per.idxmax(): per.max()})` when the answer is one half of that pair (`per.idxmax()`,
+    `per.max()`, or a name assigned one of them), else ""."""
+    argument = _final_answer_argument(tree)
+    node = _resolved(argument, tree) if argument is not None else None
+    if not (is_method_call(node, *_PAIRED) and isinstance(node.func.value, ast.Name)):
+        return ""
+    name, extreme = node.func.value.id, _PAIRED[node.func.attr]
+    return f"final_answer({{{name}.idx{extreme}(): {name}.{extreme}()}})"
 
 
 def _id_looked_up_as_row_number(tree: ast.Module, context: AnswerContext) -> str:

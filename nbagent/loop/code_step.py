@@ -12,6 +12,8 @@ per doubt, twice per task at most, with the reason (`answer_checks`).
 Every model gets a hint after a failed step (the columns of a frame after a
 `KeyError`, the task's variables after a `NameError`; see `execution_hint`), and
 code the same as the code that just failed twice in a row is not run (`repeats`).
+Warnings the code raised (a library's deprecation) are kept on the step for a
+person, never in the observation the model reads.
 """
 
 from __future__ import annotations
@@ -168,6 +170,8 @@ class CodeLoop(AgentLoop):
             memory_step.code_action, memory_step.observations = code, rejected.observation
             yield ActionOutput(output=None, is_final_answer=False)
             return
+        if memory_step.code_action != fix.code:  # the person changed what they were shown
+            memory_step.edited_code_action = memory_step.code_action
         call = ToolCall(name=CODE_TOOL_NAME, arguments=memory_step.code_action, id=f"call_{memory_step.step_number}")
         memory_step.tool_calls = [call]
         yield call
@@ -209,6 +213,8 @@ class CodeLoop(AgentLoop):
 
     def _check_code(self, memory_step: ActionStep, fix: CodeFix) -> None:
         """A small model's code (its products of totals fixed) is an error if one cannot be fixed surely."""
+        if fix.code != memory_step.model_code_action:
+            memory_step.rewritten_code_action = fix.code
         warning = code_warning(fix.code)
         if warning:
             memory_step.code_action = fix.code
@@ -278,15 +284,18 @@ class CodeLoop(AgentLoop):
                 _add_image(images, image)
         except ExecutionStopped as stopped:
             memory_step.observations = _logs_observation(stopped.logs)
+            memory_step.warnings = _warnings(stopped)
             raise RunStopped(self.gates.stop_reason or str(stopped)) from None
         except ExecutionError as failure:
             memory_step.observations = _logs_observation(failure.logs)
+            memory_step.warnings = _warnings(failure)
             if self.gates.stopping:  # whatever ended the code after Stop was asked, the step was stopped
                 raise RunStopped(self.gates.stop_reason or str(failure)) from None
             hint = execution_hint(failure, code, namespace, self.task or "", self._earlier_code())
             if repeat_of(code, self._task_actions(), _failed) is Repeat.AGAIN:
                 hint = f"{hint}\n{AGAIN_NOTE}".strip()
             raise AgentExecutionError(f"{failure}\n{hint}" if hint else str(failure)) from None
+        memory_step.warnings = _warnings(output)  # for a person, out of the observations the model reads
         if is_image(output.output):
             _add_image(images, output.output)
         memory_step.observations_images = images or memory_step.observations_images
@@ -305,6 +314,11 @@ def _failed(step: ActionStep) -> bool:
     """True if the step's code failed: it raised, or a check refused it (not an answer refused, not a stop)."""
     refused = isinstance(step.error, (AnswerRefused, AgentRepeatedCodeError))
     return step.error is not None and not step.stopped and not refused
+
+
+def _warnings(outcome: Any) -> list[str] | None:
+    """The warnings the code raised (a library's DeprecationWarning, …), or None: the sandbox keeps them apart."""
+    return list(getattr(outcome, "warnings", None) or []) or None
 
 
 def _ran(step: ActionStep) -> bool:

@@ -11,4 +11,5 @@ Modules:
     channel    ControlChannel: the receive-only comm the buttons use, heard while a cell runs
     save_hook  the Jupyter server pre-save hook that keeps finished runs as static HTML
     magic_input  what %%agent checks before a run: options, usage line, `%agent …?`, sensitive imports
+    answer_display  the `%%agent --quiet` cell's answer shown as a plain value (25124.05), the value unchanged
 """

@@ -126,11 +126,16 @@ class ActionStep(MemoryStep):
 
     Unlike smolagents 1.26, `timing` has a default, so the documented
     `ActionStep(step_number=1, observations_images=[])` works.
-    `code_action` is the code that ran; when a person edited it before it ran,
-    `model_code_action` keeps what the model wrote. `namespace_changes` (nbagent's own)
-    lists what the code did to the shared namespace: one dict per name,
-    `{"name", "change": "created" | "rebound" | "modified" | "deleted", "type", "detail"}`
-    (nbagent/sandbox/changes.py); None when the step ran no code.
+    `code_action` is the code that ran and `model_code_action` what the model wrote. Between
+    the two, nbagent's own fixes may have rewritten it (`rewritten_code_action`, None when they
+    changed nothing) and then a person may have edited it at approval (`edited_code_action`,
+    None when they did not): each is kept, so a view can say who changed what. A run saved
+    before these two fields existed has neither; its code may still differ from the model's.
+    `namespace_changes` (nbagent's own) lists what the code did to the shared namespace: one
+    dict per name, `{"name", "change": "created" | "rebound" | "modified" | "deleted", "type",
+    "detail"}` (nbagent/sandbox/changes.py); None when the step ran no code. `warnings` are
+    the warnings (a library's DeprecationWarning, …) raised while the code ran, one line each:
+    kept on the step for a person, out of the observations the model reads.
     """
 
     step_number: int = 1
@@ -149,6 +154,9 @@ class ActionStep(MemoryStep):
     is_final_answer: bool = False
     stopped: bool = False
     namespace_changes: list[dict[str, Any]] | None = None
+    rewritten_code_action: str | None = None
+    edited_code_action: str | None = None
+    warnings: list[str] | None = None
 
     def to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
         messages: list[ChatMessage] = []

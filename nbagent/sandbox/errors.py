@@ -4,7 +4,8 @@ Three families:
 
 * ``ExecutionError`` and its subclasses are what :class:`LocalPythonExecutor` raises to its caller (all are
   ``InterpreterError``, a ``ValueError``, as in smolagents). ``str(err)`` is the one message shown to the model, the widget and the console; ``err.logs`` holds the print output captured before the
-  error and ``err.cause_type`` the name of the underlying exception class.
+  error, ``err.warnings`` the warnings raised before it (one line each) and ``err.cause_type`` the name of the
+  underlying exception class.
 * The *refusals* (``ImportNotAllowed``, ``AttributeNotAllowed``, ...) are raised *inside* agent code when it reaches for
   something the policy does not grant. They subclass the natural builtin exception (``ImportError``, ``AttributeError``,
   ...) so that ordinary code such as ``try: import pandas except ImportError: ...`` keeps working.
@@ -34,12 +35,21 @@ def timeout_message(seconds: float | None) -> str:
 class ExecutionError(InterpreterError):
     """The agent code failed. ``str()`` is the complete, model-readable message."""
 
-    def __init__(self, message: str, *, logs: str = "", cause_type: str = "", lineno: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        logs: str = "",
+        cause_type: str = "",
+        lineno: int | None = None,
+        warnings: list[str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.logs = logs
         self.cause_type = cause_type
         self.lineno = lineno
+        self.warnings = list(warnings or [])
 
     def __str__(self) -> str:
         return self.message

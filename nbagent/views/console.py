@@ -29,7 +29,9 @@ from nbagent.record import (
     ToolCall,
 )
 from nbagent.record.status import answered, looks_like_error, outcome_message, run_outcome
+from nbagent.text import plain_text
 
+from .code_diff import code_changes
 from .state import is_forced_answer
 from .thought import step_thought
 
@@ -117,8 +119,8 @@ class ConsoleView:
 def final_answer_text(output: Any) -> Text:
     """The final answer line; an answer that reads as an error is said not to be one."""
     if looks_like_error(output):
-        return Text(f"Final answer (reads as an error, not an answer): {output}", style="bold yellow")
-    return Text(f"Final answer: {output}", style=f"bold {ACCENT}")
+        return Text(f"Final answer (reads as an error, not an answer): {plain_text(output)}", style="bold yellow")
+    return Text(f"Final answer: {plain_text(output)}", style=f"bold {ACCENT}")
 
 
 def task_panel(task: str, agent_name: str | None) -> Panel:
@@ -135,14 +137,20 @@ def render_action_step(step: ActionStep, level: LogLevel, show_model_output: boo
             if thought:
                 out.append(Markdown(thought))
         if step.code_action:
-            title = "Executing this code (edited by a person):" if _edited(step) else "Executing this code:"
+            changes = code_changes(step)
+            said = f" ({', '.join(change['label'] for change in changes)})" if changes else ""
             out.append(
                 Panel(
-                    Syntax(step.code_action, "python", theme="monokai", word_wrap=True), title=title, border_style="dim"
+                    Syntax(step.code_action, "python", theme="monokai", word_wrap=True),
+                    title=f"Executing this code{said}:",
+                    border_style="dim",
                 )
             )
+            out += [_diff_text(change) for change in changes]
         if step.observations:
             out.append(Text(step.observations.rstrip()))
+        if step.warnings:
+            out.append(Text(_warnings_line(step.warnings), style="dim yellow"))
         for index, image in enumerate(step.observations_images or [], 1):
             out.append(Text(image_placeholder(image, index), style="magenta"))
     if step.error is not None:
@@ -156,8 +164,20 @@ def render_planning_step(step: PlanningStep) -> list[Any]:
     return [Rule("[bold]Plan", style="orange1"), Markdown(step.plan), Text(step_footer(step), style="dim")]
 
 
-def _edited(step: ActionStep) -> bool:
-    return step.model_code_action is not None and step.model_code_action != step.code_action
+def _diff_text(change: dict[str, Any]) -> Text:
+    """A code change as a console diff: its label, then the changed lines in red and green (kept lines left out)."""
+    text = Text(f"{change['label'][0].upper()}{change['label'][1:]}:\n", style="bold")
+    for op, line in change["diff"]:
+        if op != " ":
+            text.append(f"{op} {line}\n", style="red" if op == "-" else "green")
+    text.rstrip()
+    return text
+
+
+def _warnings_line(warnings: list[str]) -> str:
+    """The step's warnings, kept from the model: one dim line each under a count."""
+    count = f"{len(warnings)} warning{'' if len(warnings) == 1 else 's'} (not shown to the model)"
+    return "\n".join([count, *(f"  {warning}" for warning in warnings)])
 
 
 def image_placeholder(image: Any, index: int) -> str:
@@ -193,7 +213,7 @@ def replay_memory(memory: AgentMemory, console: Console | None = None, detailed:
             console.print(Group(*render_planning_step(step)))
         elif isinstance(step, ActionStep) and is_forced_answer(step):
             console.print(Text("Max steps reached: no answer. The model's closing reply:", style="bold yellow"))
-            console.print(Text(str(step.action_output)))
+            console.print(Text(plain_text(step.action_output)))
         elif isinstance(step, ActionStep):
             console.print(Rule(f"[bold]Step {step.step_number}", style=ACCENT))
             if detailed and step.model_input_messages:

@@ -16,6 +16,7 @@ from typing import Any
 
 from nbagent.loop.deadline import describe_limit
 from nbagent.views.changes import change_text
+from nbagent.views.code_diff import CHANGE_LABELS
 from nbagent.views.highlight import highlight_python
 from nbagent.views.links import keep_safe_links
 from nbagent.views.thought import thought_text as thought_of
@@ -83,6 +84,14 @@ ANSWER_LABELS = {
     "success": "Final answer",
     "max_steps_error": "No answer: max steps reached. The model's closing reply",
     "error_answer": "No answer: the final answer reads as an error",
+}
+
+
+# What a code change's diff compares, by who changed the code (as js/code.js's DIFF_SIDES).
+DIFF_SIDES = {
+    "nbagent": "the model's code (−) → nbagent's (+)",
+    "you": "the code you were shown (−) → yours (+)",
+    "unknown": "the model's code (−) → the code that ran (+)",
 }
 
 
@@ -170,6 +179,8 @@ def run_to_html(run: dict[str, Any], images: list[bytes], *, css: bool = True) -
         count_steps=lambda r: sum(1 for s in r.get("steps", []) if s.get("kind") == "action"),
         is_answer=_is_answer,
         answer_label=_answer_label,
+        diff_sides=lambda by: DIFF_SIDES.get(by, DIFF_SIDES["unknown"]),
+        change_labels=CHANGE_LABELS,
     )
 
 

@@ -29,7 +29,9 @@ Widget traitlets (nbagent/notebook/widget.py; the same schema as JSDoc typedefs 
     }
 
   where ``answer`` is ``{"text": str, "type": str, "images": [int],
-  "outcome": str | None}`` (``type`` is the Python type name of the value,
+  "outcome": str | None}`` (``text`` is the value as a person reads it,
+  ``nbagent.text.plain_text``: 25124.05, not np.float64(25124.05); ``type``
+  is the Python type name of the value,
   "str" for any text; the front-end renders "str" as markdown and anything
   else preformatted; ``outcome`` other than "success" means the text is not
   an answer: the model's reply after max steps, or an error/apology, shown
@@ -41,15 +43,18 @@ Widget traitlets (nbagent/notebook/widget.py; the same schema as JSDoc typedefs 
 
 A step is one of::
 
-    {"kind": "task", "step_number": None, "task": str, "images": [int]}
+    {"kind": "task", "step_number": None, "task": str, "images": [int],
+     "parts": [part, ...]}            # the task cut where a DataFrame's first rows show as a table
     {"kind": "final", "step_number": None, "final_answer": answer}
     {"kind": "action" | "planning",
      "step_number": int,
      "model_output": str | None,        # markdown: the model's text, thought included
      "code": str | None,                # the code that ran
-     "model_code": str | None,          # what the model wrote, only when a person edited it
+     "model_code": str | None,          # what the model wrote, only when it differs from what ran
+     "code_changes": [code_change, ...], # who changed the model's code before it ran, see below
      "tool_calls": [{"name": str, "arguments": Any}],   # not the CodeAgent's own python_interpreter call
      "observations": str | None,        # execution logs / tool results
+     "warnings": [str],                 # warnings raised while the code ran (kept out of the observations)
      "error": str | None,
      "images": [int],
      "action_output": str | None,       # str() of the value the step returned
@@ -61,7 +66,14 @@ A step is one of::
      "children": [run, ...],           # runs of managed agents called in this step
      "changes": [change, ...]}         # what the code did to the namespace, see below
 
-where ``change`` is ``{"name": str, "change": "created" | "rebound" |
+where ``part`` is ``{"kind": "markdown" | "table" | "text", "text": str | None,
+"table": {"index_name": str | None, "columns": [str], "index": [str],
+"rows": [[str]], "more_columns": bool} | None}`` (nbagent/views/task_preview.py;
+``parts`` is [] when the task holds no preview: it shows as Markdown, whole),
+``code_change`` is ``{"by": "nbagent" | "you" | "unknown", "label": str,
+"diff": [[" " | "-" | "+", line], ...]}`` (nbagent/views/code_diff.py: nbagent's
+rewrite of the model's code, a person's edit at approval, or for a run saved
+before steps said who: a change of unknown origin), and ``change`` is ``{"name": str, "change": "created" | "rebound" |
 "modified" | "deleted", "type": str, "detail": str, "kept"?: true}``
 (nbagent/sandbox/changes.py: ``type`` like "DataFrame 50×6", ``detail``
 like "+1 column total_revenue"; ``kept``: the change stayed in the agent's
@@ -99,6 +111,10 @@ from nbagent.record import (
     ToolOutput,
 )
 from nbagent.record.status import STATUSES, RunOutcome, looks_like_error, run_outcome, status_of
+from nbagent.text import plain_text
+
+from .code_diff import code_changes
+from .task_preview import task_parts
 
 __all__ = [
     "STATUSES",
@@ -214,7 +230,7 @@ def answer_to_dict(value: Any, images: ImageStore) -> dict[str, Any]:
     if is_image(value):
         return {"text": "", "type": type(value).__name__, "images": [images.add(value)]}
     kind = "str" if isinstance(value, str) else type(value).__name__
-    return {"text": _text(value) or "", "type": kind, "images": []}
+    return {"text": _text(plain_text(value)) or "", "type": kind, "images": []}
 
 
 def _base_step(kind: str, step_number: int | None) -> dict[str, Any]:
@@ -224,8 +240,10 @@ def _base_step(kind: str, step_number: int | None) -> dict[str, Any]:
         "model_output": None,
         "code": None,
         "model_code": None,
+        "code_changes": [],
         "tool_calls": [],
         "observations": None,
+        "warnings": [],
         "error": None,
         "images": [],
         "action_output": None,
@@ -249,11 +267,13 @@ def action_step_to_dict(step: ActionStep, images: ImageStore, children: list[dic
         model_output=_message_text(step.model_output),
         code=code,
         model_code=edited,
+        code_changes=code_changes(step),
         tool_calls=[_tool_call(c) for c in calls],
         observations=_text(step.observations),
+        warnings=[_text(w) for w in getattr(step, "warnings", None) or []],
         error=_error(step.error),
         images=images.add_all(step.observations_images),
-        action_output=None if output is None or is_image(output) else _text(output),
+        action_output=None if output is None or is_image(output) else _text(plain_text(output)),
         is_final_answer=bool(step.is_final_answer),
         token_usage=_usage(step.token_usage),
         duration=step.timing.duration if step.timing else None,
@@ -277,7 +297,13 @@ def planning_step_to_dict(step: PlanningStep, step_number: int | None) -> dict[s
 
 
 def task_step_to_dict(task: str, task_images: list[Any] | None, images: ImageStore) -> dict[str, Any]:
-    return {"kind": "task", "step_number": None, "task": task, "images": images.add_all(task_images)}
+    return {
+        "kind": "task",
+        "step_number": None,
+        "task": task,
+        "images": images.add_all(task_images),
+        "parts": task_parts(task),
+    }
 
 
 def final_step_to_dict(answer: dict[str, Any]) -> dict[str, Any]:

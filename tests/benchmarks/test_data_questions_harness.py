@@ -12,6 +12,7 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -126,6 +127,12 @@ def test_failures_are_sorted_into_their_kinds(dq, bench_for):
         ("['East', 'West']", ["East", "West"]),
         (pd.Index(["East", "West"]), ["East", "West"]),
         ("East, West", ["East", "West"]),
+        (("Consumer", np.float64(101452.83)), ("Consumer", 101452.83)),  # which, and how much
+        ({"Consumer": 101452.83}, ("Consumer", 101452.83)),
+        ("Consumer: 101,452.83", ("Consumer", 101452.83)),
+        ("2024-06", pd.Period("2024-06", "M")),  # which month
+        ("June 2024", pd.Period("2024-06", "M")),
+        (pd.Timestamp("2024-06-30"), pd.Period("2024-06", "M")),
     ],
 )
 def test_the_checker_accepts_the_same_answer_in_another_form(dq, got, expected):
@@ -145,6 +152,12 @@ def test_the_checker_accepts_the_same_answer_in_another_form(dq, got, expected):
         (None, 32),
         (True, 1),
         ("Error: KeyError", "West"),
+        ("Consumer", ("Consumer", 101452.83)),  # half of "which, and how much"
+        (101452.83, ("Consumer", 101452.83)),
+        ("Consumer: 9.0", ("Consumer", 101452.83)),
+        (6, pd.Period("2024-06", "M")),  # a bare number is no month
+        ("9", pd.Period("2024-06", "M")),
+        ("2024-07", pd.Period("2024-06", "M")),
     ],
 )
 def test_the_checker_refuses_wrong_answers(dq, got, expected):

@@ -286,7 +286,8 @@ def test_approve_an_edited_step_during_a_blocking_run(page, notebook):
     first = action_steps(view).first
     expect(first.locator(".nba-logs")).to_contain_text("edited by a person", timeout=15_000)
     expect(first.locator(".nba-logs")).not_to_contain_text("written by the model")
-    expect(first.locator("pre.nba-code-model")).to_contain_text("written by the model")  # both are kept
+    expect(first.locator(".nba-code-change")).to_have_text(["edited by you"])  # both are kept, as a diff
+    expect(first.locator(".nba-block-diff .nba-diff-del")).to_have_text(["- print('written by the model')"])
     expect(view.get_by_role("textbox", name="Code to run")).to_have_value("final_answer('greeted')", timeout=15_000)
     button(view, "Run").click()  # Run approves the pending code as it is and goes on
     wait_done(page, 1, timeout=30)

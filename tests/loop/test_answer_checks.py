@@ -144,6 +144,111 @@ def test_a_month_the_question_names_must_be_selected():
     assert problems_of("Change from May to June in `sales`?", by_month) == []  # picked by position
 
 
+SEGMENT_REVENUE = REVENUE + "per = revenue.groupby(sales['region']).sum()\n"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "per.idxmax()",  # the name alone
+        "per.max()",  # the number alone
+        "(per.idxmax(), per.idxmin())",  # two names, no amount
+        "f'{per.idxmax()}'",  # text without a number
+    ],
+)
+def test_which_and_how_much_needs_both_things(answer):
+    question = "Which region of `sales` brought in the most revenue, and how much?"
+    said = problems_of(question, f"{SEGMENT_REVENUE}final_answer({answer})")
+    assert len(said) == 1 and said[0].startswith("the question asks two things (which one, and how much)")
+    assert "answer both in one value" in said[0] and "final_answer({" in said[0]
+
+
+@pytest.mark.parametrize(
+    ("code", "line"),
+    [
+        ("final_answer(per.idxmax())", "final_answer({per.idxmax(): per.max()})"),
+        ("final_answer(per.max())", "final_answer({per.idxmax(): per.max()})"),
+        ("best = per.idxmin()\nfinal_answer(best)", "final_answer({per.idxmin(): per.min()})"),
+        ("final_answer(str(per.idxmax()))", "final_answer({per.idxmax(): per.max()})"),
+        ("final_answer('North')", "e.g. final_answer({name: amount})"),  # no pair in the code: the form
+    ],
+)
+def test_the_refusal_gives_the_line_that_answers_both(code, line):
+    question = "Which region of `sales` brought in the most revenue, and how much?"
+    (said,) = problems_of(question, f"{SEGMENT_REVENUE}{code}")
+    assert said.endswith(line)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "(per.idxmax(), per.max())",
+        "[per.idxmax(), float(per.max())]",
+        "{per.idxmax(): per.max()}",
+        "per.nlargest(1)",  # a Series: its label and its value
+        "f'{per.idxmax()}: {per.max():.2f}'",
+    ],
+)
+def test_which_and_how_much_answered_with_both_passes(answer):
+    question = "Which region of `sales` brought in the most revenue, and how much?"
+    assert problems_of(question, f"{SEGMENT_REVENUE}final_answer({answer})") == []
+
+
+def test_the_two_things_check_reads_only_such_questions():
+    best = f"{SEGMENT_REVENUE}final_answer(per.idxmax())"
+    assert problems_of("Which region of `sales` brought in the most revenue?", best) == []
+    assert problems_of("How much revenue did `sales` bring, and which region led?", best)[0].startswith(
+        "the question asks two things"
+    )
+    said = problems_of("Which region of `sales` led, and what was its best product?", best)
+    assert said == [
+        "the question asks two things (which one, and what), but the answer gives one value: answer both in one "
+        "value, e.g. final_answer([first, second])"
+    ]
+    named_both = f"{SEGMENT_REVENUE}final_answer(f'{{per.idxmax()}}, Laptop')"
+    assert problems_of("Which region of `sales` led, and what was its best product?", named_both) == []
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        REVENUE + "final_answer(int(revenue.groupby(sales['date'].dt.month).sum().idxmax()))",  # a month number
+        REVENUE + "final_answer(str(revenue.groupby(sales['date'].dt.month).sum().idxmax()))",  # the same, as text
+        "final_answer(9)",
+    ],
+)
+def test_which_month_needs_a_month_not_a_bare_number(code):
+    said = problems_of("Which month had the highest revenue in `sales`?", code)
+    assert said[0].startswith("the question asks which month, but the answer is a bare number, not a month")
+    assert "(the dates are in sales['date'])" in said[0] and "'2024-10'" in said[0]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "str(per.idxmax())",
+        "per.index[per.argmax()].strftime('%B %Y')",
+        "pd.Timestamp('2024-06-01')",
+        "(per.idxmax(), per.max())",  # a month and its revenue
+    ],
+)
+def test_which_month_answered_with_a_month_passes(answer):
+    code = REVENUE + f"per = revenue.groupby(sales['date'].dt.to_period('M')).sum()\nfinal_answer({answer})"
+    namespace = {name: frame.copy() for name, frame in frames().items()}
+    answered = []
+    exec(code, {**namespace, "pd": pd, "final_answer": answered.append}, namespace)
+    context = AnswerContext("Which month had the highest revenue in `sales`?", ["sales"], code, namespace)
+    assert answer_problems(answered[-1], context) == []
+
+
+def test_which_year_takes_a_year_and_other_questions_take_numbers():
+    assert problems_of("Which year had the most orders in `sales`?", "sales\nfinal_answer(2024)") == []
+    assert problems_of("Which year had the most orders in `sales`?", "sales\nfinal_answer(3)")[0].startswith(
+        "the question asks which year, but the answer is a bare number"
+    )
+    assert problems_of("How many orders are in `sales`?", "final_answer(len(sales))") == []
+
+
 def test_split_task_tells_the_question_from_the_described_variables():
     task = "Revenue of `sales`?" + describe_variables(frames(), NOTEBOOK_VARIABLES_HEADING)
     assert split_task(task) == ("Revenue of `sales`?", ["sales", "customers"])
@@ -175,6 +280,24 @@ def test_a_doubted_answer_is_refused_with_the_reason_and_the_right_one_is_taken(
     assert "final_answer(np.float64(15.0)) was refused: the question names 'South'" in "\n".join(
         message.text for message in model.calls[1]
     )
+
+
+def test_a_month_asked_and_answered_with_a_row_position_is_refused_then_the_month_is_taken():
+    by_month = REVENUE + "per = revenue.groupby(sales['date'].dt.strftime('%Y-%m')).sum().reset_index(drop=True)\n"
+    agent, model = agent_for(
+        [by_month + "final_answer(per.idxmax())", "final_answer(sales['date'].dt.strftime('%Y-%m').max())"]
+    )
+    assert agent.run("Which month had the highest revenue in `sales`?\n- `sales`: pandas DataFrame") == "2024-06"
+    told = "\n".join(message.text for message in model.calls[1])
+    assert "the question asks which month, but the answer is a bare number" in told
+
+
+def test_which_and_how_much_answered_by_half_is_refused_then_both_are_taken():
+    question = "Which region of `sales` sold the most units, and how many?\n- `sales`: pandas DataFrame"
+    per = "per = sales.groupby('region')['units'].sum()\n"
+    agent, model = agent_for([per + "final_answer(per.idxmax())", per + "final_answer((per.idxmax(), per.max()))"])
+    assert agent.run(question) == ("North", 5)
+    assert "the question asks two things (which one, and how much)" in "\n".join(m.text for m in model.calls[1])
 
 
 def test_the_same_doubt_is_said_once_so_a_sure_model_can_answer_again():

@@ -40,6 +40,8 @@ def sample_memory() -> AgentMemory:
             model_output_message=ChatMessage(role="assistant", content="Thought: plot", token_usage=TokenUsage(7, 3)),
             code_action="print(1)",
             model_code_action="print(0)",
+            edited_code_action="print(1)",
+            warnings=["FutureWarning: 'M' is deprecated, use 'ME' (line 1)"],
             tool_calls=[ToolCall(name="python_interpreter", arguments="print(1)", id="call_1")],
             observations="Execution logs:\n1\n",
             observations_images=[image, Image.new("L", (2, 2), 7)],
@@ -174,7 +176,9 @@ def test_replay_shows_code_observations_errors_images_tokens_and_time():
         "Input tokens: 7",
         "Duration 1.50 s",
         "Final answer",
-        "edited by a person",
+        "Executing this code (edited by you):",
+        "- print(0)\n+ print(1)",
+        "1 warning (not shown to the model)\n  FutureWarning: 'M' is deprecated",
     ):
         assert expected in text, expected
 

@@ -39,7 +39,13 @@ def test_exception_hierarchy() -> None:
     for cls in (PolicyError, ExecutionStopped, ExecutionTimeout, OperationLimitExceeded):
         assert issubclass(cls, ExecutionError)
     assert issubclass(FinalAnswerException, BaseException) and not issubclass(FinalAnswerException, Exception)
-    assert [f.name for f in dataclasses.fields(CodeOutput)] == ["output", "logs", "is_final_answer", "images"]
+    assert [f.name for f in dataclasses.fields(CodeOutput)] == [
+        "output",
+        "logs",
+        "is_final_answer",
+        "images",
+        "warnings",
+    ]
 
 
 def test_output_is_the_trailing_expression(executor: LocalPythonExecutor) -> None:

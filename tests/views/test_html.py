@@ -42,10 +42,11 @@ def test_run_page_shows_every_part(memory: AgentMemory) -> None:
     assert error_step.select_one(".nba-tokens").text == "100 in · 20 out tokens"
     assert error_step.select_one(".nba-duration").text == "1.5 s"
     edited = steps[2]
-    assert [b.text for b in edited.select(".nba-block-code .nba-label")] == [
-        "Code (edited, ran)",
-        "Code written by the model",
-    ]
+    assert edited.select_one(".nba-block-code .nba-label").text.startswith("Code that ran")
+    assert [chip.text.strip(" ·") for chip in edited.select(".nba-code-change")] == ["edited by you"]
+    diff = edited.select_one(".nba-block-diff")
+    assert diff["data-by"] == "you" and diff.select_one(".nba-label").text.startswith("Edited by you: ")
+    assert [line.text for line in diff.select(".nba-diff-line")] == ["- img = plot()\n", "+ img = plot(color='red')\n"]
     assert edited.select_one(".nba-logs").text == "Execution logs:\nplotted\n"
     assert page.select_one(".nba-final .nba-md").text.strip() == "1, 4, 9"
     assert "4 steps" not in page.text and page.select_one(".nba-footer").text.startswith("3 steps")

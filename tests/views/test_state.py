@@ -69,6 +69,13 @@ class TestMemoryToState:
     def test_edited_code_keeps_both_versions(self, memory: AgentMemory) -> None:
         step = memory_to_state(memory)[0]["steps"][3]
         assert (step["code"], step["model_code"]) == ("img = plot(color='red')", "img = plot()")
+        assert step["code_changes"] == [
+            {
+                "by": "you",
+                "label": "edited by you",
+                "diff": [["-", "img = plot()"], ["+", "img = plot(color='red')"]],
+            }
+        ]
 
     def test_planning_step_numbered_like_the_next_action(self, memory: AgentMemory) -> None:
         plan = memory_to_state(memory)[0]["steps"][1]

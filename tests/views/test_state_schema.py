@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from PIL import Image
 
 from nbagent import ActionStep, AgentMemory, CodeAgent, PlanningStep, ScriptedModel, TaskStep, Timing, ToolCallingAgent
 from nbagent.errors import AgentExecutionError
+from nbagent.loop.variables import describe_variables
 from nbagent.models.base import ChatMessage, TokenUsage
 from nbagent.record import FinalAnswerStep, RunStart, StepStart, ToolCall, ToolOutput
 from nbagent.views.state import RunStateBuilder, memory_to_state
@@ -159,6 +161,11 @@ class SchemaCheck:
             self.check("ToolCall", call, f"{where}.tool_calls[{j}]")
         for j, change in enumerate(step.get("changes") or []):
             self.check("NamespaceChange", change, f"{where}.changes[{j}]")
+        for j, change in enumerate(step.get("code_changes") or []):
+            self.check("CodeChange", change, f"{where}.code_changes[{j}]")
+        for j, part in enumerate(step.get("parts") or []):
+            self.check("TaskPart", part, f"{where}.parts[{j}]")
+            self._optional("PreviewTable", part.get("table"), f"{where}.parts[{j}].table")
         for j, child in enumerate(step.get("children") or []):
             self.run(child, f"{where}.children[{j}]")
 
@@ -188,12 +195,15 @@ def code(body: str, thought: str = "I will run code.") -> str:
     return f"Thought: {thought}\n{FENCE}python\n{body}\n{FENCE}"
 
 
+FRAME = pd.DataFrame({"n": [1, 2], "square": [1, 4]})  # described in the task: its first rows show as a table
+
+
 def every_step_kind(image: Image.Image) -> AgentMemory:
     """Task with an image, a plan, an error step with the CodeAgent's own call, an edited step with
     images, a tool-calling step, the final answer (an action step, then smolagents' FinalAnswerStep)."""
     memory = AgentMemory("system")
     memory.steps = [
-        TaskStep(task="Plot the squares", task_images=[image]),
+        TaskStep(task="Plot the squares of `frame`" + describe_variables({"frame": FRAME}), task_images=[image]),
         PlanningStep(
             model_output_message=ChatMessage(role="assistant", content="1. compute\n2. plot"),
             plan="1. compute\n2. plot",
@@ -215,7 +225,10 @@ def every_step_kind(image: Image.Image) -> AgentMemory:
             model_output=code("img = plot()"),
             code_action="img = plot(color='red')",
             model_code_action="img = plot()",
+            rewritten_code_action="img = plot(dpi=100)",
+            edited_code_action="img = plot(color='red')",
             observations="Execution logs:\nplotted\n",
+            warnings=["UserWarning: no artists (line 1)"],
             observations_images=[Image.new("RGB", (8, 8), (0, 0, 255))],
             token_usage=TokenUsage(120, 25),
             namespace_changes=[{"name": "img", "change": "created", "type": "Image", "detail": "", "kept": True}],
@@ -317,7 +330,17 @@ def test_memory_to_state_matches(typedefs: dict[str, Typedef], red_image: Image.
     assert check.problems == []
     assert [s["kind"] for s in run["steps"]] == ["task", "planning", "action", "action", "action", "action", "final"]
     assert len(pngs) == 2 and run["steps"][4]["tool_calls"] and run["steps"][2]["error"]
-    assert check.seen == {"Run", "Answer", "TokenUsage", "ToolCall", "NamespaceChange", *STEP_TYPES.values()}
+    assert check.seen == {
+        "Run",
+        "Answer",
+        "TokenUsage",
+        "ToolCall",
+        "NamespaceChange",
+        "CodeChange",
+        "TaskPart",
+        "PreviewTable",
+        *STEP_TYPES.values(),
+    }
 
 
 def test_run_state_builder_matches(typedefs: dict[str, Typedef]) -> None:

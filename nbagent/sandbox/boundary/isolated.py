@@ -37,7 +37,7 @@ from typing import Any
 
 from .. import errors
 from ..guards import policy
-from ..guards.capture import CappedBuffer, capture_output
+from ..guards.capture import MAX_WARNING_CHARS, MAX_WARNINGS, CappedBuffer, capture_output
 from ..guards.executor import CodeOutput, _default_final_answer
 from ..guards.policy import shared_name
 from ..wire import budget, changes, shared
@@ -441,13 +441,16 @@ class IsolatedPythonExecutor:
         self.last_changes = self._bind(values, costs, in_place) + self._delete(
             deleted if isinstance(deleted, list) else []
         )
+        warned = _warnings(header.get("warnings"))
         if answer is not NO_ANSWER:  # the host's final_answer ran: the first answer ends the step
             if error is not None or not header.get("final"):
                 self.note("the code went on after final_answer() and hid it; the first answer stands")
-            return CodeOutput(output=answer, logs=self._logs(header), is_final_answer=True, images=images)
+            return CodeOutput(
+                output=answer, logs=self._logs(header), is_final_answer=True, images=images, warnings=warned
+            )
         if error is not None:
             raise self._error(error, watch.started)
-        return CodeOutput(output=output, logs=self._logs(header), is_final_answer=False, images=images)
+        return CodeOutput(output=output, logs=self._logs(header), is_final_answer=False, images=images, warnings=warned)
 
     def _decode_names(self, names: Any, decoder: wire.Decoder, watch: CallWatch) -> tuple[dict, dict]:
         """The write-back's values by name (aliases resolved) and what each cost the budget."""
@@ -621,7 +624,7 @@ class IsolatedPythonExecutor:
         if cause == "MemoryError" and self.memory_limit_bytes:
             message += f" (the worker's memory is limited to memory_limit_bytes={self.memory_limit_bytes:,})"
         lineno = error.get("lineno") if type(error.get("lineno")) is int else None
-        return cls(message, logs=logs, cause_type=cause, lineno=lineno)
+        return cls(message, logs=logs, cause_type=cause, lineno=lineno, warnings=_warnings(error.get("warnings")))
 
     def _failed(self, process: WorkerProcess, why: str, streamed: CappedBuffer, detail: str = "") -> CodeOutput:
         """The worker did not answer in time, crashed or broke the protocol: kill it, say what was lost."""
@@ -864,6 +867,15 @@ class IsolatedPythonExecutor:
 _ERROR_CLASSES = frozenset(
     {"ExecutionError", "PolicyError", "ExecutionStopped", "ExecutionTimeout", "OperationLimitExceeded"}
 )
+
+
+def _warnings(sent: Any) -> list[str]:
+    """The warnings a worker says its code raised: at most ``MAX_WARNINGS`` (+1 for the count of the rest) lines of
+    bounded text; anything else it sends is no warning. A hostile worker can put words there, never more."""
+    if not isinstance(sent, list):
+        return []
+    lines = [line for line in sent[: MAX_WARNINGS + 1] if isinstance(line, str)]
+    return [line if len(line) <= MAX_WARNING_CHARS else line[: MAX_WARNING_CHARS - 1] + "…" for line in lines]
 
 
 def _jsonable(value: Any) -> Any:

@@ -515,6 +515,7 @@ class Worker:
         header["images"] = [self._encode(encoder, image) for image in images]
         if isinstance(outcome, CodeOutput):
             header["logs"] = outcome.logs
+            header["warnings"] = outcome.warnings
             header["final"] = outcome.is_final_answer
             if isinstance(outcome.output, HostValue):
                 header["host_final"] = outcome.output.cid
@@ -531,6 +532,7 @@ class Worker:
                 "class": type(outcome).__name__,
                 "message": str(outcome)[:100_000],  # the host keeps no more (and bounds the header)
                 "logs": getattr(outcome, "logs", ""),
+                "warnings": getattr(outcome, "warnings", []),
                 "cause_type": getattr(outcome, "cause_type", ""),
                 "lineno": getattr(outcome, "lineno", None),
             }
@@ -682,18 +684,19 @@ def _run_unguarded(worker: Worker, code: str) -> CodeOutput:
     body = compile(tree, "<agent code>", "exec")
     tail = compile(ast.Expression(last.value), "<agent code>", "eval") if last is not None else None
     buffer = capture.CappedBuffer(worker.config.max_print_outputs_length, worker.outbox.output)
+    warned = capture.WarningLog()
     timeout = worker.config.executor_kwargs.get("timeout_seconds")
     call = limits.CallState(timeout=timeout, max_operations=None, namespace={}, budget_key="R")
     worker.executor._call = call
     value: Any = None
     try:
-        with capture.capture_output(buffer), limits.interrupts(call):
+        with capture.capture_output(buffer), capture.capture_warnings(warned), limits.interrupts(call):
             call.arm()
             try:
                 exec(body, ns)
                 value = eval(tail, ns) if tail is not None else None
             except FinalAnswerException as answer:
-                return CodeOutput(answer.value, buffer.getvalue(), True)
+                return CodeOutput(answer.value, buffer.getvalue(), True, warnings=warned.lines())
             except BaseException as exc:
                 if call.pending in ("timeout", "stop"):
                     kind = "ExecutionTimeout" if call.pending == "timeout" else "ExecutionStopped"
@@ -706,12 +709,13 @@ def _run_unguarded(worker: Worker, code: str) -> CodeOutput:
                     logs=buffer.getvalue(),
                     cause_type=type(exc).__name__,
                     lineno=lineno,
+                    warnings=warned.lines(),
                 ) from None
             finally:
                 call.disarm()
     finally:
         worker.executor._call = None
-    return CodeOutput(value, buffer.getvalue(), False)
+    return CodeOutput(value, buffer.getvalue(), False, warnings=warned.lines())
 
 
 def _final_raiser(stub: ToolStub) -> Callable:

@@ -1,4 +1,5 @@
-"""Print capture: everything the running code writes to ``sys.stdout``/``sys.stderr`` lands in a capped buffer.
+"""Print capture: everything the running code writes to ``sys.stdout``/``sys.stderr`` lands in a capped buffer;
+the warnings it raises land in a :class:`WarningLog` instead (a person sees them on the step, the model does not).
 
 ``print`` is not replaced: during a call ``sys.stdout`` and ``sys.stderr`` are a :class:`_Router` that sends writes
 *from the thread running the agent code* to that call's :class:`CappedBuffer` and everything else (the kernel's other
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -146,3 +148,81 @@ def capture_output(buffer: CappedBuffer) -> Iterator[CappedBuffer]:
                 _targets.pop(ident, None)
             if not _targets:
                 _uninstall_locked()
+
+
+# --- warnings -----------------------------------------------------------------------------------------------------
+
+MAX_WARNINGS = 20  # distinct warnings kept per call; more are counted
+MAX_WARNING_CHARS = 500  # one warning's line
+
+
+class WarningLog:
+    """The warnings one call raised, one line each ("FutureWarning: … (line 3)"): the first ``MAX_WARNINGS``
+    distinct ones in order, a repeat counted on its line, the rest counted at the end."""
+
+    def __init__(self) -> None:
+        self._counts: dict[str, int] = {}
+        self.dropped = 0
+
+    def add(self, message: Any, category: Any, filename: str, lineno: int) -> None:
+        where = f"line {lineno}" if str(filename).startswith("<") else f"{_base_name(filename)}:{lineno}"
+        name = getattr(category, "__name__", "Warning")
+        line = f"{name}: {str(message).strip()} ({where})"
+        line = line if len(line) <= MAX_WARNING_CHARS else line[: MAX_WARNING_CHARS - 1] + "…"
+        if line in self._counts:
+            self._counts[line] += 1
+        elif len(self._counts) < MAX_WARNINGS:
+            self._counts[line] = 1
+        else:
+            self.dropped += 1
+
+    def lines(self) -> list[str]:
+        lines = [line if count == 1 else f"{line} (×{count})" for line, count in self._counts.items()]
+        return lines + ([f"[… {self.dropped} more warnings]"] if self.dropped else [])
+
+
+def _base_name(filename: Any) -> str:
+    text = str(filename).replace("\\", "/")
+    parts = [part for part in text.split("/") if part]
+    return "/".join(parts[-3:]) if parts else text  # "pandas/core/frame.py": enough to tell the library
+
+
+_warning_lock = threading.Lock()
+_warning_targets: dict[int, list[WarningLog]] = {}
+_warning_original: list[Callable[..., Any]] = []  # showwarning before ours, while ours is installed
+
+
+def _show_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+    """``warnings.showwarning`` while a call runs: the running call's warnings go to its log, others' pass on."""
+    stack = _warning_targets.get(threading.get_ident())
+    if stack:
+        stack[-1].add(message, category, filename, lineno)
+        return
+    original = _warning_original[0] if _warning_original else warnings._showwarning_orig  # type: ignore[attr-defined]
+    original(message, category, filename, lineno, file, line)
+
+
+@contextmanager
+def capture_warnings(log: WarningLog) -> Iterator[WarningLog]:
+    """Keep the warnings this thread raises in ``log`` while the block runs (out of its printed output; nestable).
+
+    Other threads' warnings are shown as before. Code that installs its own ``showwarning`` (``catch_warnings``)
+    sees its own.
+    """
+    ident = threading.get_ident()
+    with _warning_lock:
+        _warning_targets.setdefault(ident, []).append(log)
+        if warnings.showwarning is not _show_warning:
+            _warning_original[:] = [warnings.showwarning]
+            warnings.showwarning = _show_warning
+    try:
+        yield log
+    finally:
+        with _warning_lock:
+            stack = _warning_targets.get(ident, [])
+            if log in stack:
+                stack.remove(log)
+            if not stack:
+                _warning_targets.pop(ident, None)
+            if not _warning_targets and warnings.showwarning is _show_warning and _warning_original:
+                warnings.showwarning = _warning_original.pop()

@@ -39,7 +39,7 @@ from ..errors import (
 from ..wire.changes import NamespaceSnapshot
 from ..wire.codec import AgentValue
 from . import policy
-from .capture import CappedBuffer, capture_output
+from .capture import CappedBuffer, WarningLog, capture_output, capture_warnings
 from .copies import InputCopies
 from .limits import PROTECTED_CODES, CallState, interrupts, process_limits
 from .policy import shared_name
@@ -52,13 +52,15 @@ _executor_ids = itertools.count(1)
 
 @dataclass
 class CodeOutput:
-    """What a call produced: the trailing expression's value (or the final answer), the printed text, and the
-    matplotlib figures the code drew (PIL images; the isolated executor fills it, the local one leaves it empty)."""
+    """What a call produced: the trailing expression's value (or the final answer), the printed text, the
+    matplotlib figures the code drew (PIL images; the isolated executor fills it, the local one leaves it empty)
+    and the warnings it raised, one line each (kept out of ``logs``: a person reads them, the model does not)."""
 
     output: Any
     logs: str
     is_final_answer: bool
     images: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
 
 
 def _default_final_answer(answer: Any) -> Any:
@@ -230,6 +232,7 @@ class LocalPythonExecutor:
         self, function: Callable[[], Any], returns_value: bool, filename: str, *, contain: bool = True
     ) -> CodeOutput:
         buffer = CappedBuffer(self.max_print_outputs_length, self.on_output)
+        warned = WarningLog()
         budget_key = self._prefix + "R"
         call = CallState(
             timeout=self.timeout_seconds,
@@ -244,7 +247,12 @@ class LocalPythonExecutor:
         self._guards.call = call
         self._call = call
         try:
-            with capture_output(buffer), process_limits(self.max_recursion, self.max_memory_bytes), interrupts(call):
+            with (
+                capture_output(buffer),
+                capture_warnings(warned),
+                process_limits(self.max_recursion, self.max_memory_bytes),
+                interrupts(call),
+            ):
                 call.arm()
                 try:
                     try:
@@ -263,7 +271,13 @@ class LocalPythonExecutor:
             self._call = None
             self._guards.call = None
             self.state[budget_key] = itertools.repeat(True)
-        return self._outcome(call, value, error, error_text, buffer.getvalue(), filename)
+        try:
+            outcome = self._outcome(call, value, error, error_text, buffer.getvalue(), filename)
+        except ExecutionError as failure:
+            failure.warnings = warned.lines()
+            raise
+        outcome.warnings = warned.lines()
+        return outcome
 
     def _contained(self, value: Any) -> Any:
         """Values of agent-defined classes never leave a call: they become their repr, computed here (under the
