@@ -1,4 +1,4 @@
-"""The repository's layout must not change how Node reads files of a venv made inside it.
+"""The repository's layout: how Node reads files of a venv made inside it, and how pytest finds test modules.
 
 A root package.json with `"type": "module"` made every `.js` file below the repository an ES module,
 including the CommonJS `yarn.js` that JupyterLab runs from a `.venv` in the checkout: `jupyter lab`
@@ -33,3 +33,12 @@ def test_a_commonjs_file_inside_the_checkout_runs_under_node() -> None:
         out = subprocess.run(["node", str(probe)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "cjs ok"
+
+
+def test_every_test_module_has_its_own_basename() -> None:
+    """pytest imports test modules by basename (rootdir-relative, no __init__.py): two files of one name in two folders
+    stop the whole suite at collection ("import file mismatch")."""
+    seen: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        seen.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}
