@@ -182,15 +182,20 @@ def test_a_thread_pool_of_ones_own_and_max_workers_agree():
 
 
 def test_max_workers_bounds_concurrency():
-    running, peak, lock = [0], [0], threading.Lock()
+    """Two calls do overlap (each waits, up to a generous deadline, until a second one runs: no reliance on timing
+    under load), and never a third."""
+    import time
+
+    running, peak, lock, two_running = [0], [0], threading.Lock(), threading.Event()
 
     def counted(messages, **kw):
         with lock:
             running[0] += 1
             peak[0] = max(peak[0], running[0])
-        import time
-
-        time.sleep(0.02)
+            if running[0] >= 2:
+                two_running.set()
+        two_running.wait(10)
+        time.sleep(0.05)  # room for a third call to start, were the bound broken
         with lock:
             running[0] -= 1
         return solve(messages)
