@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sandbox_helpers import assert_next_call_works, assert_protocol_anomaly, host_growth
+from sandbox_helpers import TO_THE_HOST, assert_next_call_works, assert_protocol_anomaly, host_growth
 
 from nbagent.sandbox import ExecutionError, IsolatedPythonExecutor, RemoteObject
 from nbagent.sandbox.boundary.watch import CallWatch
@@ -26,28 +26,20 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the isolated wo
 MB = 1_000_000
 GENEROUS_SECONDS = 20.0  # a bound on time, never a speed assertion
 
-FORGE = """
-import os, socket, struct, json, time
+FORGE = (
+    TO_THE_HOST
+    + """
+import struct, json, time
 def frame(header, buffers=()):
     data = json.dumps(header).encode()
     lengths = b''.join(struct.pack('<Q', len(b)) for b in buffers)
     return struct.pack('<II', len(data), len(buffers)) + lengths + data + b''.join(buffers)
 def send(payload):
-    for fd in range(3, 256):
-        try:
-            s = socket.socket(fileno=os.dup(fd))
-        except OSError:
-            continue
-        try:
-            if s.family == socket.AF_UNIX and s.type == socket.SOCK_STREAM:
-                s.sendall(payload)
-        except OSError:
-            pass
-        finally:
-            s.close()
+    to_the_host(lambda s: s.sendall(payload))
 def forge(header, buffers=(), ids=(1, 2, 3)):
     send(b''.join(frame(dict(header, id=i), buffers) for i in ids))
 """
+)
 
 
 @pytest.fixture

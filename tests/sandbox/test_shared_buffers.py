@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from sandbox_helpers import assert_next_call_works, assert_protocol_anomaly, host_growth, outcome
+from sandbox_helpers import TO_THE_HOST, assert_next_call_works, assert_protocol_anomaly, host_growth, outcome
 
 from nbagent.sandbox import ExecutionError, IsolatedPythonExecutor, RemoteObject
 from nbagent.sandbox.wire import shared
@@ -299,25 +299,17 @@ def test_descriptors_a_worker_sends_are_dropped(home: Path) -> None:
     try:
         executor("pass")
         fds = open_fds()
-        code = """
-import os, socket, struct, json, array
+        code = (
+            TO_THE_HOST
+            + """
+import struct, json, array
 evil = os.memfd_create("evil")
 os.ftruncate(evil, 1 << 30)
 body = json.dumps({"t": "out", "text": "hello"}).encode()
 data = struct.pack("<II", len(body), 0) + body
-for fd in range(3, 256):
-    try:
-        s = socket.socket(fileno=os.dup(fd))
-    except OSError:
-        continue
-    try:
-        if s.family == socket.AF_UNIX and s.type == socket.SOCK_STREAM:
-            s.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [evil] * 8))])
-    except OSError:
-        pass
-    finally:
-        s.close()
+to_the_host(lambda s: s.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [evil] * 8))]))
 """
+        )
         result = outcome(executor, code)
         assert not isinstance(result, ExecutionError) or result.cause_type != "WorkerCrash", result
         assert open_fds() <= fds + 2

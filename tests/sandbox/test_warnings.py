@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sandbox_helpers import TO_THE_HOST
 
 from nbagent.sandbox import ExecutionError, IsolatedPythonExecutor, LocalPythonExecutor
 from nbagent.sandbox.guards.capture import MAX_WARNING_CHARS, MAX_WARNINGS, WarningLog, capture_warnings
@@ -102,25 +103,17 @@ def test_other_threads_warnings_are_shown_as_before() -> None:
     assert restored is not None and getattr(restored, "__name__", "") != "_show_warning"
 
 
-FORGE = """
-import os, socket, struct, json, time
+FORGE = (
+    TO_THE_HOST
+    + """
+import struct, json, time
 def frame(header):
     data = json.dumps(header).encode()
     return struct.pack('<II', len(data), 0) + data
-for fd in range(3, 256):
-    try:
-        s = socket.socket(fileno=os.dup(fd))
-    except OSError:
-        continue
-    try:
-        if s.family == socket.AF_UNIX and s.type == socket.SOCK_STREAM:
-            s.sendall(b''.join(frame({'t': 'done', 'id': i, 'names': {}, 'warnings': WARNINGS}) for i in (1, 2, 3)))
-    except OSError:
-        pass
-    finally:
-        s.close()
+to_the_host(lambda s: s.sendall(b''.join(frame({'t': 'done', 'id': i, 'names': {}, 'warnings': WARNINGS}) for i in (1, 2, 3))))
 time.sleep(2)
 """
+)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the isolated worker's tests run on Linux")
