@@ -1,0 +1,64 @@
+"""What the agent's code was refused by the boundary, and what a person granted in its place.
+
+A worker's code that reaches a file or a host it was not granted fails (Landlock's ``EACCES``, the proxy's
+``403``). The executor lists those refusals after the call (``executor.last_refusals``); the loop may ask a person
+(the widget's "Allow once · Allow for this run · Deny") or a policy, and ``executor.grant(refused)`` widens the
+confinement for the next calls (a fresh worker where the OS rules are fixed at its start). ``revoke(grant)`` narrows
+it again ("Allow once").
+
+Both are plain, frozen data: the step records them and a saved run carries them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+__all__ = ["CAPABILITY_KINDS", "RefusedCapability", "Grant"]
+
+#: ``read`` / ``write``: a path; ``connect``: ``host:port`` through the proxy; ``network``: any (no network grant).
+CAPABILITY_KINDS = ("read", "write", "connect", "network")
+
+_VERBS = {"read": "read", "write": "write", "connect": "connect to", "network": "use the network"}
+
+
+@dataclass(frozen=True)
+class RefusedCapability:
+    """One thing the code tried and was refused.
+
+    ``target``: an absolute path (read, write), ``host:port`` (connect) or "" (network). ``reason``: one line saying
+    why it was refused. ``grantable``: False for what is never granted (the kernel's secrets, cloud metadata...), in
+    which case nobody is asked.
+    """
+
+    kind: str
+    target: str
+    reason: str = ""
+    grantable: bool = True
+
+    def describe(self) -> str:
+        """``write `out/report.csv``` , ``connect to `api.example.com:443```, ``use the network``."""
+        verb = _VERBS.get(self.kind, self.kind)
+        return f"{verb} `{self.target}`" if self.target else verb
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RefusedCapability:
+        return cls(**{k: data[k] for k in ("kind", "target", "reason", "grantable") if k in data})
+
+
+@dataclass(frozen=True)
+class Grant:
+    """A capability a person (or a policy) granted: ``scope`` is ``"once"`` (the step's re-run) or ``"run"``."""
+
+    kind: str
+    target: str
+    scope: str = "run"
+
+    def describe(self) -> str:
+        return RefusedCapability(self.kind, self.target).describe()
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
