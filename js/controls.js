@@ -1,12 +1,15 @@
 // The run's status badge and its controls: Run, Step, Pause, Stop, the "approve code before it runs"
-// toggle, the review box (editable code, Approve, Reject with a note) and "Re-run from here" on steps.
+// toggle, the review box (editable code, Approve, Reject with a note), the permission ask (js/asks.js:
+// Allow once, Allow for this run, Deny) and "Re-run from here" on steps.
 // State comes from the widget's `controls` trait (a RunDriver snapshot, nbagent/notebook/driver.py;
 // `ControlsSnapshot` in js/types.js):
-//   {status, mode, approve_code, pending_code, pending_step, stopping, active, message, forks,
-//    rerunnable: [step numbers], can: {run, step, pause, stop, approve, reject, rerun}}
-// Commands (`ControlCommand`) go out as {type: "control", action, code?, note?, step?, on?} on the ControlChannel comm,
+//   {status, mode, approve_code, pending_code, pending_step, pending_ask, stopping, active, message, forks,
+//    rerunnable: [step numbers], can: {run, step, pause, stop, approve, reject, rerun, permission}}
+// Commands (`ControlCommand`) go out as {type: "control", action, code?, note?, step?, on?, answer?} on the
+// ControlChannel comm,
 // which the kernel hears even while a cell runs (see nbagent/notebook/channel.py).
 import "./controls.css";
+import { AskView } from "./asks.js";
 import { h } from "./dom.js";
 import { LIVE_STATUSES as LIVE, RunStatus, STATUS_LABELS, isRunStatus } from "./status.js";
 
@@ -145,8 +148,9 @@ export class ControlsView {
       this.code,
       h("div", { class: "nba-review-actions" }, approve, reject, this.note),
     );
+    this.asks = new AskView({ send: (command) => this.send(command) });
     this.message = h("div", { class: "nba-control-message", "aria-live": "polite" });
-    this.el = h("div", { class: "nba-control-area" }, toolbar, this.review, this.message);
+    this.el = h("div", { class: "nba-control-area" }, toolbar, this.review, this.asks.el, this.message);
     this.update({});
   }
 
@@ -193,7 +197,13 @@ export class ControlsView {
     } else {
       this.reviewKey = null;
     }
+    this.asks.update(s);
     this.message.textContent = s.message ?? "";
+  }
+
+  /** The ask panel (a permission the run waits for), placed by the run view after its step. */
+  get ask() {
+    return this.asks.el;
   }
 
   /**

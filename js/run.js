@@ -133,17 +133,26 @@ export class RunView {
   }
 
   /**
-   * The review box (code awaiting approval) goes right after the step it belongs to: the live step while
-   * it is shown, else the step of that number, else the end of the steps.
+   * The review box (code awaiting approval) and the permission ask go right after the step they belong to: the
+   * live step while it is shown, else the step of that number, else the end of the steps.
    */
   placeReview() {
-    const review = this.controls?.review;
-    if (!review || review.hidden) return;
-    const pending = this.controls?.state.pending_step;
-    const live = this.live && this.live.stepNumber === pending && this.live.el.firstChild ? this.live.el : null;
-    const shown = /** @type {HTMLElement | null} */ (this.steps.querySelector(`:scope > .nba-step-action[data-step="${pending}"]`));
+    const controls = this.controls;
+    if (!controls) return;
+    this.placeAfterStep(controls.review, controls.state.pending_step);
+    this.placeAfterStep(controls.ask, controls.state.pending_ask?.step);
+  }
+
+  /**
+   * @param {HTMLElement} box
+   * @param {number | null | undefined} number the step it belongs to
+   */
+  placeAfterStep(box, number) {
+    if (box.hidden) return;
+    const live = this.live && this.live.stepNumber === number && this.live.el.firstChild ? this.live.el : null;
+    const shown = /** @type {HTMLElement | null} */ (this.steps.querySelector(`:scope > .nba-step-action[data-step="${number}"]`));
     const after = live ?? shown ?? this.live?.el ?? this.steps;
-    if (after.nextSibling !== review) after.after(review);
+    if (after.nextSibling !== box) after.after(box);
   }
 
   /** Rebuild the steps that show images (called when the `images` list changed). */

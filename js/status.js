@@ -7,6 +7,7 @@ export const RunStatus = Object.freeze({
   RUNNING: "running",
   PAUSED: "paused",
   AWAITING_APPROVAL: "awaiting_approval",
+  AWAITING_PERMISSION: "awaiting_permission",
   STOPPED: "stopped",
   DONE: "done",
   ERROR: "error",
@@ -28,7 +29,12 @@ export const STATUSES = Object.freeze(Object.values(RunStatus));
  * Statuses of a run that is under way (the loop's thread is in it or waits in it).
  * @type {ReadonlySet<RunStatus>}
  */
-export const LIVE_STATUSES = new Set([RunStatus.RUNNING, RunStatus.PAUSED, RunStatus.AWAITING_APPROVAL]);
+export const LIVE_STATUSES = new Set([
+  RunStatus.RUNNING,
+  RunStatus.PAUSED,
+  RunStatus.AWAITING_APPROVAL,
+  RunStatus.AWAITING_PERMISSION,
+]);
 
 /** @type {Readonly<Record<RunStatus, string>>} */
 export const STATUS_LABELS = Object.freeze({
@@ -36,6 +42,7 @@ export const STATUS_LABELS = Object.freeze({
   running: "running",
   paused: "paused",
   awaiting_approval: "awaiting approval",
+  awaiting_permission: "awaiting permission",
   stopped: "stopped",
   done: "done",
   error: "failed",

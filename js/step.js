@@ -10,6 +10,7 @@ import { renderMarkdown } from "./markdown.js";
 import { renderMeta } from "./meta.js";
 import { renderChildren } from "./nested.js";
 import { renderActionOutput, renderLogs, renderWarnings } from "./observation.js";
+import { renderPermissions } from "./permissions.js";
 import { renderTask } from "./task.js";
 
 /** @import { ImageSource } from "./images.js" */
@@ -96,6 +97,7 @@ function actionBody(step, ctx) {
     renderToolCalls(step.tool_calls),
     renderStepCode(step),
     renderLogs(step.observations),
+    renderPermissions(step.permissions),
     renderWarnings(step.warnings),
     renderImages(step.images, ctx.images),
     renderChildren(step.children, ctx.renderRunInto),

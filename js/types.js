@@ -74,6 +74,8 @@
  * @property {string | null} observations execution logs / tool results
  * @property {string[]} [warnings] warnings raised while the code ran, kept out of the observations (absent in older
  *   saved widgets)
+ * @property {Permission[]} [permissions] what the sandbox refused the code and what became of it (absent in older
+ *   saved widgets)
  * @property {string | null} error
  * @property {number[]} images indexes into the widget's `images`
  * @property {string | null} action_output str() of the value the step returned
@@ -105,6 +107,15 @@
  * @property {boolean} [kept] the change stayed in the agent's copy (copy_inputs): the notebook's object is untouched
  * @property {string} [reason] why the isolated worker kept it (a name shadowing a builtin, IPython's or a module of
  *   yours; a file mapping not granted): the notebook never got it
+ */
+
+/**
+ * A refused file, host or network use the step asked about, and the answer (nbagent/views/permissions.py).
+ * @typedef {object} Permission
+ * @property {"read" | "write" | "connect" | "network"} kind
+ * @property {string} target a path, "host:port", or "" (network)
+ * @property {"once" | "run" | "deny" | "never"} answer never: the sandbox never grants it, nobody was asked
+ * @property {string} text the line to show, e.g. "Allowed once: write `/work/out.csv` (by you)"
  */
 
 /** @typedef {StepFields & {kind: "action"}} ActionStep a step where the model wrote code or called tools */
@@ -148,6 +159,7 @@
  * @property {boolean} approve
  * @property {boolean} reject
  * @property {boolean} rerun
+ * @property {boolean} permission a permission ask awaits an answer
  */
 
 /**
@@ -159,6 +171,7 @@
  * @property {boolean} approve_code every step's code waits for approval
  * @property {string | null} pending_code the code awaiting approval
  * @property {number | null} pending_step the step whose code awaits approval
+ * @property {PendingAsk | null} pending_ask the permission asked for (status "awaiting_permission")
  * @property {boolean} stopping a stop was requested and the run has not ended yet
  * @property {boolean} active a run (blocking or prepared) is under way, paused ones included
  * @property {string} message the last notice or error, for the person
@@ -168,13 +181,27 @@
  */
 
 /**
+ * A permission the run asks a person for (`RunGates.ask_permission`, nbagent/loop/gates.py).
+ * @typedef {object} PendingAsk
+ * @property {number | null} step the step whose code was refused
+ * @property {"read" | "write" | "connect" | "network"} kind
+ * @property {string} target a path, "host:port", or "" (network)
+ * @property {string} text the question, e.g. "Step 3 wants to write `out/report.csv`"
+ */
+
+/**
  * The `controls` trait: a snapshot, or `{}` when no driver is attached (a saved or reloaded run).
  * @typedef {ControlsSnapshot | Partial<Record<keyof ControlsSnapshot, undefined>>} ControlsState
  */
 
 /**
  * A command of the controls (nbagent/notebook/driver.py `ACTIONS`).
- * @typedef {"run" | "step" | "pause" | "stop" | "approve" | "reject" | "rerun" | "approve_mode"} ControlAction
+ * @typedef {"run" | "step" | "pause" | "stop" | "approve" | "reject" | "rerun" | "approve_mode" | "permission"} ControlAction
+ */
+
+/**
+ * An answer to a permission ask: allow once (the step's re-run), allow for this run, deny.
+ * @typedef {"once" | "run" | "deny"} PermissionAnswer
  */
 
 /**
@@ -185,6 +212,7 @@
  * @property {string} [note] Reject's note for the model
  * @property {number} [step] the step to re-run from
  * @property {boolean} [on] approve_mode on or off
+ * @property {PermissionAnswer} [answer] the answer to a permission ask
  */
 
 /**

@@ -5,7 +5,7 @@ import { LIVE_STATUSES, RunStatus, STATUSES, STATUS_LABELS, isRunStatus } from "
 describe("status vocabulary", () => {
   it("lists every status once, in the order of RunStatus", () => {
     expect(STATUSES).toEqual([
-      "idle", "running", "paused", "awaiting_approval", "stopped", "done", "error", "max_steps", "no_answer", "timed_out", "stuck",
+      "idle", "running", "paused", "awaiting_approval", "awaiting_permission", "stopped", "done", "error", "max_steps", "no_answer", "timed_out", "stuck",
     ]);
     expect(STATUSES).toEqual(Object.values(RunStatus));
     expect(new Set(STATUSES).size).toBe(STATUSES.length);
@@ -14,7 +14,7 @@ describe("status vocabulary", () => {
   it("names the values like Python's enum", () => {
     expect(RunStatus.AWAITING_APPROVAL).toBe("awaiting_approval");
     expect(Object.keys(RunStatus)).toEqual([
-      "IDLE", "RUNNING", "PAUSED", "AWAITING_APPROVAL", "STOPPED", "DONE", "ERROR", "MAX_STEPS", "NO_ANSWER", "TIMED_OUT", "STUCK",
+      "IDLE", "RUNNING", "PAUSED", "AWAITING_APPROVAL", "AWAITING_PERMISSION", "STOPPED", "DONE", "ERROR", "MAX_STEPS", "NO_ANSWER", "TIMED_OUT", "STUCK",
     ]);
   });
 
@@ -24,14 +24,15 @@ describe("status vocabulary", () => {
     expect(Object.isFrozen(STATUS_LABELS)).toBe(true);
   });
 
-  it("has the live statuses: a run under way, paused or awaiting approval", () => {
-    expect([...LIVE_STATUSES].sort()).toEqual(["awaiting_approval", "paused", "running"]);
+  it("has the live statuses: a run under way, paused, awaiting approval or awaiting permission", () => {
+    expect([...LIVE_STATUSES].sort()).toEqual(["awaiting_approval", "awaiting_permission", "paused", "running"]);
     for (const status of LIVE_STATUSES) expect(STATUSES).toContain(status);
   });
 
   it("has a label for every status, and words for awaiting approval", () => {
     expect(Object.keys(STATUS_LABELS).sort()).toEqual([...STATUSES].sort());
     expect(STATUS_LABELS.awaiting_approval).toBe("awaiting approval");
+    expect(STATUS_LABELS.awaiting_permission).toBe("awaiting permission");
     for (const status of STATUSES) expect(STATUS_LABELS[status]).toMatch(/^[a-z ]+$/);
   });
 

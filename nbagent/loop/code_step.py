@@ -42,6 +42,7 @@ from .engine import AgentLoop, _default_model
 from .executors import default_executor_type, make_executor
 from .gates import CodeRejected
 from .parsing import parse_code_blobs
+from .permissions import StepAsks
 from .prompting import (
     SMALL,
     SMALL_MODEL_STEP_TOKENS,
@@ -268,20 +269,46 @@ class CodeLoop(AgentLoop):
         finally:
             executor.on_output = saved
 
+    def _run_asking(self, memory_step: ActionStep, asks: StepAsks) -> tuple[Any, list[Any]]:
+        """Run the step's code; when the sandbox refused it something a person (or the policy) then allows,
+        undo the failed attempt (`executor.rewind`) and run the same code again, in the same step."""
+        while True:
+            try:
+                return self._run_code(memory_step)
+            except ExecutionStopped:
+                raise
+            except ExecutionError:
+                if self.gates.stopping or not asks.grant_refused(self.python_executor):
+                    raise
+            asks.rewound(self._rewind(memory_step.step_number))
+
+    def _rewind(self, step_number: int) -> str:
+        """Undo what the failed attempt did to the namespace; an executor without `rewind` is skipped quietly."""
+        rewind = getattr(self.python_executor, "rewind", None)
+        if rewind is None:
+            return ""
+        return str(getattr(rewind(step_number), "note", "") or "")
+
+    def _run_code(self, memory_step: ActionStep) -> tuple[Any, list[Any]]:
+        """One call of the executor on the step's code: its output and the images it drew or its tools made."""
+        # tools run here and report their images; figures are drawn where the code runs: an isolated
+        # worker sends them back (output.images), the local executor draws them in this process
+        local = isinstance(self.python_executor, LocalPythonExecutor)
+        with (
+            collect_images(load_matplotlib=local and _authorized("matplotlib", self.authorized_imports)) as images,
+            self._live_prints(memory_step.step_number),
+        ):
+            output = self.python_executor(memory_step.code_action)
+        for image in getattr(output, "images", ()):
+            _add_image(images, image)
+        return output, images
+
     def _execute(self, memory_step: ActionStep) -> Any:
         code = memory_step.code_action
         namespace = getattr(self.python_executor, "state", {})  # what the hints and notes look up
+        asks = StepAsks(self.permissions, self.gates, memory_step.step_number)
         try:
-            # tools run here and report their images; figures are drawn where the code runs: an isolated
-            # worker sends them back (output.images), the local executor draws them in this process
-            local = isinstance(self.python_executor, LocalPythonExecutor)
-            with (
-                collect_images(load_matplotlib=local and _authorized("matplotlib", self.authorized_imports)) as images,
-                self._live_prints(memory_step.step_number),
-            ):
-                output = self.python_executor(code)
-            for image in getattr(output, "images", ()):
-                _add_image(images, image)
+            output, images = self._run_asking(memory_step, asks)
         except ExecutionStopped as stopped:
             memory_step.observations = _logs_observation(stopped.logs)
             memory_step.warnings = _warnings(stopped)
@@ -294,7 +321,10 @@ class CodeLoop(AgentLoop):
             hint = execution_hint(failure, code, namespace, self.task or "", self._earlier_code())
             if repeat_of(code, self._task_actions(), _failed) is Repeat.AGAIN:
                 hint = f"{hint}\n{AGAIN_NOTE}".strip()
-            raise AgentExecutionError(f"{failure}\n{hint}" if hint else str(failure)) from None
+            said = "\n".join(part for part in (str(failure), asks.error_note(), hint) if part)
+            raise AgentExecutionError(said) from None
+        finally:  # "Allow once" ends with the step; what was asked and answered stays on it
+            memory_step.permissions = asks.finish(self.python_executor)
         memory_step.warnings = _warnings(output)  # for a person, out of the observations the model reads
         if is_image(output.output):
             _add_image(images, output.output)

@@ -1,9 +1,9 @@
 """A run's wall-time limit (`max_time`): reading it ("90s", "10m", "1h") and stopping the run when it passes.
 
 `RunDeadline` counts the time a run spends running — not the time it waits for a person (paused,
-awaiting approval of code) — and when the limit passes it stops the run the way Stop does
-(`gates.request_stop`): the model call or the code under way is cancelled and the step is recorded as
-stopped. The loop then ends the run as timed out (`RunOutcome.TIMED_OUT`), not as stopped by a person.
+awaiting approval of code, awaiting an answer to a permission ask) — and when the limit passes it stops the
+run the way Stop does (`gates.request_stop`): the model call or the code under way is cancelled and the step
+is recorded as stopped. The loop then ends the run as timed out (`RunOutcome.TIMED_OUT`), not as stopped by a person.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ MAX_TIME_HELP = "seconds, or a duration such as 90s, 10m, 1h or 1h30m (0: no lim
 _UNIT_SECONDS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600}
 _PART = re.compile(r"(\d+(?:\.\d+)?)\s*(hr|h|min|m|sec|s)?", re.IGNORECASE)
 _NO_LIMIT = {"0", "none", "off", "no"}
-_WAITING = {RunStatus.PAUSED.value, RunStatus.AWAITING_APPROVAL.value}
+_WAITING = {RunStatus.PAUSED.value, RunStatus.AWAITING_APPROVAL.value, RunStatus.AWAITING_PERMISSION.value}
 
 
 def parse_max_time(value: Any) -> float | None:

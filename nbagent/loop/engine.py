@@ -71,6 +71,7 @@ from .deadline import RunDeadline, parse_max_time
 from .gates import RunGates
 from .model_calls import call_model, stream_model
 from .monitoring import AgentLogger, Monitor
+from .permissions import RunPermissions, check_policy, grants_of
 from .prompting import PromptBuilder
 from .toolbox import managed_agent_inputs, setup_tools
 from .variables import describe_variables
@@ -107,10 +108,13 @@ class AgentLoop:
         logger: AgentLogger | None = None,
         stream_outputs: bool = False,
         max_time: float | str | None = None,
+        on_permission: str | Callable[[Any], str] = "ask",
     ) -> None:
         if not isinstance(max_steps, int) or max_steps < 1:
             raise ValueError(f"max_steps must be a positive integer, got {max_steps!r}")
         given_time = None if max_time is None else parse_max_time(max_time)
+        # what the code's refused files and hosts become: asked ("ask"), denied, or a function's answer
+        self.permissions = RunPermissions(on_permission)
         self.model = model if model is not None else _default_model()
         # seconds a run may run (None: no limit); `max_time=None` means the model's default, 0 no limit
         self.max_time: float | None = given_time if max_time is not None else _default_max_time(self.model)
@@ -171,6 +175,22 @@ class AgentLoop:
     @verbosity_level.setter
     def verbosity_level(self, level: int) -> None:
         self.logger.level = level
+
+    @property
+    def on_permission(self) -> str | Callable[[Any], str]:
+        """What happens when the sandbox refuses the code a file, a host or the network: "ask" (a person, in the
+        widget or on the terminal; nobody there: denied), "deny", or `f(ask) -> "once" | "run" | "deny"`
+        (nbagent/loop/permissions.py)."""
+        return self.permissions.policy
+
+    @on_permission.setter
+    def on_permission(self, policy: str | Callable[[Any], str]) -> None:
+        self.permissions.policy = check_policy(policy)
+
+    @property
+    def grants(self) -> list[Any]:
+        """The capabilities granted in the runs in memory (`Grant`s: kind, target, scope), saved with them."""
+        return grants_of(self.memory.steps)
 
     @property
     def inputs(self) -> dict[str, Any]:
@@ -270,6 +290,8 @@ class AgentLoop:
             outcome, error = RunOutcome.STUCK, stuck
         except AgentGenerationError as failure:
             outcome, error = RunOutcome.ERROR, failure
+        finally:  # "Allow for this run" ends with the run (also when its stream is closed early)
+            self.permissions.end_run(getattr(self, "python_executor", None))
         self._deadline = None  # a step run by hand later (`agent.step`) is under no limit
         timing.end_time = time.time()
         self.last_result = RunResult(

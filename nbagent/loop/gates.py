@@ -1,8 +1,10 @@
 """`RunGates`: the points where a run can be steered from outside the loop — stop, pause, step, approve code.
 
 The loop passes its gates at fixed points: `before_step()` (the pause point),
-`check()` between streamed tokens, and `review_code(step, code)` after a
-CodeAgent's model wrote code and before it runs (the approval point). People and
+`check()` between streamed tokens, `review_code(step, code)` after a
+CodeAgent's model wrote code and before it runs (the approval point), and
+`ask_permission(step, refused)` when the sandbox refused the code a file or a
+host and a person (the widget) is asked whether to allow it. People and
 code act on them from any thread: `agent.stop()`, `agent.pause()`, the widget's
 buttons (the notebook's `RunDriver` turns those into calls here). All state is
 guarded by one condition variable; the loop's thread waits on it while a run is
@@ -10,25 +12,39 @@ paused or code awaits approval, and every change is announced to the listeners
 (the widget) as a `snapshot()`.
 
 The verbs live here once: `request_stop`, `request_interrupt`, `pause`, `resume`,
-`allow_steps(n)`, `approve`, `reject`. `MultiStepAgent.stop()/pause()/…` and the
+`allow_steps(n)`, `approve`, `reject`, `answer_permission`. `MultiStepAgent.stop()/pause()/…` and the
 driver only forward to them. How the widget's buttons reach these gates while a
 cell blocks is in nbagent/notebook/channel.py.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from nbagent.errors import RunStopped
 from nbagent.record.status import ENDED_STATUSES, HALT_STATUSES, RunStatus, status_of
 
-__all__ = ["RunGates", "RunControl", "CodeRejected", "ControlError", "INTERRUPT_REASON"]
+__all__ = ["RunGates", "RunControl", "CodeRejected", "ControlError", "INTERRUPT_REASON", "ANSWERS", "ask_text"]
 
 _WAIT_SLICE = 0.25  # seconds per wait; short waits keep the main thread responsive to signals
 INTERRUPT_REASON = "Stopped by a kernel interrupt."
+#: The answers to a permission ask: allow once (this step's re-run), allow for this run, deny.
+ANSWERS = ("once", "run", "deny")
+
+
+def ask_text(step_number: int | None, refused: Any) -> str:
+    """What a person is asked: "Step 3 wants to write `out/report.csv`" (a path under the working
+    directory shown relative to it; `refused` is a `RefusedCapability`)."""
+    here = os.path.realpath(os.getcwd())
+    if refused.kind in ("read", "write") and refused.target.startswith(here + os.sep):
+        refused = dataclasses.replace(refused, target=os.path.relpath(refused.target, here))
+    return f"Step {step_number if step_number is not None else '?'} wants to {refused.describe()}"
 
 
 class ControlError(ValueError):
@@ -57,6 +73,8 @@ class RunGates:
     code until `approve(code)` (possibly edited) or `reject(note)`;
     `approval_check(step, code) -> bool` asks for approval case by case, and
     `request_approval()` (e.g. from a step callback) asks once, for the next code.
+    `answerer() -> bool` says whether a person can answer a permission ask now (the notebook's driver sets
+    it: a widget with working buttons shows the run); without one, `ask_permission` is not called.
     """
 
     def __init__(self) -> None:
@@ -74,6 +92,9 @@ class RunGates:
         self._pending_code: str | None = None
         self._pending_step: int | None = None
         self._decision: tuple[str, str] | None = None
+        self._pending_ask: dict[str, Any] | None = None
+        self._answer: str | None = None
+        self.answerer: Callable[[], bool] | None = None
         self._waiting = 0  # threads waiting in a gate (the loop's thread, normally one)
         self.steps_started = 0  # steps that passed the pause point, ever
         self.halts = 0  # times the run paused, awaited approval or ended, ever (to wait for "the next halt")
@@ -88,6 +109,11 @@ class RunGates:
     def pending_code(self) -> str | None:
         """The code awaiting approval (None unless the status is "awaiting_approval")."""
         return self._pending_code
+
+    @property
+    def pending_ask(self) -> dict[str, Any] | None:
+        """The permission asked for: {"step", "kind", "target", "text"} (None unless "awaiting_permission")."""
+        return dict(self._pending_ask) if self._pending_ask else None
 
     @property
     def budget(self) -> int | None:
@@ -117,6 +143,7 @@ class RunGates:
                 "approve_code": self._approve_code,
                 "pending_code": self._pending_code,
                 "pending_step": self._pending_step,
+                "pending_ask": dict(self._pending_ask) if self._pending_ask else None,
                 "stopping": self._stop.is_set() and self._status not in ENDED_STATUSES,
             }
 
@@ -159,6 +186,7 @@ class RunGates:
             self._interrupt.clear()
             self.stop_reason = ""
             self._decision = self._pending_code = self._pending_step = None
+            self._pending_ask = self._answer = None
             self._approval_once = False
         self._set_status(RunStatus.RUNNING.value)
 
@@ -167,6 +195,7 @@ class RunGates:
         with self._cond:
             self._budget = None
             self._pending_code = self._pending_step = self._decision = None
+            self._pending_ask = self._answer = None
         self._set_status(status_of(state))
 
     def check(self) -> None:
@@ -209,6 +238,39 @@ class RunGates:
         if kind == "reject":
             raise CodeRejected(text)
         return text
+
+    def can_ask_person(self) -> bool:
+        """Whether a person can answer a permission ask here now (see `answerer`)."""
+        answerer = self.answerer
+        try:
+            return bool(answerer is not None and answerer())
+        except Exception:  # a broken view must never break the run: nobody can be asked then
+            return False
+
+    def ask_permission(self, step: Any, refused: Any) -> str:
+        """Wait for a person's answer to "Step k wants to write `x`": "once", "run" or "deny".
+
+        `refused` is a `RefusedCapability`. Raises `RunStopped` on Stop (the ask ends as a stop).
+        """
+        with self.waiting_for_person(step, refused):
+            self._wait_until(lambda: self._answer is not None)
+            with self._cond:
+                return str(self._answer)
+
+    @contextmanager
+    def waiting_for_person(self, step: Any, refused: Any) -> Iterator[dict[str, Any]]:
+        """The run awaits a person's answer about `refused` (the status, `pending_ask`) while inside."""
+        number = getattr(step, "step_number", step)
+        ask = {"step": number, "kind": refused.kind, "target": refused.target, "text": ask_text(number, refused)}
+        with self._cond:
+            self._pending_ask, self._answer = ask, None
+        self._set_status(RunStatus.AWAITING_PERMISSION.value)
+        try:
+            yield ask
+        finally:
+            with self._cond:
+                self._pending_ask = self._answer = None
+            self._set_status(RunStatus.RUNNING.value)
 
     def _needs_approval(self, step: Any, code: str) -> bool:
         with self._cond:
@@ -328,6 +390,17 @@ class RunGates:
             if self._status != RunStatus.AWAITING_APPROVAL.value or self._pending_code is None:
                 raise ControlError("Nothing awaits approval: there is no code to reject")
             self._decision = ("reject", note)
+            self._cond.notify_all()
+
+    def answer_permission(self, answer: str) -> None:
+        """Answer the permission asked for: "once" (allow for the step's re-run), "run" (for the rest of the
+        run) or "deny"."""
+        if answer not in ANSWERS:
+            raise ControlError(f"answer_permission(answer) takes one of {', '.join(ANSWERS)}, got {answer!r}")
+        with self._cond:
+            if self._status != RunStatus.AWAITING_PERMISSION.value or self._pending_ask is None:
+                raise ControlError("Nothing awaits permission: the run asked for nothing")
+            self._answer = answer
             self._cond.notify_all()
 
     def request_approval(self) -> None:

@@ -1,4 +1,5 @@
-"""`RunDriver`: the widget's Run, Step, Pause, Stop, Approve, Reject and "re-run from step k" for one agent.
+"""`RunDriver`: the widget's Run, Step, Pause, Stop, Approve, Reject, "re-run from step k" and the answers to
+permission asks ("Allow once · Allow for this run · Deny") for one agent.
 
 Two situations (the mechanism and its measured limits are in nbagent/notebook/channel.py):
 
@@ -12,7 +13,8 @@ Two situations (the mechanism and its measured limits are in nbagent/notebook/ch
 Runs and re-runs are the loop's `RunSession`; the driver only asks it for a re-run
 and, when the kernel is idle, drains the continuation on its worker thread.
 `handle_command(message)` is what the widget's message handler calls;
-`snapshot()` is what the widget shows (status, pending code, which buttons can act).
+`snapshot()` is what the widget shows (status, pending code or ask, which buttons can act). While a widget
+with working buttons is attached, the run's permission asks go to it (the gates' `answerer`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RunDriver", "RunController", "ControlError", "ACTIONS"]
 
-ACTIONS = ("run", "step", "pause", "stop", "approve", "reject", "rerun", "approve_mode")
+ACTIONS = ("run", "step", "pause", "stop", "approve", "reject", "rerun", "approve_mode", "permission")
 
 
 class RunDriver:
@@ -47,6 +49,7 @@ class RunDriver:
         self._listeners: list[Callable[[dict[str, Any]], Any]] = []
         self._widgets: dict[int, tuple[Any, Callable[[], None]]] = {}  # id(widget) -> (widget, detach)
         self.gates.add_listener(self._gates_changed)
+        self.gates.answerer = self.has_widget  # a person can answer permission asks in an attached widget
         self.session.on_release(self._changed)
 
     @property
@@ -83,6 +86,12 @@ class RunDriver:
             self._widgets[id(widget)] = (widget, detach)
         if hasattr(widget, "show_forks"):
             widget.show_forks(self.session.forks)  # the earlier runs (re-runs) it can reopen
+
+    def has_widget(self) -> bool:
+        """Whether a widget with working buttons shows the run under way (a person can answer there); the widget
+        of an earlier run that kept its buttons does not count."""
+        views = getattr(self.agent, "_views", ())
+        return any(any(view is widget for view in views) for widget, _ in list(self._widgets.values()))
 
     # ------------------------------------------------------------------ re-run from step k
 
@@ -168,14 +177,15 @@ class RunDriver:
     def step(self, wait: bool = True, timeout: float | None = None) -> ActionStep | None:
         """Advance exactly one step, then pause; with `wait`, return that step once it has finished.
 
-        Returns early (None) if the step awaits approval of its code.
+        Returns early (None) if the step awaits approval of its code or an answer to a permission ask.
         """
         self._need_active("step")
         halts = self.gates.halts
         self._step_or_approve({})
         if wait:
             self._wait(lambda c: c.halts > halts, timeout)
-        return self._last_action_step() if self.gates.status != RunStatus.AWAITING_APPROVAL else None
+        waiting = (RunStatus.AWAITING_APPROVAL, RunStatus.AWAITING_PERMISSION)
+        return None if self.gates.status in waiting else self._last_action_step()
 
     def run(self, wait: bool = True, timeout: float | None = None) -> Any:
         """Run to the end; with `wait`, return the run's output once it ended (None if it stopped,
@@ -202,6 +212,10 @@ class RunDriver:
     def reject(self, note: str = "") -> None:
         self.gates.reject(note)
 
+    def answer_permission(self, answer: str) -> None:
+        """Answer the permission asked for: "once", "run" or "deny" (the ask panel's buttons)."""
+        self.gates.answer_permission(answer)
+
     def _wait(self, predicate: Callable[[Any], bool], timeout: float | None) -> None:
         try:
             self.gates.wait_for(lambda c: predicate(c) or not self.session.active, timeout)
@@ -223,7 +237,7 @@ class RunDriver:
     # ------------------------------------------------------------------ the widget's commands
 
     def handle_command(self, message: dict[str, Any]) -> None:
-        """Carry out a command from the widget: {"action": one of ACTIONS, "code"?, "note"?, "step"?, "on"?}.
+        """Carry out a command from the widget: {"action": one of ACTIONS, "code"?, "note"?, "step"?, "on"?, "answer"?}.
 
         Raises `ControlError` (a ValueError) with a message for the person when it cannot act.
         """
@@ -252,6 +266,8 @@ class RunDriver:
             self.rerun(_step_number(message.get("step")))
         elif action == "approve_mode":
             self.gates.approve_code = bool(message.get("on"))
+        elif action == "permission":
+            self.gates.answer_permission(message.get("answer"))  # type: ignore[arg-type]  # checked there
 
     def _run_or_approve(self, message: dict[str, Any]) -> None:
         self.gates.go(None, _code(message))
@@ -268,6 +284,7 @@ class RunDriver:
         if not active and status in LIVE_STATUSES:
             status = RunStatus.IDLE.value  # a run that was abandoned without ending (e.g. a closed generator)
         awaiting = status == RunStatus.AWAITING_APPROVAL
+        asking = status == RunStatus.AWAITING_PERMISSION
         live = active and not state["stopping"]
         state.update(
             status=status,
@@ -278,10 +295,13 @@ class RunDriver:
             can={
                 "run": live and (status == "paused" or awaiting or (status == "running" and state["mode"] != "run")),
                 "step": live and (status == "paused" or awaiting),
-                "pause": live and status in ("running", "awaiting_approval") and state["mode"] != "pause",
+                "pause": live
+                and status in ("running", "awaiting_approval", "awaiting_permission")
+                and state["mode"] != "pause",
                 "stop": active,  # never greyed out while the run is under way: a second Stop is harmless
                 "approve": live and awaiting,
                 "reject": live and awaiting,
+                "permission": live and asking and state["pending_ask"] is not None,
                 "rerun": not state["stopping"],
             },
         )

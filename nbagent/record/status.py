@@ -59,6 +59,7 @@ class RunStatus(str, Enum):
     RUNNING = "running"
     PAUSED = "paused"
     AWAITING_APPROVAL = "awaiting_approval"
+    AWAITING_PERMISSION = "awaiting_permission"  # the code was refused a file or a host: a person is asked
     STOPPED = "stopped"
     DONE = "done"
     ERROR = "error"
@@ -72,7 +73,14 @@ class RunStatus(str, Enum):
 
 
 STATUSES: tuple[str, ...] = tuple(status.value for status in RunStatus)
-LIVE_STATUSES = frozenset({RunStatus.RUNNING.value, RunStatus.PAUSED.value, RunStatus.AWAITING_APPROVAL.value})
+LIVE_STATUSES = frozenset(
+    {
+        RunStatus.RUNNING.value,
+        RunStatus.PAUSED.value,
+        RunStatus.AWAITING_APPROVAL.value,
+        RunStatus.AWAITING_PERMISSION.value,
+    }
+)
 ENDED_STATUSES = frozenset(
     {
         RunStatus.STOPPED.value,
@@ -85,7 +93,9 @@ ENDED_STATUSES = frozenset(
     }
 )
 # A halt is any point where the loop's thread waits or stops: what "step once" and "run" wait for.
-HALT_STATUSES = frozenset({RunStatus.PAUSED.value, RunStatus.AWAITING_APPROVAL.value, *ENDED_STATUSES})
+HALT_STATUSES = frozenset(
+    {RunStatus.PAUSED.value, RunStatus.AWAITING_APPROVAL.value, RunStatus.AWAITING_PERMISSION.value, *ENDED_STATUSES}
+)
 
 _STATUS_OF_OUTCOME = {
     RunOutcome.SUCCESS: RunStatus.DONE,

@@ -135,7 +135,11 @@ class ActionStep(MemoryStep):
     dict per name, `{"name", "change": "created" | "rebound" | "modified" | "deleted", "type",
     "detail"}` (nbagent/sandbox/changes.py); None when the step ran no code. `warnings` are
     the warnings (a library's DeprecationWarning, …) raised while the code ran, one line each:
-    kept on the step for a person, out of the observations the model reads.
+    kept on the step for a person, out of the observations the model reads. `permissions` lists
+    what the sandbox refused the code and what became of it, one dict per refusal asked about (or never
+    granted): `{"kind": "read" | "write" | "connect" | "network", "target", "answer": "once" | "run" |
+    "deny" | "never", "scope": "once" | "run" | None, "by": "person" | "policy" | "nobody" | "sandbox",
+    "reason"?, "granted"?, "error"?, "rewound"?}` (nbagent/loop/permissions.py); None when nothing was refused.
     """
 
     step_number: int = 1
@@ -157,6 +161,7 @@ class ActionStep(MemoryStep):
     rewritten_code_action: str | None = None
     edited_code_action: str | None = None
     warnings: list[str] | None = None
+    permissions: list[dict[str, Any]] | None = None
 
     def to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
         messages: list[ChatMessage] = []

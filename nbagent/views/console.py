@@ -32,12 +32,14 @@ from nbagent.record.status import answered, looks_like_error, outcome_message, r
 from nbagent.text import plain_text
 
 from .code_diff import code_changes
+from .permissions import permission_text
 from .state import is_forced_answer
 from .thought import step_thought
 
 __all__ = ["LogLevel", "ConsoleView", "replay_memory"]
 
 ACCENT = "#d4b702"
+_PERMISSION_STYLES = {"once": "green", "run": "green", "deny": "yellow", "never": "red"}
 
 
 class ConsoleView:
@@ -151,6 +153,10 @@ def render_action_step(step: ActionStep, level: LogLevel, show_model_output: boo
             out.append(Text(step.observations.rstrip()))
         if step.warnings:
             out.append(Text(_warnings_line(step.warnings), style="dim yellow"))
+        for entry in getattr(step, "permissions", None) or []:
+            out.append(
+                Text(f"Permission: {permission_text(entry)}", style=_PERMISSION_STYLES.get(entry.get("answer"), ""))
+            )
         for index, image in enumerate(step.observations_images or [], 1):
             out.append(Text(image_placeholder(image, index), style="magenta"))
     if step.error is not None:

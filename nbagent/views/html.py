@@ -31,6 +31,7 @@ STATUS_LABELS = {
     "running": "running",
     "paused": "paused",
     "awaiting_approval": "awaiting approval",
+    "awaiting_permission": "awaiting permission",
     "stopped": "stopped",
     "done": "done",
     "error": "failed",

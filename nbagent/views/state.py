@@ -14,7 +14,7 @@ Widget traitlets (nbagent/notebook/widget.py; the same schema as JSDoc typedefs 
       "task": str,                      # the latest task of the run
       "agent_name": str | None,
       "model_id": str | None,
-      "status": "idle" | "running" | "paused" | "awaiting_approval"
+      "status": "idle" | "running" | "paused" | "awaiting_approval" | "awaiting_permission"
                 | "stopped" | "done" | "error" | "max_steps" | "no_answer" | "timed_out" | "stuck",
       "outcome": None | "success" | "max_steps_error" | "stopped" | "error" | "timed_out" | "stuck"
                  | "model_error" | "error_answer",   # how it ended (record/status.py)
@@ -55,6 +55,7 @@ A step is one of::
      "tool_calls": [{"name": str, "arguments": Any}],   # not the CodeAgent's own python_interpreter call
      "observations": str | None,        # execution logs / tool results
      "warnings": [str],                 # warnings raised while the code ran (kept out of the observations)
+     "permissions": [permission, ...],  # what the sandbox refused the code and the answer, see below
      "error": str | None,
      "images": [int],
      "action_output": str | None,       # str() of the value the step returned
@@ -77,7 +78,10 @@ before steps said who: a change of unknown origin), and ``change`` is ``{"name":
 "modified" | "deleted", "type": str, "detail": str, "kept"?: true}``
 (nbagent/sandbox/changes.py: ``type`` like "DataFrame 50×6", ``detail``
 like "+1 column total_revenue"; ``kept``: the change stayed in the agent's
-copy, ``copy_inputs``).
+copy, ``copy_inputs``), and ``permission`` is ``{"kind": "read" | "write" |
+"connect" | "network", "target": str, "answer": "once" | "run" | "deny" |
+"never", "text": str}`` (nbagent/views/permissions.py: ``text`` like
+"Allowed once: write `/work/out.csv` (by you)").
 
 Transient custom messages (Python -> JS) are not state: ``{"type":
 "step_start", "step_number", "kind"}``, ``{"type": "delta", "step_number",
@@ -114,6 +118,7 @@ from nbagent.record.status import STATUSES, RunOutcome, looks_like_error, run_ou
 from nbagent.text import plain_text
 
 from .code_diff import code_changes
+from .permissions import permission_state
 from .task_preview import task_parts
 
 __all__ = [
@@ -244,6 +249,7 @@ def _base_step(kind: str, step_number: int | None) -> dict[str, Any]:
         "tool_calls": [],
         "observations": None,
         "warnings": [],
+        "permissions": [],
         "error": None,
         "images": [],
         "action_output": None,
@@ -271,6 +277,7 @@ def action_step_to_dict(step: ActionStep, images: ImageStore, children: list[dic
         tool_calls=[_tool_call(c) for c in calls],
         observations=_text(step.observations),
         warnings=[_text(w) for w in getattr(step, "warnings", None) or []],
+        permissions=[permission_state(entry) for entry in getattr(step, "permissions", None) or []],
         error=_error(step.error),
         images=images.add_all(step.observations_images),
         action_output=None if output is None or is_image(output) else _text(plain_text(output)),

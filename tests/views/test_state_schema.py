@@ -23,6 +23,7 @@ from nbagent.errors import AgentExecutionError
 from nbagent.loop.variables import describe_variables
 from nbagent.models.base import ChatMessage, TokenUsage
 from nbagent.record import FinalAnswerStep, RunStart, StepStart, ToolCall, ToolOutput
+from nbagent.sandbox.wire.capabilities import RefusedCapability
 from nbagent.views.state import RunStateBuilder, memory_to_state
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -161,6 +162,8 @@ class SchemaCheck:
             self.check("ToolCall", call, f"{where}.tool_calls[{j}]")
         for j, change in enumerate(step.get("changes") or []):
             self.check("NamespaceChange", change, f"{where}.changes[{j}]")
+        for j, entry in enumerate(step.get("permissions") or []):
+            self.check("Permission", entry, f"{where}.permissions[{j}]")
         for j, change in enumerate(step.get("code_changes") or []):
             self.check("CodeChange", change, f"{where}.code_changes[{j}]")
         for j, part in enumerate(step.get("parts") or []):
@@ -172,6 +175,7 @@ class SchemaCheck:
     def controls(self, snapshot: dict[str, Any], where: str = "controls") -> None:
         self.check("ControlsSnapshot", snapshot, where)
         self.check("ControlsCan", snapshot.get("can"), f"{where}.can")
+        self._optional("PendingAsk", snapshot.get("pending_ask"), f"{where}.pending_ask")
 
     def message(self, content: dict[str, Any], where: str) -> None:
         kind = content.get("type")
@@ -232,6 +236,7 @@ def every_step_kind(image: Image.Image) -> AgentMemory:
             observations_images=[Image.new("RGB", (8, 8), (0, 0, 255))],
             token_usage=TokenUsage(120, 25),
             namespace_changes=[{"name": "img", "change": "created", "type": "Image", "detail": "", "kept": True}],
+            permissions=[{"kind": "write", "target": "/w/a.png", "answer": "once", "scope": "once", "by": "person"}],
         ),
         ActionStep(
             step_number=3,
@@ -339,6 +344,7 @@ def test_memory_to_state_matches(typedefs: dict[str, Typedef], red_image: Image.
         "CodeChange",
         "TaskPart",
         "PreviewTable",
+        "Permission",
         *STEP_TYPES.values(),
     }
 
@@ -376,7 +382,9 @@ def test_every_typedef_is_compared_with_what_python_builds(typedefs: dict[str, T
     check = SchemaCheck(typedefs)
     check.run(memory_to_state(every_step_kind(red_image))[0])
     built_from_events(check)
-    check.controls(scripted_code_agent().driver.snapshot())
+    asking = scripted_code_agent()
+    with asking.gates.waiting_for_person(2, RefusedCapability("write", "/w/a.png")):  # a permission ask pending
+        check.controls(asking.driver.snapshot())
     widget_messages(check)
     objects = {name for name in typedefs if _is_object(typedefs, name)}
     # StepFields is compared through ActionStep and PlanningStep, which add nothing but their `kind`.

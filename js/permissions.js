@@ -1,0 +1,20 @@
+// A step's permission asks and their answers, one line each ("Allowed once: write `/work/out.csv` (by you)"):
+// the text comes from Python (nbagent/views/permissions.py), so the widget and the static page say the same.
+// Its styles are in js/asks.css (bundled through js/asks.js: step.js stays importable by node, without CSS).
+import { h } from "./dom.js";
+
+/** @import { Permission } from "./types.js" */
+
+/**
+ * The list of a step's permissions, or null when the sandbox refused it nothing.
+ * @param {Permission[] | null | undefined} permissions
+ * @returns {HTMLElement | null}
+ */
+export function renderPermissions(permissions) {
+  if (!permissions || permissions.length === 0) return null;
+  return h(
+    "ul",
+    { class: "nba-block nba-permissions", "aria-label": "Permissions" },
+    permissions.map((entry) => h("li", { class: "nba-permission", dataset: { answer: entry.answer } }, entry.text)),
+  );
+}
