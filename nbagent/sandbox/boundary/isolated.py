@@ -231,7 +231,11 @@ class IsolatedPythonExecutor:
         self.last_changes = []
         self.last_notes = []
         self._code = code_action
-        return self._locked(lambda: self._run({"t": "exec", "code": code_action}, []))
+        try:
+            return self._locked(lambda: self._run({"t": "exec", "code": code_action}, []))
+        finally:
+            if self.timeline.snapshots:  # the values the write-back replaced are now held by snapshots alone
+                self.timeline.enforce(self.state)
 
     def restart(self) -> None:
         """Replace the worker by a fresh fork of the kernel (objects that live only in the old one are lost)."""
