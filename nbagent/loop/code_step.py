@@ -141,8 +141,9 @@ class CodeLoop(AgentLoop):
     def authorized_imports_text(self) -> str:
         return ", ".join(sorted(self.authorized_imports))
 
-    def _prepare_executor(self) -> None:
-        self.python_executor.send_variables(self.state)
+    def _prepare_executor(self, resume: bool = False) -> None:
+        if not resume:  # a re-run goes on from the namespace as it was before the step, not the run's first values
+            self.python_executor.send_variables(self.state)
         self.python_executor.send_tools({**self.tools, **self.managed_agents})
 
     def _step_stream(self, memory_step: ActionStep) -> Iterator[Any]:
@@ -283,17 +284,25 @@ class CodeLoop(AgentLoop):
             asks.rewound(self._rewind(memory_step.step_number))
 
     def _rewind(self, step_number: int) -> str:
-        """Undo what the failed attempt did to the namespace; an executor without `rewind` is skipped quietly."""
+        """Undo what the failed attempt did to the namespace (a fresh worker too, where the grant takes effect); an
+        executor without `rewind` is skipped quietly. A rewind that fails is said, never raised: the code runs again
+        over what the failed attempt left."""
         rewind = getattr(self.python_executor, "rewind", None)
         if rewind is None:
             return ""
-        return str(getattr(rewind(step_number), "note", "") or "")
+        try:
+            return str(getattr(rewind(step_number), "note", "") or "")
+        except Exception as failure:
+            return f"The failed attempt could not be undone ({type(failure).__name__}: {failure})."
 
     def _run_code(self, memory_step: ActionStep) -> tuple[Any, list[Any]]:
         """One call of the executor on the step's code: its output and the images it drew or its tools made."""
         # tools run here and report their images; figures are drawn where the code runs: an isolated
         # worker sends them back (output.images), the local executor draws them in this process
         local = isinstance(self.python_executor, LocalPythonExecutor)
+        checkpoint = getattr(self.python_executor, "checkpoint", None)
+        if checkpoint is not None:  # the namespace before this step's code, for "re-run from here" (and again
+            checkpoint(memory_step.step_number)  # after a rewound, refused attempt: the same state)
         with (
             collect_images(load_matplotlib=local and _authorized("matplotlib", self.authorized_imports)) as images,
             self._live_prints(memory_step.step_number),

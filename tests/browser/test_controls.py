@@ -354,7 +354,7 @@ def test_rerun_from_step_1_while_a_blocking_run_is_paused(page, notebook):
     rerun.click()
     wait_done(page, 1, timeout=30)  # the same cell went on with the fork and returned
     expect(status(view)).to_have_text("done")
-    expect(view.locator(".nba-control-message")).to_contain_text("not undone")
+    expect(view.locator(".nba-control-message")).to_contain_text("as they were before step 1")
     expect(action_steps(view).first.locator(".nba-logs")).to_contain_text("second try")
     expect(view.locator(".nba-final")).to_contain_text("10")
     out = output_of(page, 2, "report(agent); print(agent.forks[0].action_steps()[0].observations)")

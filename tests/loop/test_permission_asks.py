@@ -1,8 +1,9 @@
 """A refused capability pauses the step and asks (issue 23): the policy, the gates, the re-run, the record.
 
 The thing under test is the loop's logic, so the executor is a small double: a real `LocalPythonExecutor`
-whose `save(path)` and `peek(path)` functions are refused until granted, listing the refusals in
-`last_refusals` as the isolated executor does (tests/sandbox/test_refusals.py tests the real boundary).
+(its own checkpoint and rewind included) whose `save(path)` and `peek(path)` functions are refused until granted,
+listing the refusals in `last_refusals` as the isolated executor does (tests/sandbox/test_refusals.py tests the
+real boundary).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import io
 import sys
 import threading
 import time
-from types import SimpleNamespace
 
 import pytest
 from control_helpers import code, wait_until
@@ -74,9 +74,9 @@ class RefusingExecutor(LocalPythonExecutor):
         self.granted.remove(grant)
         self.revoked.append(grant)
 
-    def rewind(self, step_number: int) -> SimpleNamespace:
+    def rewind(self, step_number: int):
         self.rewinds.append(step_number)
-        return SimpleNamespace(note=f"The namespace is as it was before step {step_number}.", unrestorable={})
+        return super().rewind(step_number)  # the executor's own time travel (the lead's, issue 23 item 1)
 
     @property
     def grants(self) -> list[Grant]:
@@ -109,7 +109,7 @@ def answering(*answers: str):
     return policy, seen
 
 
-WRITE = f"n = n + 1 if 'n' in dir() else 1\nsave({OUT!r})\nprint('saved')"
+WRITE = f"try:\n    tries += 1\nexcept NameError:\n    tries = 1\nsave({OUT!r})\nprint('saved', tries)"
 
 
 def test_allow_once_runs_the_same_code_again_in_the_step_and_revokes_the_grant_when_the_step_ends():
@@ -117,7 +117,7 @@ def test_allow_once_runs_the_same_code_again_in_the_step_and_revokes_the_grant_w
     agent, model, executor = make_agent(WRITE, "final_answer('done')", on_permission=policy)
     assert agent.run("Save the report.") == "done"
     step = agent.memory.action_steps()[0]
-    assert step.error is None and "saved" in step.observations
+    assert step.error is None and "saved 1" in step.observations  # the refused attempt's `tries` was undone
     assert executor.written == [OUT] and executor.calls == 3  # refused, the same code again, the answer step
     assert len(model.calls) == 2  # no model call for the re-run
     assert executor.rewinds == [1]  # the failed attempt was undone before the code ran again
@@ -127,7 +127,7 @@ def test_allow_once_runs_the_same_code_again_in_the_step_and_revokes_the_grant_w
     assert (
         entry["kind"] == "write" and entry["target"] == OUT and entry["answer"] == "once" and entry["scope"] == "once"
     )
-    assert entry["by"] == "policy" and "before step 1" in entry["rewound"]
+    assert entry["by"] == "policy" and entry["rewound"].startswith("Variables are as they were before step 1")
     assert agent.grants == [Grant("write", OUT, "once")]
 
 
