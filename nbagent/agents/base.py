@@ -33,6 +33,9 @@ class MultiStepAgent(AgentLoop):
     Constructor options follow smolagents. Where nbagent differs: `model=None`
     means the offline default model; `show_widget=None` shows the live widget
     when running inside a notebook (False: never; the console is used then).
+    nbagent's own: `max_time` (the run's time limit) and `on_permission` (what a
+    file or host the sandbox refused the code becomes: "ask" a person, "deny",
+    or `f(ask) -> "once" | "run" | "deny"`; see nbagent/loop/permissions.py).
     """
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -26,6 +26,9 @@ class CodeAgent(CodeLoop, MultiStepAgent):
         namespace: the dict the code runs in, e.g. a notebook's `get_ipython().user_ns`;
             what the code defines stays there. Default: a private dict.
         executor_type: "isolated" (a confined worker process; the default) or "local".
+        on_permission: when the sandbox refuses the code a file, a host or the network: "ask" (the default:
+            the widget or the terminal asks a person; nobody there, denied), "deny", or `f(ask) -> "once" |
+            "run" | "deny"`. Allowed, the step's code runs again with the grant.
         stream_outputs: stream the model's text into `run(stream=True)` (smolagents' option).
         use_structured_outputs_internally: ask the model for JSON `{"thought", "code"}`
             (`CODEAGENT_RESPONSE_FORMAT`) at each action step. Unlike smolagents, the system prompt

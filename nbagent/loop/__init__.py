@@ -5,7 +5,8 @@ Modules:
     code_step   CodeLoop: a step that writes Python and runs it in the sandbox
     tool_step   ToolCallingLoop: a step that calls tools by name with JSON arguments
     session     RunSession: runs and "re-run from step k" strung into one event stream; forks
-    gates       RunGates: stop, pause, step budget and code approval, passed by the loop, opened from any thread
+    gates       RunGates: stop, pause, step budget, code approval and permission asks, opened from any thread
+    permissions on_permission: what a refused file or host becomes (asked, denied, a function's answer); the grants
     deadline    RunDeadline: a run's time limit (max_time), which stops it like Stop; "10m" read as seconds
     repeats     the same failing code twice in a row is not run a third time (what the model is told)
     error_keys  what key or shape a pandas or numpy error names (for the hints after a failed step)
