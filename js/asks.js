@@ -3,7 +3,6 @@
 // buttons: Allow once (the step's code runs again with the grant, which ends with the step), Allow for this
 // run, and Deny (the model is told, and does without). State: the `controls` snapshot's `pending_ask` and
 // `can.permission` (nbagent/notebook/driver.py); a click sends {action: "permission", answer}.
-import "./asks.css";
 import { h } from "./dom.js";
 import { RunStatus } from "./status.js";
 
@@ -17,7 +16,7 @@ export const ASK_BUTTONS = Object.freeze([
 ]);
 
 /**
- * The question as nodes: text, with each `backticked` part (a path, a host) as code.
+ * A question or an answer's line as nodes: text, with each `backticked` part (a path, a host) as code.
  * @param {string} text e.g. "Step 3 wants to write `out/report.csv`"
  * @returns {Array<Node | string>}
  */

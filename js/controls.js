@@ -9,6 +9,7 @@
 // ControlChannel comm,
 // which the kernel hears even while a cell runs (see nbagent/notebook/channel.py).
 import "./controls.css";
+import "./asks.css";
 import { AskView } from "./asks.js";
 import { h } from "./dom.js";
 import { LIVE_STATUSES as LIVE, RunStatus, STATUS_LABELS, isRunStatus } from "./status.js";

@@ -1,6 +1,7 @@
 // A step's permission asks and their answers, one line each ("Allowed once: write `/work/out.csv` (by you)"):
 // the text comes from Python (nbagent/views/permissions.py), so the widget and the static page say the same.
-// Its styles are in js/asks.css (bundled through js/asks.js: step.js stays importable by node, without CSS).
+// A `backticked` path or host shows as code. Styles: js/asks.css (bundled through the controls).
+import { askNodes } from "./asks.js";
 import { h } from "./dom.js";
 
 /** @import { Permission } from "./types.js" */
@@ -15,6 +16,8 @@ export function renderPermissions(permissions) {
   return h(
     "ul",
     { class: "nba-block nba-permissions", "aria-label": "Permissions" },
-    permissions.map((entry) => h("li", { class: "nba-permission", dataset: { answer: entry.answer } }, entry.text)),
+    permissions.map((entry) =>
+      h("li", { class: "nba-permission", dataset: { answer: entry.answer } }, askNodes(entry.text)),
+    ),
   );
 }

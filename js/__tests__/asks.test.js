@@ -93,7 +93,8 @@ describe("the ask in the run's controls", () => {
     const step = view.el.querySelector('.nba-steps > .nba-step-action[data-step="3"]');
     expect(step.nextSibling).toBe(controls.ask);
     const first = view.el.querySelector('.nba-steps > .nba-step-action[data-step="1"] .nba-permission');
-    expect(first.textContent).toBe("Denied: write `/w/a.csv`");
+    expect(first.textContent).toBe("Denied: write /w/a.csv");
+    expect(first.querySelector("code").textContent).toBe("/w/a.csv");
     expect(controls.ask.hidden).toBe(false);
     byName(view.el, "Allow once").click();
     expect(sent).toEqual([{ action: "permission", answer: "once" }]);
@@ -107,9 +108,10 @@ describe("renderPermissions", () => {
       { kind: "connect", target: "x.org:443", answer: "deny", text: "Denied: connect to `x.org:443` (by you)" },
     ]);
     expect([...list.querySelectorAll("li")].map((li) => [li.dataset.answer, li.textContent])).toEqual([
-      ["once", "Allowed once: write `/w/a.csv` (by you)"],
-      ["deny", "Denied: connect to `x.org:443` (by you)"],
+      ["once", "Allowed once: write /w/a.csv (by you)"],
+      ["deny", "Denied: connect to x.org:443 (by you)"],
     ]);
+    expect([...list.querySelectorAll("li code")].map((code) => code.textContent)).toEqual(["/w/a.csv", "x.org:443"]);
     expect(renderPermissions([])).toBe(null);
     expect(renderPermissions(undefined)).toBe(null);
   });

@@ -1,0 +1,162 @@
+"""Permission asks in a real JupyterLab (Chromium): the step waits, the widget asks, a click answers.
+
+One notebook, one kernel, three runs in blocking cells: "Allow once", "Allow for this run" and "Deny". Each
+shows the ask ("Step 1 wants to write `out/report.csv`") after the step that was refused, the click answers it
+while the cell still executes, and the step's outcome follows (saved; saved twice with one ask; denied, the model
+told). Until the sandbox's refusals are merged the executor is a small double defined in the notebook: a real
+`LocalPythonExecutor` whose `save(path)` is refused until granted and listed in `last_refusals`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from labkit import Lab, command, open_notebook, run_all, wait_idle, write_notebook
+from playwright.sync_api import expect
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+NAME = "permission_asks.ipynb"
+VIEW = ".nbagent-widget[data-rendered='1'] .nbagent"
+QUESTION = "Step 1 wants to write out/report.csv"
+
+SETUP = '''\
+%load_ext nbagent
+import os
+from nbagent import CodeAgent, ScriptedModel
+from nbagent.sandbox import LocalPythonExecutor
+from nbagent.sandbox.wire.capabilities import Grant, RefusedCapability
+
+F = "`" * 3
+OUT = os.path.join(os.path.realpath(os.getcwd()), "out", "report.csv")
+
+class RefusingExecutor(LocalPythonExecutor):
+    """save(path) works only where granted; what it was refused is in last_refusals, as the sandbox says it."""
+
+    def __init__(self):
+        self.granted, self.written, self.last_refusals = [], [], []
+        super().__init__(additional_functions={"save": self._save})
+
+    def _save(self, path):
+        if not any(g.kind == "write" and g.target == path for g in self.granted):
+            self.last_refusals = [RefusedCapability("write", path)]
+            raise PermissionError(13, "Permission denied", path)
+        self.written.append(path)
+
+    def __call__(self, code):
+        self.last_refusals = []
+        return super().__call__(code)
+
+    def grant(self, refused, scope="run"):
+        self.granted.append(Grant(refused.kind, refused.target, scope))
+        return self.granted[-1]
+
+    def revoke(self, grant):
+        self.granted.remove(grant)
+
+def writer(saves):
+    bodies = [f"save({OUT!r})\\nprint('saved')"] * saves + ["final_answer('done')"]
+    model = ScriptedModel([f"Thought: save it.\\n{F}python\\n{body}\\n{F}" for body in bodies])
+    agent = CodeAgent(tools=[], model=model, executor_type="local", max_steps=len(bodies))
+    agent.python_executor = RefusingExecutor()
+    return agent
+'''
+CELLS = [
+    SETUP,
+    'once = writer(1)\nonce.run("Save the report.")',
+    'for_run = writer(2)\nfor_run.run("Save the report twice.")',
+    'denied = writer(1)\ndenied.run("Save the report.")',
+    "for agent in (once, for_run, denied):\n"
+    "    print([[p['answer'] for p in s.permissions or []] for s in agent.memory.action_steps()],"
+    " len(agent.python_executor.written), agent.python_executor.granted, agent.last_result.state)",
+]
+
+
+# The contrast of the ask's question and buttons with what is behind them, and how light that background is.
+ASK_CONTRAST = """ask => {
+  const rgb = c => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const background = el => { for (let e = el; e; e = e.parentElement) { const c = rgb(getComputedStyle(e).backgroundColor);
+    if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c.slice(0, 3); } return [255, 255, 255]; };
+  const ratio = el => { const a = lum(rgb(getComputedStyle(el).color).slice(0, 3)), b = lum(background(el));
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); };
+  const parts = {text: '.nba-ask-text', once: '.nba-ask-once', run: '.nba-ask-run', deny: '.nba-ask-deny'};
+  return {...Object.fromEntries(Object.entries(parts).map(([k, s]) => [k, ratio(ask.querySelector(s))])),
+          background: lum(background(ask))};
+}"""
+
+
+@pytest.fixture(scope="module")
+def notebook(lab: Lab) -> str:
+    write_notebook(lab.notebook_dir / NAME, CELLS)
+    return NAME
+
+
+def cell(page, index: int):
+    return page.locator(".jp-Notebook .jp-Cell").nth(index)
+
+
+def readable_in_both_themes(page, ask, artifacts: Path) -> None:
+    """The ask reads well (contrast 4.5:1 or more) in JupyterLab's dark theme and its light one."""
+    for theme in ("JupyterLab Dark", "JupyterLab Light"):
+        command(page, "apputils:change-theme", {"theme": theme}, wait=True)
+        expect(page.locator("body")).to_have_attribute("data-jp-theme-name", theme, timeout=30_000)
+        page.wait_for_timeout(300)
+        measured = ask.evaluate(ASK_CONTRAST)
+        assert (measured.pop("background") < 0.2) == (theme == "JupyterLab Dark"), theme
+        low = {part: round(ratio, 2) for part, ratio in measured.items() if ratio < 4.5}
+        assert not low, f"{theme}: contrast below 4.5:1 for {low}"
+        ask.screenshot(path=str(artifacts / f"permission_ask_{theme.split()[-1].lower()}.png"))
+
+
+def answer(page, index: int, button: str, artifacts: Path | None = None):
+    """Wait for cell `index`'s widget to ask, check where and what, click `button`; the widget's view."""
+    view = cell(page, index).locator(VIEW)
+    ask = view.locator(".nba-ask")
+    expect(ask).to_be_visible(timeout=90_000)
+    expect(view.locator(".nba-header .nba-status")).to_have_text("awaiting permission")
+    expect(ask.locator(".nba-ask-text")).to_have_text(QUESTION)
+    expect(ask.locator("code.nba-ask-target")).to_have_text("out/report.csv")
+    names = ask.get_by_role("button").all_inner_texts()
+    assert names == ["Allow once", "Allow for this run", "Deny"]
+    assert ask.evaluate("el => el.previousElementSibling.dataset.step") == "1"  # right after the step that asked
+    if artifacts is not None:
+        readable_in_both_themes(page, ask, artifacts)
+    ask.get_by_role("button", name=button, exact=True).click()
+    return view
+
+
+def test_allow_once_allow_for_the_run_and_deny(lab: Lab, page, notebook: str, artifacts: Path) -> None:
+    open_notebook(page, lab, notebook)
+    run_all(page)
+    once = answer(page, 1, "Allow once", artifacts)
+    expect(once.locator(".nba-header .nba-status")).to_have_text("done", timeout=60_000)
+    expect(once.locator(".nba-ask")).to_be_hidden()
+    first = once.locator(".nba-step-action").first
+    expect(first.locator(".nba-permission")).to_have_text(
+        f"Allowed once: write {lab.notebook_dir.resolve()}/out/report.csv (by you)"
+    )
+    expect(first).to_contain_text("saved")
+
+    for_run = answer(page, 2, "Allow for this run")
+    expect(for_run.locator(".nba-header .nba-status")).to_have_text("done", timeout=60_000)
+    expect(for_run.locator(".nba-permission")).to_have_count(1)  # the second write was not asked for
+    expect(for_run.locator(".nba-permission")).to_have_attribute("data-answer", "run")
+
+    denied = answer(page, 3, "Deny")
+    expect(denied.locator(".nba-header .nba-status")).to_have_text("done", timeout=60_000)
+    step = denied.locator(".nba-step-action").first
+    expect(step.locator(".nba-permission")).to_have_attribute("data-answer", "deny")
+    expect(step).to_contain_text("A person denied permission to write")
+    expect(step).to_contain_text("Do without it")
+    denied.screenshot(path=str(artifacts / "permission_denied.png"))
+
+    wait_idle(page)
+    report = cell(page, 4).locator(".jp-OutputArea-output").last.inner_text()
+    assert report.splitlines() == [
+        "[['once'], []] 1 [] success",  # the once grant ended with its step
+        "[['run'], [], []] 2 [] success",  # one ask for two writes; the run's grant ended with the run
+        "[['deny'], []] 0 [] success",
+    ]
