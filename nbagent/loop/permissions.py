@@ -170,7 +170,10 @@ class StepAsks:
         if never:  # the code would be refused again whatever a person said: nobody is asked
             for refused in never:
                 self._record(refused, Decision("never", "sandbox", refused.reason))
-                self.notes.append(f"The sandbox never grants permission to {refused.describe()}. {_reason(refused)}")
+                why = f" ({refused.reason})" if refused.reason else ""
+                self.notes.append(
+                    f"The sandbox never grants permission to {refused.describe()}{why}. {_do_without(refused)}"
+                )
             return False
         granted = False
         for refused in refusals:
@@ -281,7 +284,3 @@ def _denial(refused: RefusedCapability, decision: Decision) -> str:
 
 def _do_without(refused: RefusedCapability) -> str:
     return f"Do without it: {_INSTEAD.get(refused.kind, 'use what you already have')}."
-
-
-def _reason(refused: RefusedCapability) -> str:
-    return f"({refused.reason}) {_do_without(refused)}" if refused.reason else _do_without(refused)
