@@ -232,6 +232,8 @@ class StepAsks:
             entry["reason"] = decision.reason
         if grant is not None and grant.target != refused.target:
             entry["granted"] = grant.target  # e.g. the nearest existing folder of a file to be created
+        if getattr(grant, "note", ""):  # what the grant did beyond the question's words (the executor says)
+            entry["note"] = grant.note  # type: ignore[union-attr]
         if error:
             entry["error"] = error
         self.records.append(entry)
@@ -258,7 +260,8 @@ def grants_of(steps: list[Any]) -> list[Grant]:
     for step in steps:
         for entry in getattr(step, "permissions", None) or []:
             if entry.get("scope") in ("once", "run"):
-                grants.append(Grant(entry["kind"], entry.get("granted") or entry["target"], entry["scope"]))
+                said = {"note": entry["note"]} if entry.get("note") else {}
+                grants.append(Grant(entry["kind"], entry.get("granted") or entry["target"], entry["scope"], **said))
     return grants
 
 

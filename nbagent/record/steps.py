@@ -139,7 +139,7 @@ class ActionStep(MemoryStep):
     what the sandbox refused the code and what became of it, one dict per refusal asked about (or never
     granted): `{"kind": "read" | "write" | "connect" | "network", "target", "answer": "once" | "run" |
     "deny" | "never", "scope": "once" | "run" | None, "by": "person" | "policy" | "nobody" | "sandbox",
-    "reason"?, "granted"?, "error"?, "rewound"?}` (nbagent/loop/permissions.py); None when nothing was refused.
+    "reason"?, "granted"?, "note"?, "error"?, "rewound"?}` (nbagent/loop/permissions.py); None when nothing was refused.
     """
 
     step_number: int = 1

@@ -2,7 +2,8 @@
 
 Each entry is a dict of `ActionStep.permissions` (nbagent/loop/permissions.py): `kind`, `target`, `answer`
 ("once", "run", "deny", "never"), `by` ("person", "policy", "nobody", "sandbox"), and maybe `reason`,
-`granted` (what was granted in its place, e.g. a file's folder) and `error` (the grant failed).
+`granted` (what was granted in its place, e.g. a file's folder), `note` (what the grant did beyond that) and
+`error` (the grant failed).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ def permission_text(entry: dict[str, Any]) -> str:
         why.append(str(entry["reason"]))
     if entry.get("granted"):
         why.append(f"granted as `{entry['granted']}`")
+    if entry.get("note"):
+        why.append(str(entry["note"]))
     if entry.get("error"):
         why.append(f"the grant failed: {entry['error']}")
     return f"{said}: {what}" + (f" ({'; '.join(why)})" if why else "")

@@ -25,6 +25,7 @@ from nbagent.sandbox import LocalPythonExecutor
 from nbagent.sandbox.wire.capabilities import Grant, RefusedCapability
 from nbagent.views.console import replay_memory
 from nbagent.views.html import memory_to_html
+from nbagent.views.permissions import permission_text
 from nbagent.views.state import memory_to_state
 
 OUT = "/data/out/report.csv"
@@ -353,3 +354,20 @@ def test_the_widgets_driver_answers_and_says_when_it_can():
     thread.join(10)
     assert not driver.snapshot()["can"]["permission"] and executor.written == []
     assert agent.memory.action_steps()[0].permissions[0]["by"] == "person"
+
+
+def test_what_the_executor_granted_in_the_questions_place_is_recorded():
+    agent, _, executor = make_agent(WRITE, "final_answer('done')", on_permission=lambda ask: "run")
+    folder = Grant("write", "/data/out/", "run")  # e.g. the folder of a file that does not exist yet
+
+    def grant_folder(refused: RefusedCapability, scope: str = "run") -> Grant:
+        executor.granted.append(Grant(refused.kind, refused.target, scope))  # the double's own bookkeeping
+        return folder
+
+    executor.grant = grant_folder
+    executor.revoke = lambda grant: executor.revoked.append(grant)
+    agent.run("Save the report.")
+    (entry,) = agent.memory.action_steps()[0].permissions
+    assert entry["target"] == OUT and entry["granted"] == "/data/out/"
+    assert agent.grants == [folder] and executor.revoked == [folder]  # what is revoked is what was granted
+    assert "(by on_permission; granted as `/data/out/`)" in permission_text(entry)
