@@ -109,7 +109,7 @@ def test_a_name_the_notebook_rebound_since_is_left_alone(home: Path) -> None:
         namespace["mine"] = "the person's"  # a cell ran between the steps
         rewound = executor.rewind(2)
         assert namespace["rate"] == 1 and namespace["mine"] == "the person's"
-        assert "mine" in rewound.kept and "your notebook changed it" in rewound.note
+        assert "mine" in rewound.kept and "your notebook changed it after the agent did" in rewound.note
     finally:
         executor.close()
 
