@@ -164,8 +164,10 @@ class Timeline:
         return snapshot
 
     def wrote(self, name: str, value: Any) -> None:
-        """The agent's code bound ``name`` to ``value`` (``MISSING``: deleted it)."""
-        self.written[name] = value
+        """The agent's code bound ``name`` to ``value`` (``MISSING``: deleted it). Without a snapshot nothing is
+        kept: a write matters only against a snapshot taken before it (and must not keep a value alive)."""
+        if self.snapshots or self.branches:
+            self.written[name] = value
 
     def _bindings(self, namespace: Mapping[str, Any]) -> dict[str, Any]:
         return {name: value for name, value in list(namespace.items()) if self.shared(name)}
