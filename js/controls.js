@@ -24,8 +24,8 @@ const BUTTONS = [
   ["stop", "Stop", "Stop now: the running model call or code is cancelled"],
 ];
 export const RERUN_TITLE =
-  "Re-run from this step: the earlier run is kept (agent.forks) and the run continues live. " +
-  "Variables and other namespace effects of this and later steps are not undone.";
+  "Re-run from this step: variables go back to what they were before it, the earlier run is kept " +
+  "(agent.forks) and the run continues live.";
 
 /** What the badge says from the moment Stop is asked until the run has ended (the snapshot's `stopping`). */
 export const STOPPING_LABEL = "stopping…";

@@ -36,6 +36,7 @@ import { h } from "./dom.js";
  * render a run read-only.
  * @typedef {object} ForksContext
  * @property {(message: OpenForkMessage) => void} send
+ * @property {(command: {action: "restore_fork", index: number}) => void} [control] the driver's command channel
  * @property {(buffers: DataView[]) => ImageSource} imagesOf
  * @property {(run: Run, container: HTMLElement, images: ImageSource) => void} renderRun
  */
@@ -49,6 +50,10 @@ export function forkLabel(fork) {
   const task = fork.task.length > 60 ? `${fork.task.slice(0, 59)}…` : fork.task;
   return `Run ${fork.index + 1}: ${task} · ${fork.steps} step${fork.steps === 1 ? "" : "s"} · ${fork.status}`;
 }
+
+export const RESTORE_TITLE =
+  "Make this run the live one again: its steps and its variables come back; the live run is kept among the " +
+  "earlier runs (agent.restore_fork)";
 
 export class ForksView {
   /** @param {ForksContext} ctx */
@@ -137,8 +142,21 @@ export class ForksView {
     const run = h("div", { class: "nbagent nba-fork-run" });
     this.ctx.renderRun(message.run, run, this.ctx.imagesOf(buffers ?? []));
     const close = h("button", { type: "button", class: "nba-btn nba-fork-close", onclick: () => this.close() }, "Close");
+    const control = this.ctx.control;
+    const restore = control
+      ? h("button", {
+        type: "button",
+        class: "nba-btn nba-fork-restore",
+        title: RESTORE_TITLE,
+        onclick: () => {
+          control({ action: "restore_fork", index: message.index });
+          this.close();
+        },
+      }, "Make live")
+      : null;
     const title = h("div", { class: "nba-fork-title" },
-      h("span", null, `Earlier run ${message.index + 1} (read-only, kept in agent.forks[${message.index}])`), close);
+      h("span", null, `Earlier run ${message.index + 1} (read-only, kept in agent.forks[${message.index}])`),
+      restore, close);
     this.panel.replaceChildren(title, run);
   }
 }

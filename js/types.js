@@ -174,7 +174,7 @@
 
 /**
  * A command of the controls (nbagent/notebook/driver.py `ACTIONS`).
- * @typedef {"run" | "step" | "pause" | "stop" | "approve" | "reject" | "rerun" | "approve_mode"} ControlAction
+ * @typedef {"run" | "step" | "pause" | "stop" | "approve" | "reject" | "rerun" | "restore_fork" | "approve_mode"} ControlAction
  */
 
 /**
@@ -184,6 +184,7 @@
  * @property {string} [code] the (edited) code, while code awaits approval
  * @property {string} [note] Reject's note for the model
  * @property {number} [step] the step to re-run from
+ * @property {number} [index] the earlier run (agent.forks) to make live again
  * @property {boolean} [on] approve_mode on or off
  */
 

@@ -76,10 +76,12 @@ function render({ model, el }) {
       }
     },
   };
-  const controls = new ControlsView({ send: connectChannel(model) });
+  const control = connectChannel(model);
+  const controls = new ControlsView({ send: control });
   controls.update(model.get("controls"));
   const forks = new ForksView({
     send: (/** @type {OpenForkMessage} */ message) => model.send(message),
+    control,
     imagesOf: (buffers) => ({ get: (index) => buffers[index], url: (buffer) => urls.url(buffer) }),
     renderRun: (run, container, source) => renderRunInto(run, container, { images: source }),
   });

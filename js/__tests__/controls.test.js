@@ -167,8 +167,8 @@ describe("ControlsView", () => {
 
   it("shows the controller's message", () => {
     const { controls } = view();
-    controls.update(state({ message: "Re-running from step 2: namespace effects are not undone." }));
-    expect(controls.message.textContent).toContain("not undone");
+    controls.update(state({ message: "Re-running from step 2: variables are as they were before step 2." }));
+    expect(controls.message.textContent).toContain("as they were before step 2");
   });
 
   it("puts 'Re-run from here' on finished action steps and sends their number", () => {
@@ -181,7 +181,7 @@ describe("ControlsView", () => {
     expect(reruns).toHaveLength(2); // steps 1 and 2; step 3 is not in `rerunnable`
     const second = button(run.el, "Re-run from here (step 2)");
     expect(second.textContent).toBe("Re-run from here");
-    expect(second.title).toContain("not undone");
+    expect(second.title).toContain("variables go back");
     second.click();
     expect(sent).toEqual([{ action: "rerun", step: 2 }]);
     controls.update(state({ status: "running", rerunnable: [1, 2], can: { ...NONE, rerun: false } }));

@@ -6,8 +6,10 @@ import { PNG, sampleRun } from "./helpers.js";
 function view() {
   const sent = [];
   const rendered = [];
+  const commands = [];
   const forks = new ForksView({
     send: (message) => sent.push(message),
+    control: (command) => commands.push(command),
     imagesOf: (buffers) => ({ get: (i) => buffers[i], url: () => "blob:x" }),
     renderRun: (run, container, images) => {
       rendered.push({ run, images });
@@ -15,7 +17,7 @@ function view() {
     },
   });
   document.body.replaceChildren(forks.toggle, forks.el);
-  return { forks, sent, rendered };
+  return { forks, sent, rendered, commands };
 }
 
 const FORKS = [
@@ -59,6 +61,19 @@ describe("ForksView", () => {
     expect(forks.panel.textContent).toContain("Earlier run 1 (read-only, kept in agent.forks[0])");
     expect(forks.panel.textContent).toContain("5 steps of Plot the squares");
     forks.panel.querySelector(".nba-fork-close").click();
+    expect(forks.panel.hidden).toBe(true);
+  });
+
+  it("makes an opened run the live one on request, and closes it", () => {
+    const { forks, commands } = view();
+    forks.update(FORKS);
+    forks.open(1);
+    forks.show({ type: "fork", index: 1, run: sampleRun() }, []);
+    const restore = forks.panel.querySelector(".nba-fork-restore");
+    expect(restore?.textContent).toBe("Make live");
+    expect(restore?.getAttribute("title")).toContain("its variables come back");
+    restore?.dispatchEvent(new Event("click"));
+    expect(commands).toEqual([{ action: "restore_fork", index: 1 }]);
     expect(forks.panel.hidden).toBe(true);
   });
 });

@@ -209,6 +209,11 @@ class MultiStepAgent(AgentLoop):
         """The earlier runs kept by "re-run from step k", oldest first."""
         return self.session.forks
 
+    def restore_fork(self, index: int) -> str:
+        """Make `forks[index]` the live run again: its memory, and its variables where the executor kept them (the
+        live run becomes `forks[index]` in its place). Returns the note saying what was restored."""
+        return self.driver.restore_fork(index)
+
     @property
     def widget(self) -> Any:
         """The live widget of this agent (created on first use)."""

@@ -140,8 +140,9 @@ class CodeLoop(AgentLoop):
     def authorized_imports_text(self) -> str:
         return ", ".join(sorted(self.authorized_imports))
 
-    def _prepare_executor(self) -> None:
-        self.python_executor.send_variables(self.state)
+    def _prepare_executor(self, resume: bool = False) -> None:
+        if not resume:  # a re-run goes on from the namespace as it was before the step, not the run's first values
+            self.python_executor.send_variables(self.state)
         self.python_executor.send_tools({**self.tools, **self.managed_agents})
 
     def _step_stream(self, memory_step: ActionStep) -> Iterator[Any]:
@@ -275,6 +276,9 @@ class CodeLoop(AgentLoop):
             # tools run here and report their images; figures are drawn where the code runs: an isolated
             # worker sends them back (output.images), the local executor draws them in this process
             local = isinstance(self.python_executor, LocalPythonExecutor)
+            checkpoint = getattr(self.python_executor, "checkpoint", None)
+            if checkpoint is not None:  # the namespace before this step's code, for "re-run from here"
+                checkpoint(memory_step.step_number)
             with (
                 collect_images(load_matplotlib=local and _authorized("matplotlib", self.authorized_imports)) as images,
                 self._live_prints(memory_step.step_number),

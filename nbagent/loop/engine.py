@@ -309,7 +309,7 @@ class AgentLoop:
             self._views = tuple(views)
             if self._event_parent is None:  # a managed agent's manager sets it
                 self._live_deltas = any(_shows_deltas(view) for view in self._views)
-        self._prepare_executor()
+        self._prepare_executor(resume)
         self._connect_managed_agents()
 
     def _steps(self, max_steps: int) -> Generator[Any, None, Any]:
@@ -508,8 +508,8 @@ class AgentLoop:
                 agent._event_parent = self._receive_child_event
                 agent._live_deltas = self._live_deltas
 
-    def _prepare_executor(self) -> None:
-        """Hook for agents that run code."""
+    def _prepare_executor(self, resume: bool = False) -> None:
+        """Hook for agents that run code (`resume`: a re-run goes on, the namespace as the rewind left it)."""
 
     def _step_stream(self, memory_step: ActionStep) -> Iterator[Any]:
         raise NotImplementedError(f"{type(self).__name__} must implement _step_stream()")

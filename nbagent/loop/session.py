@@ -6,8 +6,12 @@ emits a `Rerun` event (views rebuild from the cut memory) and goes on with the s
 views. Asked for while a run is under way, the re-run happens at the run's next
 safe point (the run is stopped, then continues from k in the same stream); asked
 for when idle, `continue_from(k)` returns the continuation's stream for the caller
-to drain (the notebook's driver does so on a worker thread). Namespace effects of
-the steps that are re-run are not undone.
+to drain (the notebook's driver does so on a worker thread).
+
+Time travel: an agent whose executor keeps step snapshots (`checkpoint`/`rewind`,
+nbagent/sandbox/wire/timeline.py) gets its namespace back as it was before step k,
+and the cut-off line's namespace goes with its memory: `restore_fork(i)` makes
+fork i the live run again, namespace included (the live line becomes a fork).
 """
 
 from __future__ import annotations
@@ -27,9 +31,10 @@ if TYPE_CHECKING:
 
 __all__ = ["RunSession", "RERUN_NOTE"]
 
-RERUN_NOTE = (
-    "Re-running from step {k}: the earlier run is kept in agent.forks[{index}]. Variables and other "
-    "namespace effects of steps {k} and later are not undone."
+RERUN_NOTE = "Re-running from step {k}: the earlier run is kept in agent.forks[{index}]. {namespace}"
+NOT_UNDONE = "Variables and other namespace effects of steps {k} and later are not undone."
+RESTORED_NOTE = (
+    "agent.forks[{index}] is the live run again; the run it replaced is kept in agent.forks[{kept}]. {namespace}"
 )
 
 
@@ -39,6 +44,7 @@ class RunSession:
     def __init__(self, agent: AgentLoop) -> None:
         self.agent = agent
         self.forks: list[AgentMemory] = []
+        self.branches: list[Any] = []  # per fork: its namespace line (timeline.Branch), or None
         self.note = ""  # the last re-run notice, for views that show one
         self._lock = threading.RLock()
         self._active = False
@@ -174,21 +180,77 @@ class RunSession:
             raise ControlError(f"There is no finished step {step_number} to re-run from (finished steps: {shown})")
 
     def _fork_at(self, k: int) -> Rerun:
-        """Keep the whole memory in `forks`; cut the live memory just before step k (and its plan); tell the views."""
+        """Keep the whole memory in `forks`; cut the live memory just before step k (and its plan); put the
+        namespace back as it was before step k where the executor can; tell the views."""
         memory = self.agent.memory
-        kept = AgentMemory()
-        kept.system_prompt = copy.copy(memory.system_prompt)
-        kept.steps = list(memory.steps)
-        cut = next(i for i, s in enumerate(memory.steps) if isinstance(s, ActionStep) and s.step_number == k)
-        if cut > 0 and isinstance(memory.steps[cut - 1], PlanningStep):
-            cut -= 1
-        memory.steps = memory.steps[:cut]
+        kept = _copy_of(memory)
+        memory.steps = memory.steps[: _cut_index(memory, k)]
+        rewound = self._rewind(k)
         self.forks.append(kept)
-        self.note = RERUN_NOTE.format(k=k, index=len(self.forks) - 1)
+        self.branches.append(getattr(rewound, "branch", None))
+        namespace = getattr(rewound, "note", "") or NOT_UNDONE.format(k=k)
+        self.note = RERUN_NOTE.format(k=k, index=len(self.forks) - 1, namespace=namespace)
         return self.agent._notify(Rerun(k, len(self.forks) - 1, memory, self.note))
+
+    def _rewind(self, k: int) -> Any:
+        """The executor's rewind to before step k (None: it keeps no snapshots; a failure is said, never raised)."""
+        rewind = getattr(getattr(self.agent, "python_executor", None), "rewind", None)
+        if rewind is None:
+            return None
+        try:
+            return rewind(k)
+        except Exception as failure:  # the re-run goes on; the note says the namespace was not restored
+            return _Failed(
+                f"The namespace could not be restored ({type(failure).__name__}: {failure}). " + NOT_UNDONE.format(k=k)
+            )
+
+    # ------------------------------------------------------------------ restore a fork
+
+    def restore_fork(self, index: int) -> str:
+        """Make `forks[index]` the live run again, its namespace too where the executor kept it; the live run
+        becomes a fork in its place. Returns the note (also in `note`). Only while no run is under way."""
+        if isinstance(index, bool) or not isinstance(index, int) or not -len(self.forks) <= index < len(self.forks):
+            raise ControlError(f"There is no fork {index!r} (agent.forks has {len(self.forks)})")
+        index %= len(self.forks)
+        with self._lock:
+            if self._active:
+                raise RuntimeError(self.busy_message())
+        branch = self.branches[index]
+        restore = getattr(getattr(self.agent, "python_executor", None), "restore_branch", None)
+        outcome = restore(branch) if restore is not None and branch is not None else None
+        fork = self.forks[index]
+        live = _copy_of(self.agent.memory)
+        self.agent.memory.system_prompt = copy.copy(fork.system_prompt)
+        self.agent.memory.steps = list(fork.steps)
+        self.forks[index] = live
+        self.branches[index] = getattr(outcome, "branch", None)
+        namespace = getattr(outcome, "note", "") or "Its namespace was not kept: variables are as they are now."
+        self.note = RESTORED_NOTE.format(index=index, kept=index, namespace=namespace)
+        return self.note
 
     def busy_message(self) -> str:
         return (
             f"This agent already has a run under way ({self.agent.gates.status}). Stop it with agent.stop() "
             "(or the widget's Stop), or let it finish, before starting another."
         )
+
+
+class _Failed:
+    """A rewind that raised: its note, no branch."""
+
+    def __init__(self, note: str) -> None:
+        self.note = note
+        self.branch = None
+
+
+def _copy_of(memory: AgentMemory) -> AgentMemory:
+    kept = AgentMemory()
+    kept.system_prompt = copy.copy(memory.system_prompt)
+    kept.steps = list(memory.steps)
+    return kept
+
+
+def _cut_index(memory: AgentMemory, k: int) -> int:
+    """Where step k starts in `memory.steps` (its plan, if one comes just before it)."""
+    cut = next(i for i, s in enumerate(memory.steps) if isinstance(s, ActionStep) and s.step_number == k)
+    return cut - 1 if cut > 0 and isinstance(memory.steps[cut - 1], PlanningStep) else cut

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RunDriver", "RunController", "ControlError", "ACTIONS"]
 
-ACTIONS = ("run", "step", "pause", "stop", "approve", "reject", "rerun", "approve_mode")
+ACTIONS = ("run", "step", "pause", "stop", "approve", "reject", "rerun", "restore_fork", "approve_mode")
 
 
 class RunDriver:
@@ -91,6 +91,18 @@ class RunDriver:
         if self.session.request_rerun(step_number):
             return  # the run under way ends at its next safe point, then its stream continues from the step
         self._start_worker(self.session.continue_from(step_number))
+
+    def restore_fork(self, index: int) -> str:
+        """Make fork `index` the live run again (memory and namespace); the widgets show it and the new fork list."""
+        note = self.session.restore_fork(index)
+        self.message = note
+        for widget, _ in list(self._widgets.values()):
+            if hasattr(widget, "show_memory"):
+                widget.show_memory(self.agent.memory, status=self.gates.status)
+            if hasattr(widget, "show_forks"):
+                widget.show_forks(self.session.forks)
+        self._changed()
+        return note
 
     # ------------------------------------------------------------------ prepared runs (idle kernel)
 
@@ -250,6 +262,8 @@ class RunDriver:
             self.gates.reject(note if isinstance(note, str) else str(note))
         elif action == "rerun":
             self.rerun(_step_number(message.get("step")))
+        elif action == "restore_fork":
+            self.restore_fork(_fork_index(message.get("index")))
         elif action == "approve_mode":
             self.gates.approve_code = bool(message.get("on"))
 
@@ -340,3 +354,9 @@ def _step_number(value: Any) -> int:
 
 
 RunController = RunDriver  # the name of nbagent 0.1; kept for old code
+
+
+def _fork_index(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise ControlError(f"restore_fork needs the fork's number as 'index', got {value!r}")

@@ -305,7 +305,7 @@ def test_rerun_from_step_1_of_a_finished_run_forks_and_continues(make_agent):
         agent.memory.steps[0] is before[0]
         and sum(1 for s in agent.memory.steps if s.__class__.__name__ == "TaskStep") == 1
     )
-    assert "not undone" in agent.driver.message and agent.gates.status == "done"
+    assert "as they were before step 1 (removed value)" in agent.driver.message and agent.gates.status == "done"
 
 
 def test_rerun_while_a_blocking_run_is_paused_continues_in_the_same_call(make_agent):
@@ -324,8 +324,8 @@ def test_rerun_while_a_blocking_run_is_paused_continues_in_the_same_call(make_ag
     assert len(agent.forks) == 1 and [s.step_number for s in agent.forks[0].action_steps()] == [1, 2]
     assert [s.step_number for s in actions(agent)] == [1, 2]
     assert actions(agent)[1].code_action == "final_answer(value * 100 + 3)"
-    # value was 3 after the first step 2; the re-run does not undo it (the widget says so)
-    assert result.output == 303 and result.state == "success" and agent.last_result is result
+    # value was 3 after the first step 2; the re-run starts from the namespace as it was before step 2 (value = 1)
+    assert result.output == 103 and result.state == "success" and agent.last_result is result
 
 
 def test_rerun_cuts_the_plan_of_that_step_too(make_agent):

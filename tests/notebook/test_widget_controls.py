@@ -83,7 +83,7 @@ def test_rerun_from_a_step_rebuilds_the_widget_from_the_forked_memory(make_agent
     steps = widget.run["steps"]
     assert [s["kind"] for s in steps] == ["task", "action", "action", "final"]
     assert steps[2]["code"] == "final_answer(x + 10)" and widget.run["final_answer"]["text"] == "11"
-    assert widget.controls["forks"] == 1 and "not undone" in widget.controls["message"]
+    assert widget.controls["forks"] == 1 and "as they were before step 2" in widget.controls["message"]
     assert len(agent.forks[0].action_steps()) == 2
 
 

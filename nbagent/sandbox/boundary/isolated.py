@@ -40,7 +40,7 @@ from ..guards import policy
 from ..guards.capture import MAX_WARNING_CHARS, MAX_WARNINGS, CappedBuffer, capture_output
 from ..guards.executor import CodeOutput, _default_final_answer
 from ..guards.policy import shared_name
-from ..wire import budget, changes, shared
+from ..wire import budget, changes, shared, timeline
 from ..wire import codec as wire
 from ..wire.capabilities import Grant, RefusedCapability
 from ..wire.channel import Channel, ChannelClosed, ChannelTimeout, FrameRefused
@@ -55,6 +55,8 @@ STOP_GRACE_SECONDS = 0.3
 START_TIMEOUT_SECONDS = 60.0
 DEFAULT_MEMORY_LIMIT_BYTES = 2 * 2**30
 DEFAULT_FILE_LIMIT_BYTES = 2**30
+#: Steps whose namespace snapshots are kept for "re-run from step k" (wire/timeline.py).
+DEFAULT_MAX_SNAPSHOTS = 20
 #: Authorizing one of these grants the network (HTTPS to public addresses through the host's proxy, proxy.py).
 NETWORK_MODULES = frozenset(
     {"socket", "ssl", "http", "urllib", "urllib3", "requests", "httpx", "aiohttp", "ftplib", "smtplib", "imaplib",
@@ -94,6 +96,8 @@ class IsolatedPythonExecutor:
             what the agent's values hold in the notebook over steps (``wire/budget.py``).
         copy_inputs: the notebook's names are never rebound, changed or deleted by the code: its changes stay in
             the worker's copies (later calls see them); names it creates still come back. Settable between calls.
+        max_snapshots / max_snapshot_bytes: how many step snapshots ``checkpoint`` keeps for ``rewind`` and how many
+            bytes of old values they may keep alive (default: ``max_held_bytes``); the oldest go first.
 
     The attribute ``shared_buffers`` (settable between calls) says whether buffers over 1 MiB come back in sealed
     memory files mapped copy-on-write (``wire/shared.py``): True where the OS has ``memfd`` (Linux) unless the
@@ -127,6 +131,8 @@ class IsolatedPythonExecutor:
         copy_inputs: bool = False,
         allow_domains: Any = None,
         allow_hosts: Any = (),
+        max_snapshots: int = DEFAULT_MAX_SNAPSHOTS,
+        max_snapshot_bytes: int | None = None,
     ) -> None:
         if not hasattr(os, "fork"):
             raise RuntimeError("IsolatedPythonExecutor needs os.fork (Linux or macOS); use LocalPythonExecutor")
@@ -198,6 +204,10 @@ class IsolatedPythonExecutor:
         self._agent_values: dict[str, Any] = {}  # names this executor bound -> the value (the agent's own)
         self._worker_modules: dict[str, str] = {}  # names bound to modules only the worker imported
         self._pending_module = ""
+        snapshot_bytes = self.max_held_bytes if max_snapshot_bytes is None else max_snapshot_bytes
+        self.timeline = timeline.Timeline(max_snapshots, snapshot_bytes, shared=shared_name)
+        self._code = ""  # the code of the call under way (its top-level definitions can re-make its functions)
+        self._definitions: dict[str, tuple[str, Any]] = {}  # name -> (its def/class source, the handle it made)
         self.last_refusals: list[RefusedCapability] = []
         self._grant_book = grants.GrantBook()
         self._rules_changed = False  # a grant changed what a worker is allowed at its start: a fresh one applies it
@@ -228,7 +238,12 @@ class IsolatedPythonExecutor:
         self.last_changes = []
         self.last_notes = []
         self._reset_refusals()
-        return self._locked(lambda: self._run({"t": "exec", "code": code_action}, []))
+        self._code = code_action
+        try:
+            return self._locked(lambda: self._run({"t": "exec", "code": code_action}, []))
+        finally:
+            if self.timeline.snapshots:  # the values the write-back replaced are now held by snapshots alone
+                self.timeline.enforce(self.state)
 
     def restart(self) -> None:
         """Replace the worker by a fresh fork of the kernel (objects that live only in the old one are lost)."""
@@ -239,6 +254,106 @@ class IsolatedPythonExecutor:
         self._finalizer()
         if self._proxy is not None:
             self._proxy.close()  # (without close, its threads end with the worker's sockets)
+
+    # -- time travel (wire/timeline.py) ---------------------------------------------------------------------------
+
+    def checkpoint(self, step_number: int) -> None:
+        """Snapshot the namespace just before step ``step_number``'s code runs (pointers only: see ``rewind``)."""
+        self.timeline.checkpoint(step_number, self.state, self._bookkeeping())
+
+    def rewind(self, step_number: int) -> timeline.Rewound:
+        """Put the namespace back as it was before step ``step_number``'s code ran.
+
+        The bindings the write-backs made since are undone (the host never changed a notebook object in place, so the
+        snapshot's objects are the values as they were); a name the notebook rebound since is left and said. The
+        worker is replaced by a fork of the restored kernel, where the functions and classes the agent defined are
+        re-made from their source; other objects that lived only in the old worker are named as not restorable. The
+        line cut off is ``result.branch`` (``restore_branch`` makes it live again)."""
+        return self._locked(lambda: self._rewind(step_number))
+
+    def restore_branch(self, branch: timeline.Branch) -> timeline.Rewound:
+        """Make a line an earlier rewind cut off live again (the current line is cut off in its place)."""
+        return self._locked(lambda: self._restore_branch(branch))
+
+    def _rewind(self, step_number: int) -> timeline.Rewound:
+        outcome, snapshot = self.timeline.rewind(step_number, self.state, self._bookkeeping())
+        if snapshot is not None:
+            self._take_bookkeeping(snapshot.extra, outcome)
+            self._fresh_worker(outcome)
+        outcome.note = outcome.describe()
+        return outcome
+
+    def _restore_branch(self, branch: timeline.Branch) -> timeline.Rewound:
+        back, _ = self.timeline.rewind(branch.start, self.state, self._bookkeeping())
+        outcome = self.timeline.graft(branch, self.state)
+        outcome.step, outcome.found, outcome.branch = branch.start, True, back.branch
+        outcome.kept.update(back.kept)
+        self._take_bookkeeping(branch.tip.extra, outcome)
+        self._fresh_worker(outcome)
+        outcome.note = outcome.describe().replace(f"as they were before step {branch.start}", "as that run left them")
+        return outcome
+
+    def _bookkeeping(self) -> dict[str, Any]:
+        return {
+            "agent_values": dict(self._agent_values),
+            "worker_modules": dict(self._worker_modules),
+            "definitions": dict(self._definitions),
+        }
+
+    def _take_bookkeeping(self, extra: dict[str, Any], outcome: timeline.Rewound) -> None:
+        self._agent_values = dict(extra.get("agent_values", {}))
+        self._worker_modules = dict(extra.get("worker_modules", {}))
+        self._definitions = dict(extra.get("definitions", {}))
+        for name in outcome.restored:
+            if self._agent_values.get(name, _MISSING) is self.state.get(name):
+                self._held.record(name, self.state[name], timeline.estimate_bytes(self.state[name]))
+
+    def _fresh_worker(self, outcome: timeline.Rewound) -> None:
+        """The old worker holds the later steps' state: a fork of the restored kernel replaces it (at the next call,
+        or now to re-make the agent's functions and classes from their source)."""
+        handles = {n: v for n, v in self.state.items() if isinstance(v, RemoteObject) and self._shared(n)}
+        remake = {n: src for n, (src, made) in self._definitions.items() if handles.get(n) is made}
+        process = self._holder[0]
+        if process is not None:
+            self._discard(process, "replaced")
+        self._lost_note = ""
+        for name, handle in handles.items():
+            if name not in remake:
+                outcome.unrestorable[name] = f"a {handle._type} that lived only in the replaced worker"
+        if remake:
+            self._remake(remake, handles, outcome)
+
+    def _remake(self, sources: dict[str, str], handles: dict[str, Any], outcome: timeline.Rewound) -> None:
+        code = "\n\n".join(sources.values())
+        saved = (self.last_changes, self.last_notes, self._code, self.on_output)
+        failure = ""
+        try:
+            self.on_output, self._code = None, code
+            self._run({"t": "exec", "code": code}, [])
+        except (errors.ExecutionError, OSError) as exc:
+            failure = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        finally:
+            self.last_changes, self.last_notes, self._code, self.on_output = saved
+        for name in sources:
+            old, new = handles[name], self.state.get(name)
+            if isinstance(new, RemoteObject) and new is not old:
+                self._rebind_everywhere(old, new)
+                outcome.redefined.append(name)
+            else:
+                outcome.unrestorable[name] = f"its definition failed in the fresh worker: {failure or 'not bound'}"
+
+    def _rebind_everywhere(self, old: Any, new: Any) -> None:
+        """A handle re-made by a fresh worker replaces the old one in every snapshot and in the bookkeeping."""
+        self.timeline.rebind(old, new)
+        for snapshot in self.timeline.all_snapshots():
+            definitions = snapshot.extra.get("definitions", {})
+            for name, (source, made) in list(definitions.items()):
+                if made is old:
+                    definitions[name] = (source, new)
+            values = snapshot.extra.get("agent_values", {})
+            for name, value in list(values.items()):
+                if value is old:
+                    values[name] = new
 
     @property
     def worker_pid(self) -> int | None:
@@ -258,6 +373,7 @@ class IsolatedPythonExecutor:
         header = {"t": "call", "oid": target._oid, "args": 0}
         saved = self.on_output
         self.on_output = saved or _write_stdout
+        self._code = ""
         try:
             result = self._locked(lambda: self._run(header, [data], new_worker=False))
         finally:
@@ -490,6 +606,7 @@ class IsolatedPythonExecutor:
     def _bind(self, values: dict, costs: dict, in_place: dict) -> list[dict[str, Any]]:
         """Bind what the write-back may bind; the change report (what was kept in the worker says why)."""
         report: list[dict[str, Any]] = []
+        defined = timeline.definitions_in(self._code) if self._code and _makes_handles(values) else {}
         for name, value in values.items():
             entry = self._change_of(name, value, in_place)
             owned = not self._notebook_owns(name)  # a name the agent created (before this call or now)
@@ -504,6 +621,10 @@ class IsolatedPythonExecutor:
             self._worker_modules.pop(name, None)
             self.state[name] = value
             self._mirror[name] = value
+            self.timeline.wrote(name, value)
+            if name in defined and isinstance(value, (RemoteFunction, RemoteClass)):
+                self._definitions.pop(name, None)  # kept in the order of definition: later ones may use earlier ones
+                self._definitions[name] = (defined[name], value)
             if owned:
                 self._agent_values[name] = value
                 self._held.record(name, value, costs.get(name, 0))
@@ -522,6 +643,7 @@ class IsolatedPythonExecutor:
             self._worker_modules.pop(name, None)
             self.state.pop(name, None)
             self._mirror.pop(name, None)
+            self.timeline.wrote(name, timeline.MISSING)
         return report
 
     def _logs(self, header: dict) -> str:
@@ -954,6 +1076,10 @@ class IsolatedPythonExecutor:
 _ERROR_CLASSES = frozenset(
     {"ExecutionError", "PolicyError", "ExecutionStopped", "ExecutionTimeout", "OperationLimitExceeded"}
 )
+
+
+def _makes_handles(values: dict[str, Any]) -> bool:
+    return any(isinstance(value, (RemoteFunction, RemoteClass)) for value in values.values())
 
 
 def _warnings(sent: Any) -> list[str]:

@@ -37,8 +37,9 @@ from ..errors import (
     timeout_message,
 )
 from ..wire.capabilities import Grant, RefusedCapability
-from ..wire.changes import NamespaceSnapshot
+from ..wire.changes import NamespaceSnapshot, is_mutable, referenced_names
 from ..wire.codec import AgentValue
+from ..wire.timeline import MISSING, Branch, Rewound, Snapshot, Timeline
 from . import policy
 from .capture import CappedBuffer, WarningLog, capture_output, capture_warnings
 from .copies import InputCopies
@@ -165,6 +166,7 @@ class LocalPythonExecutor:
         self.last_refusals: list[RefusedCapability] = []  # always empty: nothing here is refused by the OS
         self.on_code_error: Callable[[BaseException], None] | None = None
         self._copies = InputCopies()
+        self.timeline = Timeline(shared=shared_name)
         self.send_tools({})
 
     # -- smolagents surface -------------------------------------------------------------------------------------------
@@ -210,15 +212,68 @@ class LocalPythonExecutor:
         if copying:
             self._copies.enter(self.state, code_action, shared_name)
         before = NamespaceSnapshot(self.state, shared_name, code_action) if self.report_changes else None
+        bindings = self._bindings() if self.timeline.snapshots else None
         try:
             return self._run(code_action)
         finally:
             try:
+                if bindings is not None:
+                    self._note_writes(bindings, code_action)
                 changes = before.report(self.state) if before is not None else []
                 kept = self._copies.leave(self.state, shared_name) if copying else set()
                 self.last_changes = [dict(c, kept=True) if c["name"] in kept else c for c in changes]
             finally:
                 self._running.release()
+
+    # -- time travel (wire/timeline.py) ---------------------------------------------------------------------------
+
+    def checkpoint(self, step_number: int) -> None:
+        """Snapshot the namespace's bindings just before step ``step_number``'s code runs (see ``rewind``)."""
+        self.timeline.checkpoint(step_number, self.state, {"used": set()})
+
+    def rewind(self, step_number: int) -> Rewound:
+        """Put the namespace's bindings back as they were before step ``step_number``: names created since are
+        removed, rebound ones get their objects back (a name the notebook rebound since is left, and said). This
+        executor runs the code on the objects themselves, so what the later steps may have changed in place is named
+        as not restorable (the isolated executor, the default, restores those too)."""
+        outcome, snapshot = self.timeline.rewind(step_number, self.state)
+        if snapshot is not None and outcome.branch is not None:
+            self._name_in_place(snapshot, outcome.branch.snapshots, outcome)
+        outcome.note = outcome.describe()
+        return outcome
+
+    def restore_branch(self, branch: Branch) -> Rewound:
+        """Make a line an earlier rewind cut off live again (its bindings; the current line is cut off instead)."""
+        back, _ = self.timeline.rewind(branch.start, self.state)
+        outcome = self.timeline.graft(branch, self.state)
+        outcome.step, outcome.found, outcome.branch = branch.start, True, back.branch
+        outcome.kept.update(back.kept)
+        if back.branch is not None and branch.snapshots:
+            self._name_in_place(branch.snapshots[0], back.branch.snapshots, outcome)
+        outcome.note = outcome.describe().replace(f"as they were before step {branch.start}", "as that run left them")
+        return outcome
+
+    def _bindings(self) -> dict[str, Any]:
+        return {name: value for name, value in self.state.items() if shared_name(name)}
+
+    def _note_writes(self, before: dict[str, Any], code: str) -> None:
+        """The bindings the call changed are the agent's (a rewind undoes them); the names it used may have changed
+        in place (a rewind names them)."""
+        after = self._bindings()
+        for name in set(before) | set(after):
+            if before.get(name, MISSING) is not after.get(name, MISSING):
+                self.timeline.wrote(name, after.get(name, MISSING))
+        self.timeline.snapshots[-1].extra.setdefault("used", set()).update(referenced_names(code))
+
+    def _name_in_place(self, base: Snapshot, later: list[Snapshot], outcome: Rewound) -> None:
+        used = set().union(*(s.extra.get("used", set()) for s in later)) if later else set()
+        for name in sorted(used):
+            value = base.bindings.get(name, MISSING)
+            if value is not MISSING and is_mutable(value) and name not in outcome.kept:
+                outcome.unrestorable[name] = (
+                    "later steps may have changed it in place, as the local executor runs the code on the objects "
+                    "themselves; the isolated executor restores them"
+                )
 
     # -- pipeline -----------------------------------------------------------------------------------------------------
 

@@ -1,0 +1,327 @@
+"""Time travel for a namespace: per-step snapshots of its bindings, restored before a re-run (issue 23).
+
+An executor takes a :class:`Snapshot` just before each step's code runs (``executor.checkpoint(step)``): the shared
+names and the objects they are bound to (a shallow copy: pointers, no data), with what the agent itself had written
+by then. ``restore`` puts a namespace back as a snapshot had it, name by name, and only where the agent made the
+difference: a name the notebook rebound since is left alone and said so (nothing of the person's is lost).
+
+Why references are enough: the isolated executor never changes an object of the notebook in place (a frame the code
+changed comes back as a new object and is rebound), so the object a snapshot points at *is* the value as it was.
+The local executor runs the code in this process, on the objects themselves: what it may have changed in place is
+named as not restorable instead.
+
+Snapshots keep old values alive, so they are bounded: at most ``max_snapshots``, and at most ``max_bytes`` held by
+snapshots alone (values no longer bound in the namespace, sized by :func:`estimate_bytes`); past either, the oldest
+snapshot goes first, and a re-run from its step says its effects are kept.
+
+A re-run cuts the line: :meth:`Timeline.cut` keeps the snapshots from the step on, with the namespace at the end of
+that line (its *tip*), as a :class:`Branch` that :meth:`Timeline.graft` can make live again (``agent.forks``).
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["MISSING", "Snapshot", "Branch", "Rewound", "Timeline", "estimate_bytes", "definitions_in"]
+
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<unbound>"})()
+_order = itertools.count()
+
+
+def estimate_bytes(value: Any) -> int:
+    """A value's size as its data counts it: arrays and frames by their buffers, text by its length, else
+    ``sys.getsizeof`` (containers by their own size only: an estimate, said so in the docs)."""
+    try:
+        nbytes = getattr(value, "nbytes", None)
+        if isinstance(nbytes, int):
+            return nbytes
+        usage = getattr(value, "memory_usage", None)
+        if callable(usage) and type(value).__module__.startswith("pandas"):
+            total = usage(index=True, deep=False)
+            return int(total.sum() if hasattr(total, "sum") else total)
+        return sys.getsizeof(value)
+    except Exception:
+        return 0
+
+
+@dataclass
+class Snapshot:
+    """The namespace just before a step's code ran: its shared bindings, the names the agent had written (and the
+    values it wrote), and the executor's own bookkeeping (``extra``)."""
+
+    step: int
+    bindings: dict[str, Any]
+    written: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)
+    order: int = field(default_factory=lambda: next(_order))
+
+
+@dataclass
+class Branch:
+    """A line of steps a re-run cut off: its snapshots from ``start`` on and its namespace at the cut (``tip``)."""
+
+    start: int
+    snapshots: list[Snapshot]
+    tip: Snapshot
+
+
+@dataclass
+class Rewound:
+    """What a rewind did: names set back, names removed, names left as they are and names that could not be
+    restored (each with why), functions re-made in a fresh worker; ``note`` says it in a sentence or two."""
+
+    step: int
+    found: bool = True  # False: no snapshot of that step or later (dropped by the limit, or no code ran)
+    snapshot_step: int | None = None  # the snapshot used (a later step's when the step ran no code)
+    restored: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    kept: dict[str, str] = field(default_factory=dict)
+    unrestorable: dict[str, str] = field(default_factory=dict)
+    redefined: list[str] = field(default_factory=list)
+    note: str = ""
+    branch: Branch | None = field(default=None, repr=False)  # the line the rewind cut off (agent.forks)
+
+    def describe(self) -> str:
+        """The sentence a re-run shows (the widget, the console, the step)."""
+        if not self.found:
+            return (
+                f"The namespace could not be restored to before step {self.step} (its snapshot was dropped by the "
+                "snapshot limit, or no code ran): variables keep the values later steps gave them."
+            )
+        parts = [f"Variables are as they were before step {self.step}"]
+        restored = [name for name in self.restored if name not in self.unrestorable]
+        if restored or self.removed:
+            parts[0] += f" ({_listed(restored, 'restored')}{'; ' if restored and self.removed else ''}"
+            parts[0] += f"{_listed(self.removed, 'removed')})"
+        parts[0] += "."
+        if self.redefined:
+            parts.append(f"Re-made in a fresh worker: {', '.join(self.redefined)}.")
+        if self.kept:
+            parts.append("Left as they are: " + "; ".join(f"{n} ({why})" for n, why in sorted(self.kept.items())) + ".")
+        if self.unrestorable:
+            items = "; ".join(f"{n} ({why})" for n, why in sorted(self.unrestorable.items()))
+            parts.append(f"Not restorable: {items}.")
+        return " ".join(parts)
+
+
+def _listed(names: list[str], verb: str) -> str:
+    if not names:
+        return ""
+    shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    return f"{verb} {shown}"
+
+
+def definitions_in(code: str) -> dict[str, str]:
+    """The source of each top-level ``def`` and ``class`` statement of ``code`` (decorators included), by name: what
+    a fresh worker runs again to re-make the functions and classes an earlier worker held."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return {}
+    lines = code.splitlines(keepends=True)
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.end_lineno:
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            found.pop(node.name, None)  # the last definition of a name is the one bound
+            found[node.name] = "".join(lines[first - 1 : node.end_lineno])
+    return found
+
+
+class Timeline:
+    """The snapshots of one namespace, bounded; thread-compatible (the executor's lock serialises calls)."""
+
+    def __init__(
+        self,
+        max_snapshots: int = 20,
+        max_bytes: int | None = None,
+        shared: Callable[[Any], bool] = lambda name: isinstance(name, str) and not name.startswith("__"),
+        sizeof: Callable[[Any], int] = estimate_bytes,
+    ) -> None:
+        self.max_snapshots = max_snapshots
+        self.max_bytes = max_bytes
+        self.shared = shared
+        self.sizeof = sizeof
+        self.snapshots: list[Snapshot] = []
+        self.branches: list[Branch] = []
+        self.written: dict[str, Any] = {}  # name -> the value the agent last bound (MISSING: it deleted the name)
+        self.dropped: list[int] = []  # steps whose snapshots the limits dropped
+
+    # -- recording ----------------------------------------------------------------------------------------------------
+
+    def checkpoint(self, step: int, namespace: Mapping[str, Any], extra: dict[str, Any] | None = None) -> Snapshot:
+        """Snapshot ``namespace`` as it is before ``step``'s code (replacing a snapshot of the same step: a re-run)."""
+        self.snapshots = [s for s in self.snapshots if s.step < step]
+        snapshot = Snapshot(step, self._bindings(namespace), dict(self.written), dict(extra or {}))
+        self.snapshots.append(snapshot)
+        self.dropped = [s for s in self.dropped if s < step]
+        self.enforce(namespace)
+        return snapshot
+
+    def wrote(self, name: str, value: Any) -> None:
+        """The agent's code bound ``name`` to ``value`` (``MISSING``: deleted it)."""
+        self.written[name] = value
+
+    def _bindings(self, namespace: Mapping[str, Any]) -> dict[str, Any]:
+        return {name: value for name, value in list(namespace.items()) if self.shared(name)}
+
+    # -- limits -------------------------------------------------------------------------------------------------------
+
+    def held_bytes(self, namespace: Mapping[str, Any]) -> int:
+        """Bytes that only snapshots keep alive: distinct values they point at that the namespace no longer binds."""
+        live = {id(v) for v in namespace.values()}
+        seen: set[int] = set()
+        total = 0
+        for snapshot in self.all_snapshots():
+            for value in itertools.chain(snapshot.bindings.values(), snapshot.written.values()):
+                key = id(value)
+                if key in live or key in seen or value is MISSING:
+                    continue
+                seen.add(key)
+                total += self.sizeof(value)
+        return total
+
+    def count(self) -> int:
+        return len(self.snapshots) + sum(len(b.snapshots) + 1 for b in self.branches)
+
+    def enforce(self, namespace: Mapping[str, Any]) -> list[int]:
+        """Drop the oldest snapshots until both limits hold; the steps whose live snapshots were dropped."""
+        dropped: list[int] = []
+        while self._over(namespace):
+            oldest = min(self.all_snapshots(), key=lambda s: s.order, default=None)
+            if oldest is None:
+                break
+            dropped += self._drop(oldest)
+        self.dropped = sorted(set(self.dropped) | set(dropped))
+        return dropped
+
+    def _over(self, namespace: Mapping[str, Any]) -> bool:
+        if self.count() > max(0, self.max_snapshots):
+            return True
+        return self.max_bytes is not None and self.count() > 0 and self.held_bytes(namespace) > self.max_bytes
+
+    def _drop(self, snapshot: Snapshot) -> list[int]:
+        if snapshot in self.snapshots:
+            self.snapshots.remove(snapshot)
+            return [snapshot.step]
+        for branch in list(self.branches):
+            if snapshot is branch.tip:  # a fork without its tip cannot be restored: drop it all
+                self.branches.remove(branch)
+            elif snapshot in branch.snapshots:
+                branch.snapshots.remove(snapshot)
+        return []
+
+    def all_snapshots(self) -> Iterable[Snapshot]:
+        yield from self.snapshots
+        for branch in self.branches:
+            yield from branch.snapshots
+            yield branch.tip
+
+    # -- restoring ----------------------------------------------------------------------------------------------------
+
+    def find(self, step: int) -> Snapshot | None:
+        """The snapshot to restore before ``step``: its own, or the next step's when ``step`` ran no code. None when
+        a snapshot on the way was dropped (the state before ``step`` is gone) or no code ran since."""
+        later = [s for s in self.snapshots if s.step >= step]
+        if not later or any(step <= d < later[0].step for d in self.dropped):
+            return None
+        return later[0]
+
+    def rewind(
+        self, step: int, namespace: dict[str, Any], extra: dict[str, Any] | None = None
+    ) -> tuple[Rewound, Snapshot | None]:
+        """Put ``namespace`` back as it was before ``step``; the line from there on becomes a branch (``extra``: the
+        executor's bookkeeping at its tip). Returns what was done and the snapshot used (None: none was found)."""
+        snapshot = self.find(step)
+        if snapshot is None:
+            return Rewound(step, found=False), None
+        branch = self.cut(step, namespace, extra)
+        outcome = self.apply(snapshot, namespace)
+        outcome.step, outcome.snapshot_step, outcome.branch = step, snapshot.step, branch
+        self.written = dict(snapshot.written)
+        return outcome, snapshot
+
+    def apply(self, target: Snapshot, namespace: dict[str, Any]) -> Rewound:
+        """Make ``namespace`` bind what ``target`` binds, for every name whose present value the agent made."""
+        return self._set_all(
+            target,
+            namespace,
+            ours=lambda name, present: self.written.get(name, _NEVER) is present,
+            agents=lambda name: self.written.get(name, _NEVER) is not target.written.get(name, _NEVER),
+        )
+
+    def _set_all(
+        self,
+        target: Snapshot,
+        namespace: dict[str, Any],
+        ours: Callable[[str, Any], bool],
+        agents: Callable[[str], bool],
+    ) -> Rewound:
+        """Set every name where ``ours(name, present)``; a name the agent changed on the way (``agents(name)``) but
+        the notebook changed since is left and said; the notebook's own names are left silently."""
+        outcome = Rewound(target.step, snapshot_step=target.step)
+        names = set(target.bindings) | {n for n in namespace if self.shared(n)}
+        for name in sorted(names):
+            wanted = target.bindings.get(name, MISSING)
+            present = namespace.get(name, MISSING)
+            if present is wanted:
+                continue
+            if not ours(name, present):
+                if agents(name):
+                    outcome.kept[name] = "your notebook changed it after the agent did"
+            elif wanted is MISSING:
+                namespace.pop(name, None)
+                outcome.removed.append(name)
+            else:
+                namespace[name] = wanted
+                outcome.restored.append(name)
+        return outcome
+
+    def cut(self, step: int, namespace: Mapping[str, Any], extra: dict[str, Any] | None = None) -> Branch:
+        """Keep the line from ``step`` on as a branch (its snapshots and its tip: the namespace now)."""
+        tip = Snapshot(step, self._bindings(namespace), dict(self.written), dict(extra or {}))
+        branch = Branch(step, [s for s in self.snapshots if s.step >= step], tip)
+        self.snapshots = [s for s in self.snapshots if s.step < step]
+        self.branches.append(branch)
+        return branch
+
+    def graft(self, branch: Branch, namespace: dict[str, Any]) -> Rewound:
+        """Make ``branch`` the live line again: the namespace as at its tip, its snapshots live. The namespace is
+        expected at the branch's start (restore that first); a name changed since that start is left alone."""
+        base = branch.snapshots[0] if branch.snapshots else None
+
+        def ours(name: str, present: Any) -> bool:
+            return base is None or base.bindings.get(name, MISSING) is present
+
+        def agents(name: str) -> bool:
+            return base is None or branch.tip.written.get(name, _NEVER) is not base.written.get(name, _NEVER)
+
+        outcome = self._set_all(branch.tip, namespace, ours, agents)
+        self.written = dict(branch.tip.written)
+        self.snapshots = [s for s in self.snapshots if s.step < branch.start] + list(branch.snapshots)
+        if branch in self.branches:
+            self.branches.remove(branch)
+        return outcome
+
+    def rebind(self, old: Any, new: Any) -> None:
+        """An object replaced everywhere (a worker's handle re-made by a fresh worker)."""
+        for snapshot in self.all_snapshots():
+            for table in (snapshot.bindings, snapshot.written):
+                for name, value in list(table.items()):
+                    if value is old:
+                        table[name] = new
+        for name, value in list(self.written.items()):
+            if value is old:
+                self.written[name] = new
+
+    def clear(self) -> None:
+        self.snapshots, self.branches, self.dropped = [], [], []
+        self.written = {}
+
+
+_NEVER = object()

@@ -1,0 +1,182 @@
+"""Time travel in the executors (issue 23, item 1): ``checkpoint(step)`` before each step, ``rewind(step)`` back.
+
+Through the public executors: the namespace after a rewind equals the namespace a fresh run of the earlier steps
+leaves (a frame changed in place, names created, rebound and deleted); the agent's functions and classes are re-made
+in a fresh worker; what cannot be restored is named; a name the notebook rebound since is left alone; the snapshot
+limits drop the oldest; a worker killed while snapshots are held changes nothing; a cut-off line can be made live.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from nbagent.sandbox import IsolatedPythonExecutor, LocalPythonExecutor, RemoteObject
+
+GUARDS = pytest.mark.parametrize("guards", [True, False], ids=["guards", "no-guards"])
+STEPS = [
+    "import pandas as pd\ndef double(x):\n    return 2 * x\nclass Box:\n    size = 3\nrate = 0.5",
+    "sales['total'] = sales['units'] * sales['price']\nbest = sales['total'].max()\nrate = double(rate)\ndel unused",
+    "sales.loc[0, 'units'] = 99\nextra = [1, 2, 3]\nhandle = open('notes.txt', 'w')",
+]
+
+
+def notebook() -> dict:
+    return {"sales": pd.DataFrame({"units": [1, 2, 3], "price": [10.0, 20.0, 5.0]}), "unused": "u", "kept": 1}
+
+
+def isolated(namespace: dict, guards: bool = True, **kwargs) -> IsolatedPythonExecutor:
+    return IsolatedPythonExecutor(
+        additional_authorized_imports=["pandas", "io"], namespace=namespace, guards=guards, **kwargs
+    )
+
+
+def run_steps(executor, steps: list[str]) -> None:
+    for number, code in enumerate(steps, start=1):
+        executor.checkpoint(number)
+        executor(code)
+
+
+def plain(namespace: dict) -> dict:
+    """The user-visible namespace: frames as their data, handles and modules by their type."""
+    out = {}
+    for name, value in namespace.items():
+        if name.startswith("__") or name == "pd":
+            continue
+        if isinstance(value, pd.DataFrame):
+            out[name] = ("frame", value.to_dict("list"))
+        elif isinstance(value, RemoteObject) or callable(value):
+            out[name] = ("handle", name)
+        else:
+            out[name] = value
+    return out
+
+
+@GUARDS
+def test_a_rewind_leaves_the_namespace_a_fresh_run_of_the_earlier_steps_leaves(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, guards: bool
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    fresh_ns = notebook()
+    fresh = isolated(fresh_ns, guards)
+    run_steps(fresh, STEPS[:1])
+    expected = plain(fresh_ns)
+    fresh.close()
+
+    namespace = notebook()
+    original = namespace["sales"]
+    executor = isolated(namespace, guards, allow_write=[str(tmp_path)])
+    try:
+        run_steps(executor, STEPS)
+        assert namespace["sales"]["units"][0] == 99 and "total" in namespace["sales"] and "unused" not in namespace
+        rewound = executor.rewind(2)
+        assert plain(namespace) == expected
+        assert namespace["sales"] is original  # the frame as it was (the host never changed it in place)
+        assert set(rewound.removed) >= {"best", "extra", "handle"} and "rate" in rewound.restored
+        assert sorted(rewound.redefined) == ["Box", "double"]
+        assert "Variables are as they were before step 2" in rewound.note
+        # the re-made function works in the fresh worker, on the restored values
+        assert executor("double(rate) + Box.size").output == 4.0
+        assert executor("sales['units'].sum()").output == 6
+    finally:
+        executor.close()
+
+
+def test_objects_only_a_worker_held_are_named_not_restorable(home: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    executor = isolated(namespace, allow_write=[str(tmp_path)])
+    try:
+        run_steps(executor, ["handle = open('notes.txt', 'w')\nsquares = (i * i for i in range(3))", "x = 1"])
+        rewound = executor.rewind(2)
+        assert set(rewound.unrestorable) == {"handle", "squares"}
+        assert "lived only in the replaced worker" in rewound.unrestorable["handle"]
+        assert "Not restorable: handle" in rewound.note
+        assert "x" not in namespace and executor("1 + 1").output == 2  # the next call works
+    finally:
+        executor.close()
+
+
+def test_a_name_the_notebook_rebound_since_is_left_alone(home: Path) -> None:
+    namespace = notebook()
+    executor = isolated(namespace)
+    try:
+        run_steps(executor, ["rate = 1", "rate = 2\nmine = 'agent'"])
+        namespace["mine"] = "the person's"  # a cell ran between the steps
+        rewound = executor.rewind(2)
+        assert namespace["rate"] == 1 and namespace["mine"] == "the person's"
+        assert "mine" in rewound.kept and "your notebook changed it after the agent did" in rewound.note
+    finally:
+        executor.close()
+
+
+def test_the_snapshot_limits_drop_the_oldest_and_a_rewind_past_them_says_so(home: Path) -> None:
+    namespace: dict = {}
+    executor = isolated(namespace, max_snapshots=2)
+    try:
+        run_steps(executor, ["a = 1", "b = 2", "c = 3", "d = 4"])
+        assert [s.step for s in executor.timeline.snapshots] == [3, 4]
+        gone = executor.rewind(2)
+        assert not gone.found and "could not be restored to before step 2" in gone.note
+        assert namespace["d"] == 4  # nothing changed
+        assert executor.rewind(3).found and "c" not in namespace and namespace["b"] == 2
+    finally:
+        executor.close()
+
+    namespace = {"big": b"x" * 4_000_000}
+    executor = isolated(namespace, max_snapshot_bytes=10_000_000)
+    try:  # each step rebinds `big`: the old values only snapshots hold pass the byte limit by the fourth step
+        run_steps(executor, ["big = b'y' * 4_000_000", "big = b'z' * 4_000_000", "big = b'w' * 4_000_000"])
+        assert executor.timeline.held_bytes(namespace) <= 10_000_000
+        assert [s.step for s in executor.timeline.snapshots] == [2, 3]
+        assert executor.rewind(3).found and namespace["big"][:1] == b"z"
+    finally:
+        executor.close()
+
+
+@GUARDS
+def test_a_worker_killed_while_snapshots_are_held_changes_nothing(home: Path, guards: bool) -> None:
+    namespace = notebook()
+    executor = isolated(namespace, guards)
+    try:
+        run_steps(executor, STEPS[:2])
+        os.kill(executor.worker_pid, signal.SIGKILL)
+        rewound = executor.rewind(2)
+        assert rewound.found and "total" not in namespace["sales"] and namespace["rate"] == 0.5
+        assert executor("double(rate)").output == 1.0  # re-made in the worker that replaced the killed one
+    finally:
+        executor.close()
+
+
+def test_a_cut_off_line_can_be_made_live_again(home: Path) -> None:
+    namespace = notebook()
+    executor = isolated(namespace)
+    try:
+        run_steps(executor, STEPS[:2])
+        first_line = plain(namespace)
+        rewound = executor.rewind(2)
+        executor.checkpoint(2)
+        executor("rate = 100\nother = True")
+        back = executor.restore_branch(rewound.branch)
+        assert plain(namespace) == first_line and "other" not in namespace
+        assert "as that run left them" in back.note
+        assert executor("double(rate)").output == 2.0
+        again = executor.restore_branch(back.branch)  # and the second line once more
+        assert namespace["rate"] == 100 and namespace["other"] is True and again.found
+    finally:
+        executor.close()
+
+
+def test_the_local_executor_restores_bindings_and_names_what_it_cannot(executor: LocalPythonExecutor) -> None:
+    namespace = executor.state
+    namespace.update(items=[1, 2], kept=1)
+    run_steps(executor, ["a = 1", "items.append(3)\nkept = 2\nb = 3"])
+    rewound = executor.rewind(2)
+    assert namespace["kept"] == 1 and "b" not in namespace and namespace["a"] == 1
+    assert "items" in rewound.unrestorable and "changed it in place" in rewound.unrestorable["items"]
+    back = executor.restore_branch(rewound.branch)
+    assert namespace["kept"] == 2 and namespace["b"] == 3 and back.found
