@@ -62,6 +62,24 @@ def test_a_refused_write_is_reported_granted_and_revoked(executor: IsolatedPytho
     assert (outside / "real" / "report.csv").read_text() == "a,b"  # what the code wrote stays
 
 
+def test_allow_once_re_runs_the_step_from_its_snapshot_with_the_grant(
+    executor: IsolatedPythonExecutor, outside: Path
+) -> None:
+    """The loop's "Allow once": rewind to before the step, grant, re-run it, revoke."""
+    target = outside / "real" / "rows.txt"
+    executor("rows = [1, 2]")
+    executor.checkpoint(7)
+    code = f"rows.append(3)\nopen({str(target)!r}, 'w').write(str(rows))"
+    [refused] = refused_by(executor, code)
+    assert executor.state["rows"] == [1, 2, 3]  # the failed step changed the list before it was refused
+    executor.rewind(7)
+    grant = executor.grant(refused, "once")
+    executor.checkpoint(7)
+    assert executor(code).output == 9 and target.read_text() == "[1, 2, 3]"
+    executor.revoke(grant)
+    assert executor.grants == []
+
+
 def test_a_refused_read_is_found_behind_a_wrapping_error(executor: IsolatedPythonExecutor, outside: Path) -> None:
     data = outside / "real" / "data.txt"
     data.write_text("hello")
