@@ -325,7 +325,7 @@ class IsolatedPythonExecutor:
 
     def _remake(self, sources: dict[str, str], handles: dict[str, Any], outcome: timeline.Rewound) -> None:
         code = "\n\n".join(sources.values())
-        saved = (self.last_changes, self.last_notes, self._code, self.on_output)
+        saved = (self.last_changes, self.last_notes, self.last_refusals, self._code, self.on_output)
         failure = ""
         try:
             self.on_output, self._code = None, code
@@ -333,7 +333,7 @@ class IsolatedPythonExecutor:
         except (errors.ExecutionError, OSError) as exc:
             failure = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
         finally:
-            self.last_changes, self.last_notes, self._code, self.on_output = saved
+            self.last_changes, self.last_notes, self.last_refusals, self._code, self.on_output = saved
         for name in sources:
             old, new = handles[name], self.state.get(name)
             if isinstance(new, RemoteObject) and new is not old:
