@@ -261,22 +261,23 @@ class IsolatedPythonExecutor:
         """Snapshot the namespace just before step ``step_number``'s code runs (pointers only: see ``rewind``)."""
         self.timeline.checkpoint(step_number, self.state, self._bookkeeping())
 
-    def rewind(self, step_number: int) -> timeline.Rewound:
+    def rewind(self, step_number: int, keep: bool = True) -> timeline.Rewound:
         """Put the namespace back as it was before step ``step_number``'s code ran.
 
         The bindings the write-backs made since are undone (the host never changed a notebook object in place, so the
         snapshot's objects are the values as they were); a name the notebook rebound since is left and said. The
         worker is replaced by a fork of the restored kernel, where the functions and classes the agent defined are
         re-made from their source; other objects that lived only in the old worker are named as not restorable. The
-        line cut off is ``result.branch`` (``restore_branch`` makes it live again)."""
-        return self._locked(lambda: self._rewind(step_number))
+        line cut off is ``result.branch`` (``restore_branch`` makes it live again); ``keep=False`` drops it (a step
+        tried again, after a grant)."""
+        return self._locked(lambda: self._rewind(step_number, keep))
 
     def restore_branch(self, branch: timeline.Branch) -> timeline.Rewound:
         """Make a line an earlier rewind cut off live again (the current line is cut off in its place)."""
         return self._locked(lambda: self._restore_branch(branch))
 
-    def _rewind(self, step_number: int) -> timeline.Rewound:
-        outcome, snapshot = self.timeline.rewind(step_number, self.state, self._bookkeeping())
+    def _rewind(self, step_number: int, keep: bool = True) -> timeline.Rewound:
+        outcome, snapshot = self.timeline.rewind(step_number, self.state, self._bookkeeping(), keep)
         if snapshot is not None:
             self._take_bookkeeping(snapshot.extra, outcome)
             self._fresh_worker(outcome)

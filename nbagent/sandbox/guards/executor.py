@@ -231,14 +231,15 @@ class LocalPythonExecutor:
         """Snapshot the namespace's bindings just before step ``step_number``'s code runs (see ``rewind``)."""
         self.timeline.checkpoint(step_number, self.state, {"used": set()})
 
-    def rewind(self, step_number: int) -> Rewound:
+    def rewind(self, step_number: int, keep: bool = True) -> Rewound:
         """Put the namespace's bindings back as they were before step ``step_number``: names created since are
         removed, rebound ones get their objects back (a name the notebook rebound since is left, and said). This
         executor runs the code on the objects themselves, so what the later steps may have changed in place is named
         as not restorable (the isolated executor, the default, restores those too)."""
-        outcome, snapshot = self.timeline.rewind(step_number, self.state)
-        if snapshot is not None and outcome.branch is not None:
-            self._name_in_place(snapshot, outcome.branch.snapshots, outcome)
+        later = [s for s in self.timeline.snapshots if s.step >= step_number]
+        outcome, snapshot = self.timeline.rewind(step_number, self.state, keep=keep)
+        if snapshot is not None:
+            self._name_in_place(snapshot, later, outcome)
         outcome.note = outcome.describe()
         return outcome
 

@@ -235,17 +235,23 @@ class Timeline:
         return later[0]
 
     def rewind(
-        self, step: int, namespace: dict[str, Any], extra: dict[str, Any] | None = None
+        self, step: int, namespace: dict[str, Any], extra: dict[str, Any] | None = None, keep: bool = True
     ) -> tuple[Rewound, Snapshot | None]:
         """Put ``namespace`` back as it was before ``step``; the line from there on becomes a branch (``extra``: the
-        executor's bookkeeping at its tip). Returns what was done and the snapshot used (None: none was found)."""
+        executor's bookkeeping at its tip), or is dropped (``keep=False``: a step tried again). Returns what was
+        done and the snapshot used (None: none was found)."""
         snapshot = self.find(step)
         if snapshot is None:
             return Rewound(step, found=False), None
         branch = self.cut(step, namespace, extra)
+        if not keep:
+            self.branches.remove(branch)
+            branch = None
         outcome = self.apply(snapshot, namespace)
         outcome.step, outcome.snapshot_step, outcome.branch = step, snapshot.step, branch
         self.written = dict(snapshot.written)
+        if not keep:
+            self.snapshots.append(snapshot)  # the step runs again from the same state
         return outcome, snapshot
 
     def apply(self, target: Snapshot, namespace: dict[str, Any]) -> Rewound:
