@@ -386,6 +386,34 @@ def test_rerun_from_step_1_after_the_run_ended_continues_with_an_idle_kernel(pag
     assert "KINDS ['TaskStep', 'ActionStep', 'ActionStep']" in out
 
 
+def test_a_rerun_restores_the_variables_and_the_earlier_run_comes_back_live(page, notebook):
+    notebook(
+        "time_travel.ipynb",
+        "import pandas as pd\n"
+        "df = pd.DataFrame({'a': [1.0, 2.0], 'b': [3.0, 3.0]})\n"
+        "model = scripted(\"df['gain'] = df.b - df.a\\nprint('first try')\", \"final_answer(df.gain.max())\",\n"
+        "                 \"df['rel'] = df.b / df.a\\nprint('second try')\", \"final_answer(df.rel.max())\")\n"
+        "agent = CodeAgent(tools=[], model=model, namespace=globals(), additional_authorized_imports=['pandas'])\n"
+        "agent.run('Which row gained most?')",
+        "print(sorted(df.columns))",
+    )
+    run_cell(page, 1)
+    wait_done(page, 1)
+    view = widget(page, 1)
+    expect(view.locator(".nba-final")).to_contain_text("2")
+    button(view, "Re-run from here (step 1)").click()
+    expect(view.locator(".nba-final")).to_contain_text("3", timeout=15_000)
+    expect(view.locator(".nba-control-message")).to_contain_text("as they were before step 1")
+    assert output_of(page, 2, "print(sorted(df.columns))").strip() == "['a', 'b', 'rel']"  # no 'gain': undone
+    view.locator(".nba-forks-toggle").click()
+    view.locator(".nba-fork-open").first.click()
+    button(view, "Make live").click()
+    expect(view.locator(".nba-control-message")).to_contain_text("agent.forks[0] is the live run again")
+    expect(view.locator(".nba-final")).to_contain_text("2")
+    expect(action_steps(view).first.locator(".nba-logs")).to_contain_text("first try")
+    assert output_of(page, 2, "print(sorted(df.columns))").strip() == "['a', 'b', 'gain']"
+
+
 # ---------------------------------------------------------------- kernel interrupt
 
 

@@ -109,7 +109,7 @@ def test_a_name_the_notebook_rebound_since_is_left_alone(home: Path) -> None:
         namespace["mine"] = "the person's"  # a cell ran between the steps
         rewound = executor.rewind(2)
         assert namespace["rate"] == 1 and namespace["mine"] == "the person's"
-        assert "mine" in rewound.kept and "your notebook changed it" in rewound.note
+        assert "mine" in rewound.kept and "your notebook changed it after the agent did" in rewound.note
     finally:
         executor.close()
 
@@ -180,3 +180,20 @@ def test_the_local_executor_restores_bindings_and_names_what_it_cannot(executor:
     assert "items" in rewound.unrestorable and "changed it in place" in rewound.unrestorable["items"]
     back = executor.restore_branch(rewound.branch)
     assert namespace["kept"] == 2 and namespace["b"] == 3 and back.found
+
+
+def test_a_step_tried_again_drops_its_failed_attempt(home: Path) -> None:
+    namespace: dict = {}
+    executor = isolated(namespace)
+    try:
+        run_steps(executor, ["a = 1"])
+        executor.checkpoint(2)
+        with pytest.raises(Exception, match="ZeroDivisionError"):
+            executor("half = 'made before the error'\n1 / 0")
+        assert namespace["half"] == "made before the error"
+        again = executor.rewind(2, keep=False)
+        assert again.found and again.branch is None and "half" not in namespace
+        assert executor.timeline.branches == [] and [s.step for s in executor.timeline.snapshots] == [1, 2]
+        assert executor.rewind(2).found  # the step's snapshot is still there for a later re-run
+    finally:
+        executor.close()

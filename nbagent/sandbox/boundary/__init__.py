@@ -11,6 +11,9 @@ A worker process forked from the kernel, confined by the OS, killed at its deadl
 * ``confine``    -- the confinement plan (computed in the host) and its application in the worker.
 * ``netns``      -- the worker's own network namespace, and its relay to the host's proxy (worker side).
 * ``proxy``      -- the host's CONNECT proxy: the policy (public addresses, allow_domains), every connection noted.
+* ``denied``     -- in the worker: what the OS refused the code (a file read or write, a socket), from its error.
+* ``refusals``   -- in the host: the worker's refusal claims checked and bounded; what is never granted.
+* ``grants``     -- a person's grants after a refusal, checked again: the paths, the network, a proxy connection.
 * ``secrets``    -- the kernel's secrets cleared in the fork: session key, connection, history, API credentials, argv.
 * ``wipe``       -- mask given byte strings wherever they are in the worker's private writable memory.
 * ``mappings``   -- /proc/self/maps, and the kernel's shared file mappings made private in the worker.

@@ -114,6 +114,16 @@ def _excluded() -> list[str]:
     return out
 
 
+def never_granted() -> list[str]:
+    """What no grant reaches (refusals.py): the paths :func:`_excluded` carves out of every granted hierarchy."""
+    return _excluded()
+
+
+def python_roots() -> list[str]:
+    """The Python installation's folders (the worker reads them; nothing grants writing there)."""
+    return _python_roots()
+
+
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 

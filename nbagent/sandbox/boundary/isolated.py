@@ -42,9 +42,10 @@ from ..guards.executor import CodeOutput, _default_final_answer
 from ..guards.policy import shared_name
 from ..wire import budget, changes, shared, timeline
 from ..wire import codec as wire
+from ..wire.capabilities import Grant, RefusedCapability
 from ..wire.channel import Channel, ChannelClosed, ChannelTimeout, FrameRefused
 from ..wire.proxies import DeadHandleError, RemoteClass, RemoteFunction, RemoteObject
-from . import confine, proxy, worker
+from . import confine, grants, proxy, refusals, worker
 from .namespace import dumps, execution_count
 from .process import WorkerProcess, describe_status, fork, lost_note, shutdown
 from .watch import NO_ANSWER, CallWatch, only_late_output
@@ -103,7 +104,9 @@ class IsolatedPythonExecutor:
     environment says ``NBAGENT_SHARED_BUFFERS=0``; else they are copied through the socket.
 
     After each call, ``last_changes`` lists the names the code created, rebound, changed in place (proven by a
-    checksum in the worker; the detail says what shows: columns, shape, length, keys) or deleted (``changes.py``).
+    checksum in the worker; the detail says what shows: columns, shape, length, keys) or deleted (``changes.py``),
+    and ``last_refusals`` what the boundary refused the code (a file, the network, a connection: ``refusals.py``);
+    ``grant(refused)`` widens the confinement for it, ``revoke(grant)`` narrows it again (``grants.py``).
     """
 
     def __init__(
@@ -150,6 +153,7 @@ class IsolatedPythonExecutor:
         self.allow_network = bool(allow_network)
         policy_ = proxy.Policy.make(allow_domains, allow_hosts)  # a clear ValueError for a malformed entry
         self._proxy = proxy.ConnectProxy(policy_) if self.allow_network else None
+        self._policy = policy_  # the proxy's, kept for a network granted later (with the connections granted)
         self.on_output = on_output
         self.guards = guards
         self.confine = confine
@@ -204,6 +208,9 @@ class IsolatedPythonExecutor:
         self.timeline = timeline.Timeline(max_snapshots, snapshot_bytes, shared=shared_name)
         self._code = ""  # the code of the call under way (its top-level definitions can re-make its functions)
         self._definitions: dict[str, tuple[str, Any]] = {}  # name -> (its def/class source, the handle it made)
+        self.last_refusals: list[RefusedCapability] = []
+        self._grant_book = grants.GrantBook()
+        self._rules_changed = False  # a grant changed what a worker is allowed at its start: a fresh one applies it
 
     # -- smolagents surface -------------------------------------------------------------------------------------------
 
@@ -230,6 +237,7 @@ class IsolatedPythonExecutor:
             raise TypeError(f"code must be a str, not {type(code_action).__name__}")
         self.last_changes = []
         self.last_notes = []
+        self._reset_refusals()
         self._code = code_action
         try:
             return self._locked(lambda: self._run({"t": "exec", "code": code_action}, []))
@@ -253,22 +261,23 @@ class IsolatedPythonExecutor:
         """Snapshot the namespace just before step ``step_number``'s code runs (pointers only: see ``rewind``)."""
         self.timeline.checkpoint(step_number, self.state, self._bookkeeping())
 
-    def rewind(self, step_number: int) -> timeline.Rewound:
+    def rewind(self, step_number: int, keep: bool = True) -> timeline.Rewound:
         """Put the namespace back as it was before step ``step_number``'s code ran.
 
         The bindings the write-backs made since are undone (the host never changed a notebook object in place, so the
         snapshot's objects are the values as they were); a name the notebook rebound since is left and said. The
         worker is replaced by a fork of the restored kernel, where the functions and classes the agent defined are
         re-made from their source; other objects that lived only in the old worker are named as not restorable. The
-        line cut off is ``result.branch`` (``restore_branch`` makes it live again)."""
-        return self._locked(lambda: self._rewind(step_number))
+        line cut off is ``result.branch`` (``restore_branch`` makes it live again); ``keep=False`` drops it (a step
+        tried again, after a grant)."""
+        return self._locked(lambda: self._rewind(step_number, keep))
 
     def restore_branch(self, branch: timeline.Branch) -> timeline.Rewound:
         """Make a line an earlier rewind cut off live again (the current line is cut off in its place)."""
         return self._locked(lambda: self._restore_branch(branch))
 
-    def _rewind(self, step_number: int) -> timeline.Rewound:
-        outcome, snapshot = self.timeline.rewind(step_number, self.state, self._bookkeeping())
+    def _rewind(self, step_number: int, keep: bool = True) -> timeline.Rewound:
+        outcome, snapshot = self.timeline.rewind(step_number, self.state, self._bookkeeping(), keep)
         if snapshot is not None:
             self._take_bookkeeping(snapshot.extra, outcome)
             self._fresh_worker(outcome)
@@ -317,7 +326,7 @@ class IsolatedPythonExecutor:
 
     def _remake(self, sources: dict[str, str], handles: dict[str, Any], outcome: timeline.Rewound) -> None:
         code = "\n\n".join(sources.values())
-        saved = (self.last_changes, self.last_notes, self._code, self.on_output)
+        saved = (self.last_changes, self.last_notes, self.last_refusals, self._code, self.on_output)
         failure = ""
         try:
             self.on_output, self._code = None, code
@@ -325,7 +334,7 @@ class IsolatedPythonExecutor:
         except (errors.ExecutionError, OSError) as exc:
             failure = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
         finally:
-            self.last_changes, self.last_notes, self._code, self.on_output = saved
+            self.last_changes, self.last_notes, self.last_refusals, self._code, self.on_output = saved
         for name in sources:
             old, new = handles[name], self.state.get(name)
             if isinstance(new, RemoteObject) and new is not old:
@@ -552,6 +561,7 @@ class IsolatedPythonExecutor:
         answer = watch.final_answer(header)
         output = decode(header.get("output")) if error is None and answer is NO_ANSWER else None
         watch.settle(decoder, process.channel.last_header_bytes)
+        self._take_refusals(header.get("refused"))
         in_place = header.get("modified") if isinstance(header.get("modified"), dict) else {}
         deleted = header.get("deleted", [])
         self.last_changes = self._bind(values, costs, in_place) + self._delete(
@@ -781,6 +791,9 @@ class IsolatedPythonExecutor:
     # -- the worker ---------------------------------------------------------------------------------------------------
 
     def _ensure_worker(self) -> None:
+        if self._rules_changed:
+            self._restart_for_grants()
+            return
         process = self._holder[0]
         if process is not None and process.poll() is None:
             count = execution_count(self.state)
@@ -809,6 +822,7 @@ class IsolatedPythonExecutor:
         return status
 
     def _start_worker(self) -> None:
+        self._withdraw_stale_grants()
         plan = confine.plan(
             self.scratch_dir,
             allow_read=self.allow_read,
@@ -883,6 +897,80 @@ class IsolatedPythonExecutor:
     def _take_released(self) -> list[int]:
         released, self._released[:] = list(self._released), []
         return released
+
+    # -- refusals and grants (refusals.py, grants.py) -----------------------------------------------------------------
+
+    @property
+    def grants(self) -> list[Grant]:
+        """The grants in force (``grant``), oldest first."""
+        return self._grant_book.current()
+
+    def grant(self, refused: RefusedCapability, scope: str = "run") -> Grant:
+        """Widen the confinement for what ``refused`` names: a person's (or a policy's) answer, never the worker's.
+
+        A read or write adds that path to ``allow_read`` / ``allow_write`` (a file not there yet is created empty,
+        the Grant's note says so), the network sets ``allow_network``: both at the next call, in a fresh worker
+        (the OS rules are fixed when a worker starts; the step names what only the old worker held). A connection is
+        let through the proxy at once. ``scope`` ("once" or "run") is recorded for the caller, who revokes a "once"
+        grant. ValueError, in a sentence, for what is never granted.
+        """
+        grant = self._grant_book.add(refused, scope, self._reach(), self._policy)
+        self._widen(grant, True)
+        return grant
+
+    def revoke(self, grant: Grant) -> None:
+        """Withdraw a grant (ValueError if it is not in force); file rules and the network at the next call."""
+        self._grant_book.remove(grant)
+        self._widen(grant, False)
+
+    def _widen(self, grant: Grant, on: bool) -> None:
+        if grant.kind == "connect":
+            self._policy = self._policy.granting(grant.target, on)
+            if self._proxy is not None:
+                self._proxy.policy = self._policy  # read at each connection: no restart
+            return
+        if grant.kind == "network":
+            self.allow_network = on
+            if on and self._proxy is None:
+                self._proxy = proxy.ConnectProxy(self._policy)
+            elif not on and self._proxy is not None:
+                self._proxy.close()
+                self._proxy = None
+        elif grant.kind == "read":
+            self.allow_read = grants.toggled(self.allow_read, grant.target, on)
+        else:
+            self.allow_write = grants.toggled(self.allow_write, grant.target, on)
+        self._rules_changed = True
+
+    def _reach(self) -> refusals.Reach:
+        return refusals.Reach(self.scratch_dir, self.allow_read, self.allow_write, self.allow_network)
+
+    def _reset_refusals(self) -> None:
+        self.last_refusals = []
+        if self._proxy is not None:
+            self._proxy.take_refusals()  # an earlier call's, which it did not wait for
+
+    def _take_refusals(self, sent: Any) -> None:
+        """After a call: what the worker says it was refused (checked here) and what the proxy refused."""
+        found = refusals.from_worker(sent, self._reach())
+        proxied = refusals.from_proxy(self._proxy.take_refusals()) if self._proxy is not None else []
+        self.last_refusals = refusals.merged(self.last_refusals, found, proxied)
+
+    def _restart_for_grants(self) -> None:
+        """A fresh worker with the changed grants; the step says so, and what only the old worker held."""
+        self._rules_changed = False
+        process = self._holder[0]
+        if process is not None:
+            self._discard(process, "grants")
+            self.note(self._lost_note)
+        self._start_worker()
+
+    def _withdraw_stale_grants(self) -> None:
+        """Granted paths that now lead elsewhere (a link planted since) are withdrawn before a worker starts."""
+        for grant, why in self._grant_book.stale():
+            self.revoke(grant)
+            self.note(f"the grant to {grant.describe()} was withdrawn: {why}")
+        self._rules_changed = False  # the worker about to start applies the grants as they now are
 
     # -- the namespace ------------------------------------------------------------------------------------------------
 

@@ -85,6 +85,9 @@ def lost_note(lost: list[str], why: str) -> str:
     if why in ("replaced", "start"):
         return ""
     names = ", ".join(lost[:20]) + (", ..." if len(lost) > 20 else "")
+    if why == "grants":  # a grant changed the OS rules, which a worker fixes at its start
+        gone = f"; lost: {names} (they lived only in the old worker; their notebook handles are dead)" if lost else ""
+        return f"a fresh worker started with the changed grants{gone}"
     kept = "Plain data from earlier steps is kept in the notebook; what this step changed is lost."
     objects = (
         f" Lost: {names} (objects and functions that lived only in the worker; their notebook handles are dead)."

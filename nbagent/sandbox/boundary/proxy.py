@@ -16,7 +16,9 @@ a port of the host. Per stream:
    answers ``200`` and copies bytes both ways until both ends close or nothing moves for ``IDLE_SECONDS``.
 
 Every connection and refusal is recorded; the executor drains the records into the step's notes
-(``connected to api.example.com:443``). At most ``MAX_STREAMS`` streams at once per executor. The proxy runs in
+(``connected to api.example.com:443``), and the policy's refusals also as data (:meth:`ConnectProxy.take_refusals`:
+the step may ask a person). A grant (``Policy.granting``) lets one more ``host:port`` past ``allow_domains`` at once,
+still only to public addresses. At most ``MAX_STREAMS`` streams at once per executor. The proxy runs in
 daemon threads and never blocks the executor's call loop; its threads end with the worker's sockets or :meth:`close`.
 """
 
@@ -29,7 +31,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .confine import NETWORK_PORTS
 from .netns import pipe
@@ -42,6 +44,7 @@ HANDSHAKE_SECONDS = 10.0
 CONNECT_SECONDS = 10.0
 IDLE_SECONDS = 300.0
 MAX_RECORDS = 200
+MAX_REFUSAL_RECORDS = 20
 REFUSAL_PAUSE_SECONDS = 0.05
 #: The least time between two streams handed to the worker: a relay asking for streams it drops at once (each costs
 #: the kernel a socketpair and a thread) gets at most 200 a second, a few percent of a core, not a spinning thread.
@@ -49,22 +52,26 @@ HAND_OUT_INTERVAL_SECONDS = 0.005
 
 
 class Refused(Exception):
-    """A connection the policy does not allow: ``str()`` is the reason the code sees, ``short`` the step's note."""
+    """A connection the policy does not allow: ``str()`` is the reason the code sees, ``short`` the step's note;
+    ``grantable``: a person may let it through (a domain outside ``allow_domains``; never a non-public address)."""
 
-    def __init__(self, reason: str, short: str = "", status: str = "403") -> None:
+    def __init__(self, reason: str, short: str = "", status: str = "403", grantable: bool = False) -> None:
         super().__init__(reason)
         self.short = short or reason
         self.status = status
+        self.grantable = grantable
 
 
 @dataclass(frozen=True)
 class Policy:
     """Where a worker may connect: public addresses on ``ports``, within ``allow_domains`` (None: any), plus
-    ``allow_hosts``, the user's explicit (host, port) grants (loopback and private ones included)."""
+    ``allow_hosts``, the user's explicit (host, port) grants (loopback and private ones included), plus ``granted``,
+    the (host, port) pairs a person let past ``allow_domains`` when asked (public addresses only, like the rest)."""
 
     allow_domains: tuple[str, ...] | None = None
     allow_hosts: frozenset[tuple[str, int]] = field(default_factory=frozenset)
     ports: tuple[int, ...] = NETWORK_PORTS
+    granted: frozenset[tuple[str, int]] = field(default_factory=frozenset)
 
     @classmethod
     def make(cls, allow_domains: Iterable[str] | str | None = None, allow_hosts: Iterable[str] | str = ()) -> Policy:
@@ -76,6 +83,11 @@ class Policy:
         domains = None if allow_domains is None else tuple(_domain(d) for d in allow_domains)
         return cls(domains, frozenset(_host_port(entry, "allow_hosts") for entry in allow_hosts))
 
+    def granting(self, target: str, on: bool = True) -> Policy:
+        """This policy with ``target`` (``"host:port"``) let past ``allow_domains`` (``on``) or no longer."""
+        pair = parse_target(target)
+        return replace(self, granted=self.granted | {pair} if on else self.granted - {pair})
+
     def resolve(self, host: str, port: int) -> str:
         """The address to connect to (resolved once, here), or :class:`Refused`."""
         if (host, port) in self.allow_hosts:
@@ -83,8 +95,13 @@ class Policy:
         if port not in self.ports:
             allowed = "/".join(map(str, self.ports))
             raise Refused(f"port {port} is not allowed (only {allowed})", f"port {port} not allowed")
-        if self.allow_domains is not None and not any(host == d or host.endswith("." + d) for d in self.allow_domains):
-            raise Refused(f"{host} is not in this agent's allow_domains", "not in allow_domains")
+        if (
+            self.allow_domains is not None
+            and (host, port) not in self.granted
+            and not any(host == d or host.endswith("." + d) for d in self.allow_domains)
+        ):
+            grantable = not literal_not_public(host)  # a loopback or private address: allow_hosts is the explicit way
+            raise Refused(f"{host} is not in this agent's allow_domains", "not in allow_domains", grantable=grantable)
         addresses = _addresses(host, port)
         for address, reason in addresses:
             if not reason:
@@ -98,6 +115,11 @@ def _domain(entry: object) -> str:
     if not isinstance(entry, str) or not entry.strip(" .") or any(c in entry for c in "/:@ "):
         raise ValueError(f"allow_domains: {entry!r} is not a domain name (write 'example.com')")
     return entry.strip(".").lower().removeprefix("*.")
+
+
+def parse_target(target: object) -> tuple[str, int]:
+    """``"host:port"`` (``"[::1]:443"``) as (host, port); a clear ValueError otherwise."""
+    return _host_port(target, "target")
 
 
 def _host_port(entry: object, what: str) -> tuple[str, int]:
@@ -119,6 +141,15 @@ def _addresses(host: str, port: int) -> list[tuple[str, str]]:
     for _family, _type, _proto, _name, sockaddr in infos:
         seen.setdefault(str(sockaddr[0]), not_public(str(sockaddr[0])))
     return list(seen.items())
+
+
+def literal_not_public(host: str) -> str:
+    """Why ``host``, an IP address literal, is not public ("" if it is public or a name)."""
+    try:
+        ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        return ""
+    return not_public(host)
 
 
 def not_public(address: str) -> str:
@@ -149,6 +180,7 @@ class ConnectProxy:
         self.policy = policy
         self._lock = threading.Lock()
         self._records: dict[str, int] = {}  # note -> how many times, in first-seen order
+        self._refusals: list[tuple[str, int, str, bool]] = []  # the policy's refusals: host, port, why, grantable
         self._sockets: set[socket.socket] = set()
         self._streams = 0
         self._closed = False
@@ -165,6 +197,12 @@ class ConnectProxy:
         with self._lock:
             records, self._records = self._records, {}
         return [text if count == 1 else f"{text} ({count} times)" for text, count in records.items()]
+
+    def take_refusals(self) -> list[tuple[str, int, str, bool]]:
+        """The policy's refusals since the last time (each once): (host, port, why, grantable)."""
+        with self._lock:
+            refusals, self._refusals = self._refusals, []
+        return refusals
 
     def close(self) -> None:
         """Stop: every control socket and stream is shut down (their threads end)."""
@@ -256,6 +294,8 @@ class ConnectProxy:
             address = self.policy.resolve(host, port)
         except Refused as refusal:
             self._record(f"refused a connection to {target} ({refusal.short})")
+            if refusal.status == "403":  # the policy's answer (a name that does not resolve is no refusal of it)
+                self._record_refusal((host, port, str(refusal), refusal.grantable))
             raise
         try:
             upstream = socket.create_connection((address, port), timeout=CONNECT_SECONDS)
@@ -272,6 +312,11 @@ class ConnectProxy:
         with self._lock:
             if text in self._records or len(self._records) < MAX_RECORDS:
                 self._records[text] = self._records.get(text, 0) + 1
+
+    def _record_refusal(self, refusal: tuple[str, int, str, bool]) -> None:
+        with self._lock:
+            if refusal not in self._refusals and len(self._refusals) < MAX_REFUSAL_RECORDS:
+                self._refusals.append(refusal)
 
     def _track(self, sock: socket.socket) -> None:
         with self._lock:

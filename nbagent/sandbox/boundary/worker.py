@@ -43,7 +43,7 @@ from ..wire import proxies, shared
 from ..wire.budget import OUT_CHUNK_CHARS
 from ..wire.changes import is_mutable, referenced_names
 from ..wire.channel import Channel, frame
-from . import confine, figures, lifetime, mappings
+from . import confine, denied, figures, lifetime, mappings
 from . import namespace as host_values
 
 STOP_SIGNAL = getattr(signal, "SIGUSR1", None)  # POSIX (the worker exists only where fork does)
@@ -348,6 +348,9 @@ class Worker:
         self.outbox = Outbox(self.channel, config.max_print_outputs_length)  # threads only after confinement
         watch_parent()
         self.executor.on_output = self.outbox.output
+        self.executor.on_code_error = self.note_refused
+        denied.watch_file_events()
+        self.refused: list[dict[str, Any]] = []  # what the OS refused the call's code (denied.py), for ``done``
         signal.signal(STOP_SIGNAL, self._on_stop)
         self.stopping = False
         self.call_id: Any = None
@@ -385,6 +388,16 @@ class Worker:
         self.shared_buffers = header.get("shared_buffers") is True
         self.huge_pages = header.get("huge_pages") is True  # the host read the kernel's setting (/sys is closed here)
         self.encoder = wire.Encoder(self._reference)
+        self.refused = []
+        denied.forget_file_events()
+
+    def note_refused(self, exc: BaseException) -> None:
+        """The code ended with ``exc``: what the OS refused it, if that is why (a claim the host checks)."""
+        try:
+            network = self.config.plan.allow_network
+            self.refused = denied.refusals_in(exc, network_granted=network)
+        except Exception:  # an exception too strange to read: no claim
+            self.refused = []
 
     def run_code(self, header: dict, buffers: list) -> None:
         self._begin(header)
@@ -513,6 +526,8 @@ class Worker:
         header: dict[str, Any] = {"t": "done", "id": self.call_id, "names": names, "deleted": deleted}
         header["modified"] = in_place
         header["images"] = [self._encode(encoder, image) for image in images]
+        if self.refused:
+            header["refused"] = self.refused
         if isinstance(outcome, CodeOutput):
             header["logs"] = outcome.logs
             header["warnings"] = outcome.warnings
@@ -701,6 +716,7 @@ def _run_unguarded(worker: Worker, code: str) -> CodeOutput:
                 if call.pending in ("timeout", "stop"):
                     kind = "ExecutionTimeout" if call.pending == "timeout" else "ExecutionStopped"
                     raise _limit_error(kind, timeout, buffer.getvalue()) from None
+                worker.note_refused(exc)
                 lineno = _agent_line(exc)
                 raise ExecutionError(
                     f"Error on line {lineno} of the code:\n{type(exc).__name__}: {exc}"

@@ -36,6 +36,7 @@ from ..errors import (
     SandboxInterrupt,
     timeout_message,
 )
+from ..wire.capabilities import Grant, RefusedCapability
 from ..wire.changes import NamespaceSnapshot, is_mutable, referenced_names
 from ..wire.codec import AgentValue
 from ..wire.timeline import MISSING, Branch, Rewound, Snapshot, Timeline
@@ -109,6 +110,11 @@ class LocalPythonExecutor:
             (when a container's shape, columns, length or keys show it) or deleted (see ``changes.py``).
         copy_inputs: the code works on copies of the namespace's objects, which stay untouched; names it creates
             are still bound there (see ``copies.py``). Settable as an attribute between calls.
+
+    The isolated executor's refusals and grants have the same surface here, empty: this process has no OS confinement
+    that could refuse the code a file or a connection (``last_refusals`` and ``grants`` stay ``[]``; ``grant()``
+    raises). The attribute ``on_code_error`` (None, or a callable) is given the exception the code ended with, after
+    the limits are lifted (the isolated worker reads what the OS refused from it).
     """
 
     def __init__(
@@ -157,6 +163,8 @@ class LocalPythonExecutor:
         self.report_changes = report_changes
         self.copy_inputs = copy_inputs
         self.last_changes: list[dict[str, Any]] = []
+        self.last_refusals: list[RefusedCapability] = []  # always empty: nothing here is refused by the OS
+        self.on_code_error: Callable[[BaseException], None] | None = None
         self._copies = InputCopies()
         self.timeline = Timeline(shared=shared_name)
         self.send_tools({})
@@ -174,6 +182,19 @@ class LocalPythonExecutor:
 
     def send_variables(self, variables: Mapping[str, Any]) -> None:
         self.state.update(variables)
+
+    @property
+    def grants(self) -> list[Grant]:
+        return []
+
+    def grant(self, refused: RefusedCapability, scope: str = "run") -> Grant:
+        raise RuntimeError(
+            "LocalPythonExecutor has no OS confinement to widen: the code runs in this process with its powers "
+            "(IsolatedPythonExecutor refuses files and connections and grants them)"
+        )
+
+    def revoke(self, grant: Grant) -> None:
+        raise ValueError(f"{grant.describe()} is not a grant in force: LocalPythonExecutor grants nothing")
 
     def request_stop(self) -> None:
         """Thread-safe: stop the running call promptly; it raises ExecutionStopped. No effect when idle."""
@@ -210,14 +231,15 @@ class LocalPythonExecutor:
         """Snapshot the namespace's bindings just before step ``step_number``'s code runs (see ``rewind``)."""
         self.timeline.checkpoint(step_number, self.state, {"used": set()})
 
-    def rewind(self, step_number: int) -> Rewound:
+    def rewind(self, step_number: int, keep: bool = True) -> Rewound:
         """Put the namespace's bindings back as they were before step ``step_number``: names created since are
         removed, rebound ones get their objects back (a name the notebook rebound since is left, and said). This
         executor runs the code on the objects themselves, so what the later steps may have changed in place is named
         as not restorable (the isolated executor, the default, restores those too)."""
-        outcome, snapshot = self.timeline.rewind(step_number, self.state)
-        if snapshot is not None and outcome.branch is not None:
-            self._name_in_place(snapshot, outcome.branch.snapshots, outcome)
+        later = [s for s in self.timeline.snapshots if s.step >= step_number]
+        outcome, snapshot = self.timeline.rewind(step_number, self.state, keep=keep)
+        if snapshot is not None:
+            self._name_in_place(snapshot, later, outcome)
         outcome.note = outcome.describe()
         return outcome
 
@@ -326,6 +348,8 @@ class LocalPythonExecutor:
             self._call = None
             self._guards.call = None
             self.state[budget_key] = itertools.repeat(True)
+        if error is not None and self.on_code_error is not None:
+            self.on_code_error(error)
         try:
             outcome = self._outcome(call, value, error, error_text, buffer.getvalue(), filename)
         except ExecutionError as failure:

@@ -11,4 +11,5 @@ The lowest room of the sandbox: both layers above speak it, and it trusts nothin
 * ``budget``   -- what decoded data may cost the host: per call, over steps; frame caps by kind.
 * ``proxies``  -- handles and function/class proxies the notebook holds for objects left in the worker.
 * ``changes``  -- what a call did to the shared namespace (created, rebound, changed in place, deleted), in words.
+* ``capabilities`` -- what the boundary refused the code (RefusedCapability) and what a person granted (Grant).
 """

@@ -26,8 +26,8 @@ _VERBS = {"read": "read", "write": "write", "connect": "connect to", "network": 
 class RefusedCapability:
     """One thing the code tried and was refused.
 
-    ``target``: an absolute path (read, write), ``host:port`` (connect) or "" (network). ``reason``: one line saying
-    why it was refused. ``grantable``: False for what is never granted (the kernel's secrets, cloud metadata...), in
+    ``target``: an absolute path (read, write; a folder's ends with ``/``), ``host:port`` (connect) or "" (network).
+    ``reason``: one line saying why it was refused. ``grantable``: False for what is never granted (the kernel's secrets, cloud metadata...), in
     which case nobody is asked.
     """
 
@@ -51,14 +51,24 @@ class RefusedCapability:
 
 @dataclass(frozen=True)
 class Grant:
-    """A capability a person (or a policy) granted: ``scope`` is ``"once"`` (the step's re-run) or ``"run"``."""
+    """A capability a person (or a policy) granted: ``scope`` is ``"once"`` (the step's re-run) or ``"run"``.
+
+    ``target`` is what was actually granted (a path, a folder ending with ``/``, ``host:port``, or ""); ``note`` says
+    what the grant did beyond the words of the question (an empty file nbagent created so that the worker may write
+    it: the OS's file rules hold only for what exists).
+    """
 
     kind: str
     target: str
     scope: str = "run"
+    note: str = ""
 
     def describe(self) -> str:
         return RefusedCapability(self.kind, self.target).describe()
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Grant:
+        return cls(**{k: data[k] for k in ("kind", "target", "scope", "note") if k in data})

@@ -164,8 +164,10 @@ class Timeline:
         return snapshot
 
     def wrote(self, name: str, value: Any) -> None:
-        """The agent's code bound ``name`` to ``value`` (``MISSING``: deleted it)."""
-        self.written[name] = value
+        """The agent's code bound ``name`` to ``value`` (``MISSING``: deleted it). Without a snapshot nothing is
+        kept: a write matters only against a snapshot taken before it (and must not keep a value alive)."""
+        if self.snapshots or self.branches:
+            self.written[name] = value
 
     def _bindings(self, namespace: Mapping[str, Any]) -> dict[str, Any]:
         return {name: value for name, value in list(namespace.items()) if self.shared(name)}
@@ -233,24 +235,43 @@ class Timeline:
         return later[0]
 
     def rewind(
-        self, step: int, namespace: dict[str, Any], extra: dict[str, Any] | None = None
+        self, step: int, namespace: dict[str, Any], extra: dict[str, Any] | None = None, keep: bool = True
     ) -> tuple[Rewound, Snapshot | None]:
         """Put ``namespace`` back as it was before ``step``; the line from there on becomes a branch (``extra``: the
-        executor's bookkeeping at its tip). Returns what was done and the snapshot used (None: none was found)."""
+        executor's bookkeeping at its tip), or is dropped (``keep=False``: a step tried again). Returns what was
+        done and the snapshot used (None: none was found)."""
         snapshot = self.find(step)
         if snapshot is None:
             return Rewound(step, found=False), None
         branch = self.cut(step, namespace, extra)
+        if not keep:
+            self.branches.remove(branch)
+            branch = None
         outcome = self.apply(snapshot, namespace)
         outcome.step, outcome.snapshot_step, outcome.branch = step, snapshot.step, branch
         self.written = dict(snapshot.written)
+        if not keep:
+            self.snapshots.append(snapshot)  # the step runs again from the same state
         return outcome, snapshot
 
     def apply(self, target: Snapshot, namespace: dict[str, Any]) -> Rewound:
         """Make ``namespace`` bind what ``target`` binds, for every name whose present value the agent made."""
-        return self._set_all(target, namespace, lambda name, present: self.written.get(name, _NEVER) is present)
+        return self._set_all(
+            target,
+            namespace,
+            ours=lambda name, present: self.written.get(name, _NEVER) is present,
+            agents=lambda name: self.written.get(name, _NEVER) is not target.written.get(name, _NEVER),
+        )
 
-    def _set_all(self, target: Snapshot, namespace: dict[str, Any], ours: Callable[[str, Any], bool]) -> Rewound:
+    def _set_all(
+        self,
+        target: Snapshot,
+        namespace: dict[str, Any],
+        ours: Callable[[str, Any], bool],
+        agents: Callable[[str], bool],
+    ) -> Rewound:
+        """Set every name where ``ours(name, present)``; a name the agent changed on the way (``agents(name)``) but
+        the notebook changed since is left and said; the notebook's own names are left silently."""
         outcome = Rewound(target.step, snapshot_step=target.step)
         names = set(target.bindings) | {n for n in namespace if self.shared(n)}
         for name in sorted(names):
@@ -259,7 +280,8 @@ class Timeline:
             if present is wanted:
                 continue
             if not ours(name, present):
-                outcome.kept[name] = "your notebook changed it after the snapshot"
+                if agents(name):
+                    outcome.kept[name] = "your notebook changed it after the agent did"
             elif wanted is MISSING:
                 namespace.pop(name, None)
                 outcome.removed.append(name)
@@ -279,12 +301,15 @@ class Timeline:
     def graft(self, branch: Branch, namespace: dict[str, Any]) -> Rewound:
         """Make ``branch`` the live line again: the namespace as at its tip, its snapshots live. The namespace is
         expected at the branch's start (restore that first); a name changed since that start is left alone."""
-        base = branch.snapshots[0].bindings if branch.snapshots else None
+        base = branch.snapshots[0] if branch.snapshots else None
 
         def ours(name: str, present: Any) -> bool:
-            return base is None or base.get(name, MISSING) is present
+            return base is None or base.bindings.get(name, MISSING) is present
 
-        outcome = self._set_all(branch.tip, namespace, ours)
+        def agents(name: str) -> bool:
+            return base is None or branch.tip.written.get(name, _NEVER) is not base.written.get(name, _NEVER)
+
+        outcome = self._set_all(branch.tip, namespace, ours, agents)
         self.written = dict(branch.tip.written)
         self.snapshots = [s for s in self.snapshots if s.step < branch.start] + list(branch.snapshots)
         if branch in self.branches:
