@@ -290,8 +290,8 @@ class CodeLoop(AgentLoop):
         rewind = getattr(self.python_executor, "rewind", None)
         if rewind is None:
             return ""
-        try:
-            return str(getattr(rewind(step_number), "note", "") or "")
+        try:  # keep=False: the failed attempt is no line anyone goes back to (no branch, no snapshot held)
+            return str(getattr(rewind(step_number, keep=False), "note", "") or "")
         except Exception as failure:
             return f"The failed attempt could not be undone ({type(failure).__name__}: {failure})."
 

@@ -75,9 +75,9 @@ class RefusingExecutor(LocalPythonExecutor):
         self.granted.remove(grant)
         self.revoked.append(grant)
 
-    def rewind(self, step_number: int):
+    def rewind(self, step_number: int, keep: bool = True):
         self.rewinds.append(step_number)
-        return super().rewind(step_number)  # the executor's own time travel (the lead's, issue 23 item 1)
+        return super().rewind(step_number, keep=keep)  # the executor's own time travel (issue 23 item 1)
 
     @property
     def grants(self) -> list[Grant]:
@@ -122,6 +122,7 @@ def test_allow_once_runs_the_same_code_again_in_the_step_and_revokes_the_grant_w
     assert executor.written == [OUT] and executor.calls == 3  # refused, the same code again, the answer step
     assert len(model.calls) == 2  # no model call for the re-run
     assert executor.rewinds == [1]  # the failed attempt was undone before the code ran again
+    assert executor.timeline.branches == []  # and dropped: no line to go back to, no snapshot held for it
     assert [(a.step, a.kind, a.target, a.text) for a in seen] == [(1, "write", OUT, f"Step 1 wants to write `{OUT}`")]
     assert executor.granted == [] and executor.revoked == [Grant("write", OUT, "once")]
     (entry,) = step.permissions
