@@ -47,7 +47,7 @@ _TERMINAL_TRIES = 3
 
 # What the model can do without a refused capability, by kind.
 _INSTEAD = {
-    "write": "write into the working directory's allowed places (or keep the result in a variable)",
+    "write": "keep the result in a variable, or write into the scratch directory (tempfile.gettempdir())",
     "read": "use the data you already have (the variables in the namespace)",
     "connect": "work without that host: use the data you already have",
     "network": "work without the network: use the data you already have",

@@ -3,8 +3,8 @@
 One notebook, one kernel, three runs in blocking cells: "Allow once", "Allow for this run" and "Deny". Each
 shows the ask ("Step 1 wants to write `out/report.csv`") after the step that was refused, the click answers it
 while the cell still executes, and the step's outcome follows (saved; saved twice with one ask; denied, the model
-told). Until the sandbox's refusals are merged the executor is a small double defined in the notebook: a real
-`LocalPythonExecutor` whose `save(path)` is refused until granted and listed in `last_refusals`.
+told). The executor is the real one (isolated): the worker may read the notebook's folder, not write it, so the
+OS refuses the write and the boundary reports it.
 """
 
 from __future__ import annotations
@@ -21,47 +21,21 @@ NAME = "permission_asks.ipynb"
 VIEW = ".nbagent-widget[data-rendered='1'] .nbagent"
 QUESTION = "Step 1 wants to write out/report.csv"
 
-SETUP = '''\
+SETUP = """\
 %load_ext nbagent
 import os
 from nbagent import CodeAgent, ScriptedModel
-from nbagent.sandbox import LocalPythonExecutor
-from nbagent.sandbox.wire.capabilities import Grant, RefusedCapability
 
 F = "`" * 3
-OUT = os.path.join(os.path.realpath(os.getcwd()), "out", "report.csv")
-
-class RefusingExecutor(LocalPythonExecutor):
-    """save(path) works only where granted; what it was refused is in last_refusals, as the sandbox says it."""
-
-    def __init__(self):
-        self.granted, self.written, self.last_refusals = [], [], []
-        super().__init__(additional_functions={"save": self._save})
-
-    def _save(self, path):
-        if not any(g.kind == "write" and g.target == path for g in self.granted):
-            self.last_refusals = [RefusedCapability("write", path)]
-            raise PermissionError(13, "Permission denied", path)
-        self.written.append(path)
-
-    def __call__(self, code):
-        self.last_refusals = []
-        return super().__call__(code)
-
-    def grant(self, refused, scope="run"):
-        self.granted.append(Grant(refused.kind, refused.target, scope))
-        return self.granted[-1]
-
-    def revoke(self, grant):
-        self.granted.remove(grant)
+os.makedirs("out", exist_ok=True)
+OUT = os.path.join(os.path.realpath(os.getcwd()), "out", "report.csv")  # the worker may read here, not write
 
 def writer(saves):
-    bodies = [f"save({OUT!r})\\nprint('saved')"] * saves + ["final_answer('done')"]
+    write = f"with open({OUT!r}, 'w') as f:\\n    f.write('region,revenue')\\nprint('saved')"
+    bodies = [write] * saves + ["final_answer('done')"]
     model = ScriptedModel([f"Thought: save it.\\n{F}python\\n{body}\\n{F}" for body in bodies])
-    agent = CodeAgent(tools=[], model=model, executor_type="local", max_steps=len(bodies))
-    agent.python_executor = RefusingExecutor()
-    return agent
-'''
+    return CodeAgent(tools=[], model=model, additional_authorized_imports=["io"], max_steps=len(bodies))
+"""
 CELLS = [
     SETUP,
     'once = writer(1)\nonce.run("Save the report.")',
@@ -69,7 +43,7 @@ CELLS = [
     'denied = writer(1)\ndenied.run("Save the report.")',
     "for agent in (once, for_run, denied):\n"
     "    print([[p['answer'] for p in s.permissions or []] for s in agent.memory.action_steps()],"
-    " len(agent.python_executor.written), agent.python_executor.granted, agent.last_result.state)",
+    " [g.scope for g in agent.grants], agent.python_executor.grants, agent.last_result.state)",
 ]
 
 
@@ -135,8 +109,8 @@ def test_allow_once_allow_for_the_run_and_deny(lab: Lab, page, notebook: str, ar
     expect(once.locator(".nba-header .nba-status")).to_have_text("done", timeout=60_000)
     expect(once.locator(".nba-ask")).to_be_hidden()
     first = once.locator(".nba-step-action").first
-    expect(first.locator(".nba-permission")).to_have_text(
-        f"Allowed once: write {lab.notebook_dir.resolve()}/out/report.csv (by you)"
+    expect(first.locator(".nba-permission")).to_contain_text(
+        f"Allowed once: write {lab.notebook_dir.resolve()}/out/report.csv (by you"
     )
     expect(first).to_contain_text("saved")
 
@@ -156,7 +130,8 @@ def test_allow_once_allow_for_the_run_and_deny(lab: Lab, page, notebook: str, ar
     wait_idle(page)
     report = cell(page, 4).locator(".jp-OutputArea-output").last.inner_text()
     assert report.splitlines() == [
-        "[['once'], []] 1 [] success",  # the once grant ended with its step
-        "[['run'], [], []] 2 [] success",  # one ask for two writes; the run's grant ended with the run
-        "[['deny'], []] 0 [] success",
+        "[['once'], []] ['once'] [] success",  # the once grant ended with its step
+        "[['run'], [], []] ['run'] [] success",  # one ask for two writes; the run's grant ended with the run
+        "[['deny'], []] [] [] success",
     ]
+    assert (lab.notebook_dir / "out" / "report.csv").read_text() == "region,revenue"

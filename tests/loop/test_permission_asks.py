@@ -162,7 +162,10 @@ def test_a_denial_is_the_steps_error_with_what_to_do_instead(policy, said, reaso
     step = agent.memory.action_steps()[0]
     error = str(step.error)
     assert "Permission denied" in error and said in error
-    assert f"write `{OUT}`" in error and "Do without it: write into the working directory" in error
+    assert (
+        f"write `{OUT}`" in error
+        and "Do without it: keep the result in a variable, or write into the scratch directory" in error
+    )
     assert executor.calls == 2 and executor.written == [] and executor.rewinds == []  # not run again
     (entry,) = step.permissions
     assert entry["answer"] == "deny" and entry["scope"] is None and entry["by"] == "policy"
