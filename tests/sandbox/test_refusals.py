@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -264,3 +265,35 @@ def test_the_local_executor_has_the_same_surface_and_grants_nothing() -> None:
     assert local.last_refusals == [] and local.grants == []
     with pytest.raises(RuntimeError, match="no OS confinement"):
         local.grant(RefusedCapability("write", "/tmp/x"))
+
+
+def test_a_connection_file_in_the_shared_temp_folder_closes_its_keys_not_the_whole_folder(monkeypatch, tmp_path):
+    """nbclient (nbval, nbconvert) puts the kernel's connection file straight into /tmp: a file a person allows in a
+    folder of /tmp may be asked for, /tmp itself and the key files beside the connection file never."""
+    from nbagent.sandbox.boundary import confine, refusals
+
+    monkeypatch.setattr(confine, "_connection_file", lambda: "/tmp/tmp-kernel-keys.json")
+    lesson = tempfile.mkdtemp(dir="/tmp")
+    assert refusals.never_granted("write", f"{lesson}/report.csv") == ""
+    os.rmdir(lesson)
+    assert "connection file" in refusals.never_granted("read", "/tmp/tmp-other-kernel.json")
+    assert refusals.never_granted("read", "/tmp/tmp-kernel-keys.json")
+    assert "connection file" in refusals.never_granted("write", "/tmp/")
+    monkeypatch.setattr(confine, "_connection_file", lambda: str(tmp_path / "runtime" / "kernel-1.json"))
+    assert refusals.never_granted("read", str(tmp_path / "runtime" / "notes.txt"))  # a runtime folder: all closed
+
+
+def test_a_project_folder_on_sys_path_takes_reports_never_python_files(monkeypatch, tmp_path):
+    """An editable install puts the project's folder on sys.path: a CSV written there may be asked for, a module the
+    kernel could import may not; the interpreter's own folders stay closed."""
+    import sys
+
+    from nbagent.sandbox.boundary import refusals
+
+    project = tmp_path / "project"
+    (project / "notebooks").mkdir(parents=True)
+    monkeypatch.setattr(sys, "path", [*sys.path, str(project)])
+    assert refusals.never_granted("write", str(project / "notebooks" / "report.csv")) == ""
+    assert "Python files" in refusals.never_granted("write", str(project / "json.py"))
+    assert "Python files" in refusals.never_granted("write", str(project / "notebooks" / "helper.py"))
+    assert refusals.never_granted("write", os.path.join(sys.prefix, "report.csv"))

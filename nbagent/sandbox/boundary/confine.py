@@ -30,6 +30,7 @@ import os
 import platform
 import sys
 import sysconfig
+import tempfile
 from dataclasses import dataclass, field
 
 from . import landlock, lifetime, mappings, netns, rlimits, seccomp, secrets, wipe
@@ -71,12 +72,20 @@ def _real(path: str) -> str:
 
 
 def _python_roots() -> list[str]:
+    roots = set(_interpreter_roots())
+    roots.update(_real(p) for p in sys.path if p and os.path.isdir(p) and p != os.getcwd())
+    return sorted(roots)
+
+
+def _interpreter_roots() -> list[str]:
+    """The interpreter's own folders: its prefixes, standard library and site-packages (not a project's folder that
+    an editable install or PYTHONPATH put on ``sys.path``)."""
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
         path = sysconfig.get_paths().get(key)
         if path:
             roots.add(path)
-    roots.update(p for p in sys.path if p and os.path.isdir(p) and p != os.getcwd())
+    roots.update(p for p in sys.path if p and os.path.basename(p.rstrip("/")) in ("site-packages", "dist-packages"))
     if sys.executable:
         roots.add(os.path.dirname(os.path.realpath(sys.executable)))
     return sorted(_real(r) for r in roots)
@@ -114,14 +123,44 @@ def _excluded() -> list[str]:
     return out
 
 
+#: Temporary folders many programs share: a kernel's connection file may lie directly in one (nbclient's do).
+SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
+
+
 def never_granted() -> list[str]:
-    """What no grant reaches (refusals.py): the paths :func:`_excluded` carves out of every granted hierarchy."""
-    return _excluded()
+    """What no grant reaches (refusals.py): the paths :func:`_excluded` carves out of every granted hierarchy, but
+    for a shared temporary folder holding the kernel's connection file: that folder as a whole is never granted
+    (refusals.py: it holds it), its key files neither (:func:`is_key_file`), its other files and folders may be."""
+    shared = _shared_connection_folder()
+    return [path for path in _excluded() if path != shared]
+
+
+def connection_file() -> str | None:
+    """The kernel's connection file (its keys), resolved; None outside a kernel."""
+    return _connection_file()
+
+
+def is_key_file(path: str) -> bool:
+    """A connection file's sibling in the shared temporary folder that holds the kernel's: another kernel's keys."""
+    shared = _shared_connection_folder()
+    return bool(shared) and os.path.dirname(path) == shared and path.endswith(".json")
+
+
+def _shared_connection_folder() -> str:
+    connection = _connection_file()
+    folder = os.path.dirname(connection) if connection else ""
+    temp = {_real(p) for p in (*SHARED_TEMP, tempfile.gettempdir())}
+    return folder if folder in temp else ""
 
 
 def python_roots() -> list[str]:
-    """The Python installation's folders (the worker reads them; nothing grants writing there)."""
+    """The folders Python imports from (the worker reads them): the interpreter's and those on ``sys.path``."""
     return _python_roots()
+
+
+def interpreter_roots() -> list[str]:
+    """The interpreter's own folders (nothing grants writing there)."""
+    return _interpreter_roots()
 
 
 def _inside(path: str, root: str) -> bool:

@@ -115,21 +115,27 @@ def never_granted(kind: str, target: str) -> str:
     path = target.rstrip("/") or "/"
     if any(part.startswith(".") for part in path.split("/")):
         return "nbagent never grants hidden files or folders (names starting with '.': configuration and secrets)"
-    if any(_inside(path, closed) for closed in confine.never_granted()):
+    if any(_inside(path, closed) for closed in confine.never_granted()) or confine.is_key_file(path):
         return _CLOSED
     holds = _holds_protected(path)
     if holds:
         return f"it holds {holds}: grant a folder inside it instead (allow_read / allow_write)"
-    if kind == "write" and any(_inside(path, root) for root in _installed()):
+    if kind == "write" and (any(_inside(path, root) for root in _installed()) or _plants_code(path)):
         return (
-            "nbagent never grants writing into the Python installation or the system (the kernel runs code from there)"
+            "nbagent never grants writing into the Python installation or the system, nor Python files into a folder "
+            "the kernel imports from (the kernel runs code from there)"
         )
     return _own_permissions(kind, path)
 
 
 def _holds_protected(path: str) -> str:
     home = os.path.realpath(os.path.expanduser("~"))
-    for name, protected in (("your home folder", [home]), ("the working directory", [os.path.realpath(os.getcwd())])):
+    connection = confine.connection_file()
+    for name, protected in (
+        ("your home folder", [home]),
+        ("the working directory", [os.path.realpath(os.getcwd())]),
+        ("the kernel's connection file", [connection] if connection else []),
+    ):
         if any(_inside(p, path) for p in protected):
             return name
     if any(_inside(root, path) for root in confine.python_roots()):
@@ -138,7 +144,16 @@ def _holds_protected(path: str) -> str:
 
 
 def _installed() -> list[str]:
-    return confine.python_roots() + [p for p in confine.SYSTEM_READ if os.path.isdir(p)]
+    return confine.interpreter_roots() + [p for p in confine.SYSTEM_READ if os.path.isdir(p)]
+
+
+#: Files Python imports: never written into a folder on ``sys.path`` (a project's, under an editable install),
+#: where the kernel could import them; other files there (a report, a CSV) may be asked for.
+_IMPORTABLE = (".py", ".pyc", ".pyo", ".pth", ".so", ".pyd")
+
+
+def _plants_code(path: str) -> bool:
+    return path.endswith(_IMPORTABLE) and any(_inside(path, root) for root in confine.python_roots())
 
 
 def _own_permissions(kind: str, path: str) -> str:
