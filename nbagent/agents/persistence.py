@@ -51,6 +51,18 @@ def agent_to_dict(agent: MultiStepAgent) -> dict[str, Any]:
         "managed_agents": [managed.to_dict() for managed in agent.managed_agents.values()],
         "prompt_templates": agent.prompt_templates,
         **{option: getattr(agent, option, None) for option in _COMMON_OPTIONS + _KIND_OPTIONS.get(kind, ())},
+        **_limits_and_policy(agent),
+    }
+
+
+def _limits_and_policy(agent: MultiStepAgent) -> dict[str, Any]:
+    """nbagent's own options: the time limit (0: none, as `max_time` reads it) and a permission policy that is a
+    word (a function cannot be saved: the loaded agent asks, the default)."""
+    max_time = getattr(agent, "max_time", None)
+    policy = getattr(agent, "on_permission", None)
+    return {
+        "max_time": 0 if max_time is None else max_time,
+        "on_permission": policy if isinstance(policy, str) else None,
     }
 
 
@@ -70,7 +82,8 @@ def agent_from_dict(cls: type, agent_dict: dict[str, Any], **overrides: Any) -> 
     kind = agent_dict.get("class", cls.__name__)
     agent_cls = _agent_class(kind) if cls.__name__ in ("MultiStepAgent", kind) else cls
     agent_dict = _renamed_options(agent_dict)
-    options = {k: agent_dict[k] for k in _COMMON_OPTIONS + _KIND_OPTIONS.get(kind, ()) if agent_dict.get(k) is not None}
+    saved = _COMMON_OPTIONS + _KIND_OPTIONS.get(kind, ()) + ("max_time", "on_permission")
+    options = {k: agent_dict[k] for k in saved if agent_dict.get(k) is not None}
     options["prompt_templates"] = agent_dict.get("prompt_templates")
     if "model" not in overrides:
         options["model"] = model_from_dict(agent_dict["model"])
