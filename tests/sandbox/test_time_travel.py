@@ -197,3 +197,19 @@ def test_a_step_tried_again_drops_its_failed_attempt(home: Path) -> None:
         assert executor.rewind(2).found  # the step's snapshot is still there for a later re-run
     finally:
         executor.close()
+
+
+def test_snapshots_and_the_agent_s_values_share_the_held_budget(home: Path) -> None:
+    """A worker that rebinds a big value at every step cannot make the kernel hold more through the snapshots than
+    ``max_held_bytes`` lets the agent's values hold."""
+    namespace: dict = {}
+    executor = isolated(namespace, guards=False)
+    executor.max_held_bytes = 25_000_000
+    try:
+        run_steps(executor, [f"big = b'{i}' * 8_000_000" for i in range(6)])
+        held = executor._held.total(namespace) + executor.timeline.held_bytes(namespace)
+        assert held <= 25_000_000 and namespace["big"][:1] == b"5"
+        assert len(executor.timeline.snapshots) <= 3  # the oldest went first
+        assert executor.rewind(6).found and namespace["big"][:1] == b"4"
+    finally:
+        executor.close()

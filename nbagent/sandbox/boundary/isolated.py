@@ -97,7 +97,9 @@ class IsolatedPythonExecutor:
         copy_inputs: the notebook's names are never rebound, changed or deleted by the code: its changes stay in
             the worker's copies (later calls see them); names it creates still come back. Settable between calls.
         max_snapshots / max_snapshot_bytes: how many step snapshots ``checkpoint`` keeps for ``rewind`` and how many
-            bytes of old values they may keep alive (default: ``max_held_bytes``); the oldest go first.
+            bytes of old values they may keep alive (default: what ``max_held_bytes`` leaves of the agent's values
+            bound now, so that a hostile worker cannot make the kernel hold more through snapshots); the oldest go
+            first.
 
     The attribute ``shared_buffers`` (settable between calls) says whether buffers over 1 MiB come back in sealed
     memory files mapped copy-on-write (``wire/shared.py``): True where the OS has ``memfd`` (Linux) unless the
@@ -204,8 +206,8 @@ class IsolatedPythonExecutor:
         self._agent_values: dict[str, Any] = {}  # names this executor bound -> the value (the agent's own)
         self._worker_modules: dict[str, str] = {}  # names bound to modules only the worker imported
         self._pending_module = ""
-        snapshot_bytes = self.max_held_bytes if max_snapshot_bytes is None else max_snapshot_bytes
-        self.timeline = timeline.Timeline(max_snapshots, snapshot_bytes, shared=shared_name)
+        self.max_snapshot_bytes = max_snapshot_bytes
+        self.timeline = timeline.Timeline(max_snapshots, max_snapshot_bytes, shared=shared_name)
         self._code = ""  # the code of the call under way (its top-level definitions can re-make its functions)
         self._definitions: dict[str, tuple[str, Any]] = {}  # name -> (its def/class source, the handle it made)
         self.last_refusals: list[RefusedCapability] = []
@@ -243,7 +245,7 @@ class IsolatedPythonExecutor:
             return self._locked(lambda: self._run({"t": "exec", "code": code_action}, []))
         finally:
             if self.timeline.snapshots:  # the values the write-back replaced are now held by snapshots alone
-                self.timeline.enforce(self.state)
+                self._enforce_snapshot_limits()
 
     def restart(self) -> None:
         """Replace the worker by a fresh fork of the kernel (objects that live only in the old one are lost)."""
@@ -260,6 +262,7 @@ class IsolatedPythonExecutor:
     def checkpoint(self, step_number: int) -> None:
         """Snapshot the namespace just before step ``step_number``'s code runs (pointers only: see ``rewind``)."""
         self.timeline.checkpoint(step_number, self.state, self._bookkeeping())
+        self._enforce_snapshot_limits()
 
     def rewind(self, step_number: int, keep: bool = True) -> timeline.Rewound:
         """Put the namespace back as it was before step ``step_number``'s code ran.
@@ -293,6 +296,13 @@ class IsolatedPythonExecutor:
         self._fresh_worker(outcome)
         outcome.note = outcome.describe().replace(f"as they were before step {branch.start}", "as that run left them")
         return outcome
+
+    def _enforce_snapshot_limits(self) -> None:
+        """Snapshots and the agent's values bound now share ``max_held_bytes`` (unless ``max_snapshot_bytes`` says)."""
+        room = max(0, self.max_held_bytes - self._held.total(self.state))
+        limit = self.max_snapshot_bytes
+        self.timeline.max_bytes = room if limit is None else min(limit, room)
+        self.timeline.enforce(self.state)
 
     def _bookkeeping(self) -> dict[str, Any]:
         return {
