@@ -34,7 +34,8 @@ __all__ = ["RunSession", "RERUN_NOTE"]
 RERUN_NOTE = "Re-running from step {k}: the earlier run is kept in agent.forks[{index}]. {namespace}"
 NOT_UNDONE = "Variables and other namespace effects of steps {k} and later are not undone."
 RESTORED_NOTE = (
-    "agent.forks[{index}] is the live run again; the run it replaced is kept in agent.forks[{kept}]. {namespace}"
+    "agent.forks[{index}] is the live run again; the run it replaced took its place in agent.forks[{index}]. "
+    "{namespace}"
 )
 
 
@@ -185,24 +186,25 @@ class RunSession:
         memory = self.agent.memory
         kept = _copy_of(memory)
         memory.steps = memory.steps[: _cut_index(memory, k)]
-        rewound = self._rewind(k)
+        namespace, branch = self._rewind(k)
         self.forks.append(kept)
-        self.branches.append(getattr(rewound, "branch", None))
-        namespace = getattr(rewound, "note", "") or NOT_UNDONE.format(k=k)
+        self.branches.append(branch)
         self.note = RERUN_NOTE.format(k=k, index=len(self.forks) - 1, namespace=namespace)
         return self.agent._notify(Rerun(k, len(self.forks) - 1, memory, self.note))
 
-    def _rewind(self, k: int) -> Any:
-        """The executor's rewind to before step k (None: it keeps no snapshots; a failure is said, never raised)."""
+    def _rewind(self, k: int) -> tuple[str, Any]:
+        """The executor's rewind to before step k: its note and the line it cut off (a `Branch`, or None when the
+        executor keeps no snapshots). A failure is said in the note, never raised: the re-run goes on."""
         rewind = getattr(getattr(self.agent, "python_executor", None), "rewind", None)
         if rewind is None:
-            return None
+            return NOT_UNDONE.format(k=k), None
         try:
-            return rewind(k)
-        except Exception as failure:  # the re-run goes on; the note says the namespace was not restored
-            return _Failed(
-                f"The namespace could not be restored ({type(failure).__name__}: {failure}). " + NOT_UNDONE.format(k=k)
-            )
+            rewound = rewind(k)
+        except Exception as failure:
+            return f"The namespace could not be restored ({type(failure).__name__}: {failure}). " + NOT_UNDONE.format(
+                k=k
+            ), None
+        return rewound.note, rewound.branch
 
     # ------------------------------------------------------------------ restore a fork
 
@@ -225,7 +227,7 @@ class RunSession:
         self.forks[index] = live
         self.branches[index] = getattr(outcome, "branch", None)
         namespace = getattr(outcome, "note", "") or "Its namespace was not kept: variables are as they are now."
-        self.note = RESTORED_NOTE.format(index=index, kept=index, namespace=namespace)
+        self.note = RESTORED_NOTE.format(index=index, namespace=namespace)
         return self.note
 
     def busy_message(self) -> str:
@@ -233,14 +235,6 @@ class RunSession:
             f"This agent already has a run under way ({self.agent.gates.status}). Stop it with agent.stop() "
             "(or the widget's Stop), or let it finish, before starting another."
         )
-
-
-class _Failed:
-    """A rewind that raised: its note, no branch."""
-
-    def __init__(self, note: str) -> None:
-        self.note = note
-        self.branch = None
 
 
 def _copy_of(memory: AgentMemory) -> AgentMemory:

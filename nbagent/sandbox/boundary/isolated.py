@@ -245,7 +245,8 @@ class IsolatedPythonExecutor:
             return self._locked(lambda: self._run({"t": "exec", "code": code_action}, []))
         finally:
             if self.timeline.snapshots:  # the values the write-back replaced are now held by snapshots alone
-                self._enforce_snapshot_limits()
+                self._set_snapshot_room()
+                self.timeline.enforce(self.state)
 
     def restart(self) -> None:
         """Replace the worker by a fresh fork of the kernel (objects that live only in the old one are lost)."""
@@ -261,8 +262,8 @@ class IsolatedPythonExecutor:
 
     def checkpoint(self, step_number: int) -> None:
         """Snapshot the namespace just before step ``step_number``'s code runs (pointers only: see ``rewind``)."""
-        self.timeline.checkpoint(step_number, self.state, self._bookkeeping())
-        self._enforce_snapshot_limits()
+        self._set_snapshot_room()
+        self.timeline.checkpoint(step_number, self.state, self._bookkeeping())  # (which enforces the limits)
 
     def rewind(self, step_number: int, keep: bool = True) -> timeline.Rewound:
         """Put the namespace back as it was before step ``step_number``'s code ran.
@@ -297,12 +298,11 @@ class IsolatedPythonExecutor:
         outcome.note = outcome.describe().replace(f"as they were before step {branch.start}", "as that run left them")
         return outcome
 
-    def _enforce_snapshot_limits(self) -> None:
+    def _set_snapshot_room(self) -> None:
         """Snapshots and the agent's values bound now share ``max_held_bytes`` (unless ``max_snapshot_bytes`` says)."""
         room = max(0, self.max_held_bytes - self._held.total(self.state))
         limit = self.max_snapshot_bytes
         self.timeline.max_bytes = room if limit is None else min(limit, room)
-        self.timeline.enforce(self.state)
 
     def _bookkeeping(self) -> dict[str, Any]:
         return {
