@@ -201,9 +201,8 @@ class RunSession:
         try:
             rewound = rewind(k)
         except Exception as failure:
-            return f"The namespace could not be restored ({type(failure).__name__}: {failure}). " + NOT_UNDONE.format(
-                k=k
-            ), None
+            said = f"The namespace could not be restored ({type(failure).__name__}: {failure})."
+            return f"{said} {NOT_UNDONE.format(k=k)}", None
         return rewound.note, rewound.branch
 
     # ------------------------------------------------------------------ restore a fork
