@@ -386,7 +386,7 @@ def test_rerun_from_step_1_after_the_run_ended_continues_with_an_idle_kernel(pag
     assert "KINDS ['TaskStep', 'ActionStep', 'ActionStep']" in out
 
 
-def test_a_rerun_restores_the_variables_and_the_earlier_run_comes_back_live(page, notebook):
+def test_a_rerun_restores_the_variables_and_the_earlier_run_comes_back_live(page, notebook, artifacts):
     notebook(
         "time_travel.ipynb",
         "import pandas as pd\n"
@@ -405,8 +405,11 @@ def test_a_rerun_restores_the_variables_and_the_earlier_run_comes_back_live(page
     expect(view.locator(".nba-final")).to_contain_text("3", timeout=15_000)
     expect(view.locator(".nba-control-message")).to_contain_text("as they were before step 1")
     assert output_of(page, 2, "print(sorted(df.columns))").strip() == "['a', 'b', 'rel']"  # no 'gain': undone
+    view.screenshot(path=str(artifacts / "rerun_restored.png"))
     view.locator(".nba-forks-toggle").click()
     view.locator(".nba-fork-open").first.click()
+    expect(button(view, "Make live")).to_be_visible()
+    view.first.screenshot(path=str(artifacts / "earlier_run_make_live.png"))
     button(view, "Make live").click()
     expect(view.locator(".nba-control-message")).to_contain_text("agent.forks[0] is the live run again")
     expect(view.locator(".nba-final")).to_contain_text("2")
