@@ -213,3 +213,16 @@ def test_snapshots_and_the_agent_s_values_share_the_held_budget(home: Path) -> N
         assert executor.rewind(6).found and namespace["big"][:1] == b"4"
     finally:
         executor.close()
+
+
+def test_with_copy_inputs_a_change_kept_in_the_old_worker_is_named(home: Path) -> None:
+    namespace = notebook()
+    executor = isolated(namespace, copy_inputs=True)
+    try:
+        run_steps(executor, ["sales['units'] = sales['units'] * 10", "x = 1"])
+        assert list(namespace["sales"]["units"]) == [1, 2, 3]  # the notebook's frame is untouched
+        rewound = executor.rewind(2)
+        assert "copy_inputs" in rewound.unrestorable["sales"] and "x" not in namespace
+        assert executor("int(sales['units'].sum())").output == 6  # the fresh worker sees the notebook's frame
+    finally:
+        executor.close()

@@ -210,6 +210,7 @@ class IsolatedPythonExecutor:
         self.timeline = timeline.Timeline(max_snapshots, max_snapshot_bytes, shared=shared_name)
         self._code = ""  # the code of the call under way (its top-level definitions can re-make its functions)
         self._definitions: dict[str, tuple[str, Any]] = {}  # name -> (its def/class source, the handle it made)
+        self._kept_in_worker: set[str] = set()  # the notebook's names the code changed in the worker's copy only
         self.last_refusals: list[RefusedCapability] = []
         self._grant_book = grants.GrantBook()
         self._rules_changed = False  # a grant changed what a worker is allowed at its start: a fresh one applies it
@@ -309,12 +310,14 @@ class IsolatedPythonExecutor:
             "agent_values": dict(self._agent_values),
             "worker_modules": dict(self._worker_modules),
             "definitions": dict(self._definitions),
+            "kept_in_worker": set(self._kept_in_worker),
         }
 
     def _take_bookkeeping(self, extra: dict[str, Any], outcome: timeline.Rewound) -> None:
         self._agent_values = dict(extra.get("agent_values", {}))
         self._worker_modules = dict(extra.get("worker_modules", {}))
         self._definitions = dict(extra.get("definitions", {}))
+        self._kept_in_worker = set(extra.get("kept_in_worker", set()))
         for name in outcome.restored:
             if self._agent_values.get(name, _MISSING) is self.state.get(name):
                 self._held.record(name, self.state[name], timeline.estimate_bytes(self.state[name]))
@@ -331,6 +334,9 @@ class IsolatedPythonExecutor:
         for name, handle in handles.items():
             if name not in remake:
                 outcome.unrestorable[name] = f"a {handle._type} that lived only in the replaced worker"
+        for name in sorted(self._kept_in_worker):  # the fresh worker sees the notebook's own object
+            outcome.unrestorable[name] = "the agent's change to it stayed in the replaced worker's copy (copy_inputs)"
+        self._kept_in_worker.clear()
         if remake:
             self._remake(remake, handles, outcome)
 
@@ -627,6 +633,8 @@ class IsolatedPythonExecutor:
                 report.append(
                     dict(entry, kept=True, reason=refusal) if refusal else dict(entry, kept=True) if kept else entry
                 )
+            if kept and refusal is None:
+                self._kept_in_worker.add(name)  # a fresh worker would not see this change (copy_inputs)
             if value is _MISSING or kept:  # with copy_inputs the notebook's names keep their objects
                 continue
             self._worker_modules.pop(name, None)
@@ -650,6 +658,7 @@ class IsolatedPythonExecutor:
             kept = self.copy_inputs and self._notebook_owns(name)
             report.append(changes.change(name, "deleted", kept=kept))
             if kept:
+                self._kept_in_worker.add(name)
                 continue
             self._worker_modules.pop(name, None)
             self.state.pop(name, None)
