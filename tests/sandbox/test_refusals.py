@@ -278,7 +278,7 @@ def test_a_connection_file_in_the_shared_temp_folder_closes_its_keys_not_the_who
     os.rmdir(lesson)
     assert "connection file" in refusals.never_granted("read", "/tmp/tmp-other-kernel.json")
     assert refusals.never_granted("read", "/tmp/tmp-kernel-keys.json")
-    assert "connection file" in refusals.never_granted("write", "/tmp/")
+    assert refusals.never_granted("write", "/tmp/")  # it holds the connection file (or the working directory)
     monkeypatch.setattr(confine, "_connection_file", lambda: str(tmp_path / "runtime" / "kernel-1.json"))
     assert refusals.never_granted("read", str(tmp_path / "runtime" / "notes.txt"))  # a runtime folder: all closed
 
@@ -297,3 +297,24 @@ def test_a_project_folder_on_sys_path_takes_reports_never_python_files(monkeypat
     assert "Python files" in refusals.never_granted("write", str(project / "json.py"))
     assert "Python files" in refusals.never_granted("write", str(project / "notebooks" / "helper.py"))
     assert refusals.never_granted("write", os.path.join(sys.prefix, "report.csv"))
+
+
+def test_a_kernel_whose_keys_are_in_tmp_still_lets_the_worker_use_a_working_directory_in_tmp(monkeypatch):
+    """nbval's kernels keep their connection file in /tmp: the worker's plan closes the key files there, not all of
+    /tmp (which had closed a working directory and every granted file under /tmp)."""
+    from nbagent.sandbox.boundary import confine
+
+    work = os.path.realpath(tempfile.mkdtemp(dir="/tmp"))
+    keys = tempfile.NamedTemporaryFile(dir="/tmp", suffix=".json", delete=False).name
+    try:
+        monkeypatch.setattr(confine, "_connection_file", lambda: os.path.realpath(keys))
+        monkeypatch.chdir(work)
+        report = os.path.join(work, "report.csv")
+        open(report, "w").close()
+        plan = confine.plan(tempfile.gettempdir(), allow_write=(report,))
+        assert report in plan.read and report in plan.write  # the working directory (its entries) and the grant
+        assert os.path.realpath(keys) in confine.never_granted() and "/tmp" not in confine.never_granted()
+    finally:
+        os.unlink(keys)
+        os.unlink(os.path.join(work, "report.csv"))
+        os.rmdir(work)

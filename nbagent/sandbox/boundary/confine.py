@@ -119,8 +119,20 @@ def _excluded() -> list[str]:
     connection = _connection_file()
     if connection:
         out.append(connection)
-        out.append(os.path.dirname(connection))
+        out += _key_files(os.path.dirname(connection))
     return out
+
+
+def _key_files(folder: str) -> list[str]:
+    """What of the connection file's folder is closed: all of a runtime folder (other kernels' keys live there);
+    in a shared temporary folder (nbclient puts connection files straight into /tmp), its ``*.json`` files only,
+    so that a working directory or a granted folder elsewhere in /tmp is not closed with them."""
+    if folder != _shared_connection_folder():
+        return [folder]
+    try:
+        return [os.path.join(folder, name) for name in os.listdir(folder) if name.endswith(".json")]
+    except OSError:
+        return []
 
 
 #: Temporary folders many programs share: a kernel's connection file may lie directly in one (nbclient's do).
@@ -128,11 +140,9 @@ SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
 
 
 def never_granted() -> list[str]:
-    """What no grant reaches (refusals.py): the paths :func:`_excluded` carves out of every granted hierarchy, but
-    for a shared temporary folder holding the kernel's connection file: that folder as a whole is never granted
-    (refusals.py: it holds it), its key files neither (:func:`is_key_file`), its other files and folders may be."""
-    shared = _shared_connection_folder()
-    return [path for path in _excluded() if path != shared]
+    """What no grant reaches (refusals.py): the paths :func:`_excluded` carves out of every granted hierarchy (and
+    key files made since: :func:`is_key_file`)."""
+    return _excluded()
 
 
 def connection_file() -> str | None:
