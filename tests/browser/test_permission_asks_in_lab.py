@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from contrast import contrast
 from labkit import Lab, command, open_notebook, run_all, wait_idle, write_notebook
 from playwright.sync_api import expect
 
@@ -47,19 +48,8 @@ CELLS = [
 ]
 
 
-# The contrast of the ask's question and buttons with what is behind them, and how light that background is.
-ASK_CONTRAST = """ask => {
-  const rgb = c => (c.match(/[\\d.]+/g) || []).map(Number);
-  const lum = ([r, g, b]) => { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
-    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
-  const background = el => { for (let e = el; e; e = e.parentElement) { const c = rgb(getComputedStyle(e).backgroundColor);
-    if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c.slice(0, 3); } return [255, 255, 255]; };
-  const ratio = el => { const a = lum(rgb(getComputedStyle(el).color).slice(0, 3)), b = lum(background(el));
-    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); };
-  const parts = {text: '.nba-ask-text', once: '.nba-ask-once', run: '.nba-ask-run', deny: '.nba-ask-deny'};
-  return {...Object.fromEntries(Object.entries(parts).map(([k, s]) => [k, ratio(ask.querySelector(s))])),
-          background: lum(background(ask))};
-}"""
+# The ask's question and buttons, whose contrast with what is behind them is measured in both themes.
+ASK_PARTS = {"text": ".nba-ask-text", "once": ".nba-ask-once", "run": ".nba-ask-run", "deny": ".nba-ask-deny"}
 
 
 @pytest.fixture(scope="module")
@@ -78,8 +68,8 @@ def readable_in_both_themes(page, ask, artifacts: Path) -> None:
         command(page, "apputils:change-theme", {"theme": theme}, wait=True)
         expect(page.locator("body")).to_have_attribute("data-jp-theme-name", theme, timeout=30_000)
         page.wait_for_timeout(300)
-        measured = ask.evaluate(ASK_CONTRAST)
-        assert (measured.pop("background") < 0.2) == (theme == "JupyterLab Dark"), theme
+        measured, background = contrast(ask, ASK_PARTS)
+        assert (background < 0.2) == (theme == "JupyterLab Dark"), theme
         low = {part: round(ratio, 2) for part, ratio in measured.items() if ratio < 4.5}
         assert not low, f"{theme}: contrast below 4.5:1 for {low}"
         ask.screenshot(path=str(artifacts / f"permission_ask_{theme.split()[-1].lower()}.png"))

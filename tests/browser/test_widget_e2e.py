@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from contrast import contrast
 from labkit import Lab, open_notebook, run_all, save
 from playwright.sync_api import expect
 
@@ -24,6 +25,12 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 LIVE = ".nbagent-widget[data-rendered='1'] .nbagent"
 STATIC = ".jp-OutputArea-output .nbagent-static"
 ANSWER = "A red square; 1/0 is undefined."
+
+
+STEP_PARTS = {
+    "title": ".nba-step-title", "thought": ".nba-md p", "code": "pre.nba-code", "keyword": ".nba-code .nba-b",
+    "logs": ".nba-logs", "error": ".nba-error-text", "answer": ".nba-final .nba-md p", "tokens": ".nba-tokens",
+}  # fmt: skip
 
 
 def output_bundles(nb: dict) -> list[dict]:
@@ -167,20 +174,6 @@ def test_without_the_mechanism_a_reopened_notebook_loses_the_run(
         page.close()
 
 
-CONTRAST = """root => {
-  const rgb = c => (c.match(/[\\d.]+/g) || []).map(Number);
-  const lum = ([r, g, b]) => { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
-    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
-  const background = el => { for (let e = el; e; e = e.parentElement) { const c = rgb(getComputedStyle(e).backgroundColor);
-    if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c.slice(0, 3); } return [255, 255, 255]; };
-  const ratio = el => { const a = lum(rgb(getComputedStyle(el).color).slice(0, 3)), b = lum(background(el));
-    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); };
-  const parts = {title: '.nba-step-title', thought: '.nba-md p', code: 'pre.nba-code', keyword: '.nba-code .nba-b',
-                 logs: '.nba-logs', error: '.nba-error-text', answer: '.nba-final .nba-md p', tokens: '.nba-tokens'};
-  return Object.fromEntries(Object.entries(parts).map(([k, s]) => [k, ratio(root.querySelector(s))]));
-}"""
-
-
 def test_light_and_dark_themes_are_readable(lab: Lab, page, artifacts: Path) -> None:
     from labkit import command
 
@@ -192,7 +185,7 @@ def test_light_and_dark_themes_are_readable(lab: Lab, page, artifacts: Path) -> 
         command(page, "apputils:change-theme", {"theme": theme}, wait=True)
         expect(page.locator("body")).to_have_attribute("data-jp-theme-name", theme, timeout=30_000)
         page.wait_for_timeout(300)
-        ratios = view.evaluate(CONTRAST)
+        ratios, _ = contrast(view, STEP_PARTS)
         low = {part: round(r, 2) for part, r in ratios.items() if r < 4.5}
         view.screenshot(path=str(artifacts / f"theme_{theme.split()[-1].lower()}.png"))
         assert not low, f"{theme}: contrast below 4.5:1 for {low}"
