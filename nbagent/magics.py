@@ -28,7 +28,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments
 from traitlets import Bool, Int, List, Unicode
 
-from nbagent.loop.variables import NOTEBOOK_VARIABLES_HEADING, describe_variables
+from nbagent.loop.aids.data_card import NOTEBOOK_VARIABLES_HEADING, describe_variables
 
 __all__ = ["AgentMagics", "AgentRunFailed", "interpolate_task", "pointed_variables", "data_variables"]
 

@@ -8,12 +8,10 @@ Modules:
     gates       RunGates: stop, pause, step budget, code approval and permission asks, opened from any thread
     permissions on_permission: what a refused file or host becomes (asked, denied, a function's answer); the grants
     deadline    RunDeadline: a run's time limit (max_time), which stops it like Stop; "10m" read as seconds
-    repeats     the same failing code twice in a row is not run a third time (what the model is told)
-    error_keys  what key or shape a pandas or numpy error names (for the hints after a failed step)
     model_calls model calls on a helper thread under a cancel scope the gates trip on Stop (never outlast a Stop)
     parsing     reading code and the thought out of model text
-    prompting   PromptBuilder: prompt templates rendered into messages
-    variables   variables described to the model (a DataFrame by its schema), never dumped whole
+    prompting   PromptBuilder: prompt templates rendered into messages; which profile a model gets
+    aids/       the small-model aids behind one seam (Coach): the data card, hints, repeats, answer checks
     toolbox     the agent's tools by name; how a managed agent is called
     callbacks   step callbacks and final-answer checks: one way to call the user's functions
     view        the View protocol and LogLevel

@@ -6,12 +6,12 @@ review it at the approval gate → run it in the executor → observe.
 For a small local model (`prompting.prompt_profile`), a step is also capped at
 `max_tokens_per_step` tokens (a cut step is reported to the model: "write shorter
 code"); a product of totals in its code runs as the total of the products, said in
-the step (`code_checks`); and a final answer the checks doubt (no value, a row
-number for an id, a value the question names never selected, …) is refused once
-per doubt, twice per task at most, with the reason (`answer_checks`).
-Every model gets a hint after a failed step (the columns of a frame after a
-`KeyError`, the task's variables after a `NameError`; see `execution_hint`), and
-code the same as the code that just failed twice in a row is not run (`repeats`).
+the step; and a final answer the checks doubt (no value, a row number for an id, a
+value the question names never selected, …) is refused once per doubt, twice per
+task at most, with the reason. Every model gets a hint after a failed step (the
+columns of a frame after a `KeyError`, the task's variables after a `NameError`), and
+code the same as the code that just failed twice in a row is not run. All of these
+are the small-model aids of `loop/aids`, called through its one seam, `Coach`.
 Warnings the code raised (a library's deprecation) are kept on the step for a
 person, never in the observation the model reads.
 """
@@ -36,24 +36,15 @@ from nbagent.record import (
 from nbagent.sandbox import ExecutionError, ExecutionStopped, LocalPythonExecutor
 from nbagent.text import OBSERVATION, Truncation, truncate
 
-from .answer_checks import AnswerContext, answer_problems
-from .code_checks import CodeFix, code_warning, fix_totals
+from .aids import Coach
+from .aids.code_checks import CodeFix
+from .aids.data_card import value_kind
 from .engine import AgentLoop, _default_model
 from .executors import default_executor_type, make_executor
 from .gates import CodeRejected
 from .parsing import parse_code_blobs
 from .permissions import StepAsks
-from .prompting import (
-    SMALL,
-    SMALL_MODEL_STEP_TOKENS,
-    execution_hint,
-    prompt_profile,
-    silent_step_observation,
-    small_model_messages,
-    small_model_templates,
-)
-from .repeats import AGAIN_NOTE, Repeat, ending, refusal, repeat_of
-from .variables import split_task, value_kind
+from .prompting import SMALL, SMALL_MODEL_STEP_TOKENS, prompt_profile, small_model_templates
 
 __all__ = ["CodeLoop", "close_code_fence", "STOP_SEQUENCES", "AnswerRefused", "RETRY_TEMPERATURE"]
 
@@ -69,7 +60,7 @@ RETRY_TEMPERATURE = 0.9  # a small model retrying greedily after an error tends 
 
 
 class AnswerRefused(AgentExecutionError):
-    """A final answer a check doubts (see `answer_checks`), refused once per problem so the model can fix it."""
+    """A final answer a check doubts (see `aids.answers`), refused once per problem so the model can fix it."""
 
 
 def _echo(answer: Any) -> str:
@@ -133,6 +124,7 @@ class CodeLoop(AgentLoop):
             tools=tools, model=model, prompt_templates=prompt_templates, planning_interval=planning_interval, **kwargs
         )
         self.gates.on_stop(self.python_executor.request_stop)
+        self.coach = Coach(small=self.prompt_profile == SMALL, failed=_failed)
 
     @property
     def authorized_imports(self) -> list[str]:
@@ -148,7 +140,7 @@ class CodeLoop(AgentLoop):
 
     def _step_stream(self, memory_step: ActionStep) -> Iterator[Any]:
         small = self.prompt_profile == SMALL
-        messages = small_model_messages(self.memory) if small else self.write_memory_to_messages()
+        messages = self.coach.messages(self.memory) or self.write_memory_to_messages()
         memory_step.model_input_messages = messages
         cap = self.max_tokens_per_step
         limit: dict[str, Any] = {"max_new_tokens": cap} if cap else {}
@@ -162,10 +154,9 @@ class CodeLoop(AgentLoop):
         cut = bool(cap) and message.token_usage is not None and message.token_usage.output_tokens >= cap - _CUT_SLACK
         code = _parse_code(message.text, cut_at=cap if cut else None)
         memory_step.model_code_action = code
-        fix = fix_totals(code) if small else CodeFix(code)
+        fix = self.coach.prepared_code(code)
         self._refuse_repeated(memory_step, fix.code)
-        if small:
-            self._check_code(memory_step, fix)
+        self._check_code(memory_step, fix)
         try:
             memory_step.code_action = self.gates.review_code(memory_step, fix.code)
         except CodeRejected as rejected:  # approve mode: the person's note is what the model observes
@@ -206,18 +197,17 @@ class CodeLoop(AgentLoop):
 
     def _refuse_repeated(self, memory_step: ActionStep, code: str) -> None:
         """Code the same as the code that just failed twice is not run; sent again after that, the run ends."""
-        actions = self._task_actions()
-        repeat = repeat_of(code, actions, _failed)
-        if repeat in (Repeat.REFUSE, Repeat.END):
+        try:
+            self.coach.repeated(code, self._task_actions(), getattr(self.python_executor, "state", {}))
+        except Exception:
             memory_step.code_action = code  # shown in the step, never run
-            namespace = getattr(self.python_executor, "state", {})
-            raise ending(actions) if repeat is Repeat.END else refusal(actions, namespace)
+            raise
 
     def _check_code(self, memory_step: ActionStep, fix: CodeFix) -> None:
         """A small model's code (its products of totals fixed) is an error if one cannot be fixed surely."""
         if fix.code != memory_step.model_code_action:
             memory_step.rewritten_code_action = fix.code
-        warning = code_warning(fix.code)
+        warning = self.coach.code_problem(fix.code)
         if warning:
             memory_step.code_action = fix.code
             raise AgentExecutionError(warning)
@@ -236,10 +226,6 @@ class CodeLoop(AgentLoop):
         actions = self._task_actions()
         return bool(actions) and actions[-1].error is not None
 
-    def _earlier_code(self) -> str:
-        """The code of this task's earlier steps (a later NameError may name what one of them failed to define)."""
-        return "\n".join(step.code_action for step in self._task_actions() if step.code_action)
-
     def _new_answer_problems(self, answer: Any, code: str) -> list[str]:
         """What the answer checks doubt in `answer` that was not said before in this task (each is said once)."""
         actions = self._task_actions()
@@ -248,12 +234,8 @@ class CodeLoop(AgentLoop):
         if refusals >= _MAX_REFUSALS:
             return []
         ran = [step.code_action for step in actions if _ran(step) and step.code_action] + [code]
-        question, variables = split_task(self.task or "")
-        context = AnswerContext(question, variables, "\n".join(ran), getattr(self.python_executor, "state", {}))
-        try:
-            problems = answer_problems(answer, context)
-        except Exception:  # the checks are advice over any data a notebook holds: never a reason to fail the run
-            return []
+        namespace = getattr(self.python_executor, "state", {})
+        problems = self.coach.answer_doubts(answer, self.task or "", "\n".join(ran), namespace)
         return [problem for problem in problems if problem not in said][:_MAX_PROBLEMS_SAID]
 
     @contextmanager
@@ -327,9 +309,7 @@ class CodeLoop(AgentLoop):
             memory_step.warnings = _warnings(failure)
             if self.gates.stopping:  # whatever ended the code after Stop was asked, the step was stopped
                 raise RunStopped(self.gates.stop_reason or str(failure)) from None
-            hint = execution_hint(failure, code, namespace, self.task or "", self._earlier_code())
-            if repeat_of(code, self._task_actions(), _failed) is Repeat.AGAIN:
-                hint = f"{hint}\n{AGAIN_NOTE}".strip()
+            hint = self.coach.hint(failure, code, namespace, self.task or "", self._task_actions())
             said = "\n".join(part for part in (str(failure), asks.error_note(), hint) if part)
             raise AgentExecutionError(said) from None
         finally:  # "Allow once" ends with the step; what was asked and answered stays on it
@@ -339,9 +319,9 @@ class CodeLoop(AgentLoop):
             _add_image(images, output.output)
         memory_step.observations_images = images or memory_step.observations_images
         observed = _observation(output.logs, output.output)
-        if self.prompt_profile == SMALL and output.output is None and not output.logs and not output.is_final_answer:
+        if output.output is None and not output.logs and not output.is_final_answer:
             # "Last output: None" after an assignment read as "no rows" to a 1.5B model
-            observed = silent_step_observation(code, namespace)
+            observed = self.coach.silent_observation(code, namespace) or observed
         figures = _figures_note(images)
         memory_step.observations = (
             f"{observed.rstrip(chr(10))}\n{figures}" if figures and observed else observed + figures

@@ -66,6 +66,7 @@ from nbagent.record import (
 )
 from nbagent.text import MODEL_ECHO, truncate
 
+from .aids.data_card import describe_variables
 from .callbacks import CallbackRegistry, call_with_agent
 from .deadline import RunDeadline, parse_max_time
 from .gates import RunGates
@@ -74,7 +75,6 @@ from .monitoring import AgentLogger, Monitor
 from .permissions import RunPermissions, check_policy, grants_of
 from .prompting import PromptBuilder
 from .toolbox import managed_agent_inputs, setup_tools
-from .variables import describe_variables
 from .view import LogLevel, View
 
 __all__ = ["AgentLoop"]

@@ -1,15 +1,13 @@
-"""Prompting: the agent's prompt templates rendered into model messages, and what suits small local models.
+"""Prompting: the agent's prompt templates rendered into model messages, and which profile a model gets.
 
 Small local models (the offline default, Qwen2.5-Coder-1.5B) get their own profile: a short
-system prompt with pandas examples (`nbagent/prompts/code_agent_small.yaml`), a cap on the
-tokens of one step, and step messages without the repeated "Calling tools:" copy of the code.
+system prompt with pandas examples (`nbagent/prompts/code_agent_small.yaml`) and a cap on the
+tokens of one step; what they read at a step is compacted by `aids.history`.
 `prompt_profile(model)` decides; API models and large local models keep the standard prompt.
 """
 
 from __future__ import annotations
 
-import ast
-import difflib
 import re
 from functools import lru_cache
 from importlib import resources
@@ -19,12 +17,9 @@ import yaml
 
 from nbagent.models.base import ChatMessage, MessageRole
 from nbagent.prompts import merge_prompt_templates, populate_template
-from nbagent.record import ActionStep
-from nbagent.text import RUN_SUMMARY, Truncation, truncate
+from nbagent.text import RUN_SUMMARY, truncate
 
-from .code_checks import is_method_call, is_text
-from .error_keys import axis_problem, error_line, is_label_key, missing_keys, shape_problem
-from .variables import describe_value, split_task, value_kind
+from .aids.history import text_message as _text_message
 
 __all__ = [
     "PromptBuilder",
@@ -35,12 +30,6 @@ __all__ = [
     "SMALL_MODEL_STEP_TOKENS",
     "prompt_profile",
     "small_model_templates",
-    "compact_step_messages",
-    "small_model_messages",
-    "execution_hint",
-    "silent_step_observation",
-    "data_frames",
-    "owner_frame",
 ]
 
 CODE_BLOCK_OPENING_TAG = "```python\n"
@@ -80,62 +69,6 @@ def _small_model_yaml() -> dict[str, Any]:
 def small_model_templates(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     """The CodeAgent templates for small local models, with `overrides` laid over them (a fresh copy)."""
     return merge_prompt_templates(_small_model_yaml(), overrides)
-
-
-def small_model_messages(memory: Any) -> list[ChatMessage]:
-    """What a small model reads at a step: the memory's messages, compacted, with earlier failed steps
-    shortened to one line each (the failing line and the error).
-
-    The latest step stays whole, so the model can fix the line its error names. A failed attempt
-    kept whole in the prompt is what a 1.5B model copies next (measured: the same failing block
-    written four times in a row); one line of what failed is enough to avoid it.
-    """
-    steps = list(memory.steps)
-    last = max((i for i, step in enumerate(steps) if isinstance(step, ActionStep)), default=-1)
-    messages = list(memory.system_prompt.to_messages())
-    for index, step in enumerate(steps):
-        if isinstance(step, ActionStep) and step.error is not None and index != last and not step.stopped:
-            messages.append(_text_message(MessageRole.USER, _failed_step_note(step)))
-        else:
-            messages.extend(step.to_messages())
-    return compact_step_messages(messages)
-
-
-def _failed_step_note(step: ActionStep) -> str:
-    lines = [line.strip() for line in str(step.error).splitlines() if line.strip()]
-    if len(lines) >= 3 and lines[0].startswith("Error on line"):
-        what = f"`{lines[1]}` raised {lines[2]}"
-    else:
-        what = truncate(lines[0] if lines else "an error", _NOTE)
-    return f"(Your step {step.step_number} failed: {what}. That attempt is not shown again; do not repeat it.)"
-
-
-def compact_step_messages(messages: list[ChatMessage]) -> list[ChatMessage]:
-    """The step messages with what a small model does not need: the "Calling tools:" repeat of the code
-    it wrote just above (as a Python-repr'd string full of escapes), empty observations, and call ids.
-    """
-    compact = []
-    for message in messages:
-        text = message.text if message.role in (MessageRole.TOOL_CALL, MessageRole.TOOL_RESPONSE) else None
-        if text is None:
-            compact.append(message)
-        elif message.role == MessageRole.TOOL_CALL and text.startswith("Calling tools:"):
-            continue
-        elif text.strip() == "Observation:":
-            continue
-        elif _CALL_ID.match(text):
-            compact.append(_text_message(message.role, _CALL_ID.sub("", text, count=1)))
-        else:
-            compact.append(message)
-    return compact
-
-
-_NOTE = Truncation(200)
-_CALL_ID = re.compile(r"Call id: [^\n]*\n")
-
-
-def _text_message(role: MessageRole, text: str) -> ChatMessage:
-    return ChatMessage(role=role, content=[{"type": "text", "text": text}])
 
 
 class PromptBuilder:
@@ -210,271 +143,3 @@ class PromptBuilder:
                 f"<summary_of_work>\n{summary}\n</summary_of_work>"
             )
         return report
-
-
-# ---------------------------------------------------------------------------------------------- hints after errors
-
-_NO_ATTRIBUTE = re.compile(r"'(DataFrame|Series|DataFrameGroupBy|SeriesGroupBy)' object has no attribute '(\w+)'")
-_MASK_PRECEDENCE = re.compile(r"unsupported operand type\(s\) for [&|]|Cannot perform '(rand|ror|and|or)_'")
-_CANNOT_TOTAL = re.compile(r"does not support operation|agg function failed|[Cc]ould not convert|unsupported operand")
-_ROW_NUMBERS = re.compile(r"'RangeIndex' object has no attribute")
-_UNDEFINED = re.compile(r"name '(\w+)' is not defined")
-_MODULE_ALIASES = {"pd": "import pandas as pd", "np": "import numpy as np", "plt": "import matplotlib.pyplot as plt"}
-_MAX_HINT_COLUMNS = 40
-_LONG_CODE_LINES = 40
-
-
-def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str, earlier_code: str = "") -> str:
-    """One or two lines that help the next step recover from `failure` (an `ExecutionError`), or "".
-
-    A missing column (`KeyError`, no such attribute) gets the columns of the frames the code
-    uses; an unknown name gets the variables the task describes, or, when an earlier step of the
-    task (`earlier_code`) assigns it, that the step failed before defining it; a `SyntaxError` in
-    long code a reminder to use variables instead of typing data.
-    """
-    cause = getattr(failure, "cause_type", "") or ""
-    message = str(failure)
-    source = _failing_line(message)
-    if ".groupby(" in source and re.search(r"\)\s*\[[^\]]+\]\s*[*/]", source):
-        return (
-            "Hint: a groupby(...) cannot be multiplied. Compute the product first, value = df['a'] * df['b'], "
-            "then value.groupby(df['key']).sum()."
-        )
-    series_groupby = _series_grouped_by_name(source, namespace)
-    if series_groupby:
-        return series_groupby
-    if _MASK_PRECEDENCE.search(message) and re.search(r"[=<>]=?[^()]*[&|]", source):
-        return (
-            "Hint: & and | bind before == and <: put each comparison in parentheses, "
-            'df[(df["a"] == x) & (df["b"] == y)].'
-        )
-    if ".groupby(" in source and _CANNOT_TOTAL.search(message):
-        fixed = _column_picked(source, code, namespace, task)
-        example = f"write `{fixed}`" if fixed else 'df.groupby("key")["column"].sum()'
-        return (
-            f"Hint: pick the column before the total: {example}; "
-            "a whole table's other columns (dates, text) cannot be totalled."
-        )
-    if _ROW_NUMBERS.search(message):
-        columns = "; ".join(f"`{n}` has {shown_columns(f)}" for n, f in _frames_in(source, namespace)[:2])
-        return f"Hint: that index holds row numbers (0, 1, 2, …), not dates or labels; use a column instead. {columns}".strip()
-    if "subset columns with a tuple" in message:
-        return "Hint: select several columns with a list, frame[['a', 'b']], or compute a new Series from them first."
-    if cause == "KeyError" or _NO_ATTRIBUTE.search(message) or "not in index" in message or "do not exist" in message:
-        return _columns_hint(message, source, code, namespace)
-    if cause == "UndefinedVariableError" and ".query(" in source:  # a column the query string names
-        return _columns_hint(message, source, code, namespace)
-    numpy = _numpy_hint(cause, message, source, namespace)
-    if numpy:
-        return numpy
-    if cause == "NameError":
-        unknown = _UNDEFINED.search(message)
-        if unknown and unknown.group(1) in _MODULE_ALIASES:
-            return f"Hint: import it first: {_MODULE_ALIASES[unknown.group(1)]}"
-        if unknown and re.search(rf"^\s*{re.escape(unknown.group(1))}\s*=[^=]", earlier_code, re.MULTILINE):
-            return (
-                f"Hint: `{unknown.group(1)}` was never defined: the earlier code that assigns it did not run "
-                "(it stopped before that line). Assign it again in this code."
-            )
-        names = split_task(task)[1]
-        if names:
-            listed = ", ".join(f"`{name}`" for name in names)
-            return f"Hint: the variables of the task are {listed}; use them by name (and define any other name first)."
-        return "Hint: define a variable before you use it; variables of earlier steps are still defined."
-    if cause == "SyntaxError" and code.count("\n") >= _LONG_CODE_LINES:
-        return "Hint: write shorter code; use the variables by name instead of typing out their data."
-    return ""
-
-
-def _column_picked(source: str, code: str, namespace: dict[str, Any], task: str) -> str:
-    """`source` with a column picked between `frame.groupby(...)` and its total, or "" if none is clear.
-
-    The column: the last one the code assigned to the frame (`sales["revenue"] = ...`), else the
-    only numeric column of the frame the question names.
-    """
-    try:
-        line = ast.parse(source.strip())
-    except SyntaxError:
-        return ""
-    text = source.strip()
-    picked_after = {  # `.sum()["units"]`: the column was picked after the total
-        id(node.value): node for node in ast.walk(line) if isinstance(node, ast.Subscript) and is_text(node.slice)
-    }
-    for node in ast.walk(line):
-        grouped = node.func.value if is_method_call(node, "sum", "mean", "max", "min", "median") else None
-        if not (is_method_call(grouped, "groupby") and isinstance(grouped.func.value, ast.Name)):
-            continue
-        after = picked_after.get(id(node))
-        column = after.slice.value if after else _wanted_column(grouped.func.value.id, code, namespace, task)
-        if column:  # one line: offsets are the line's (the code before the cut is ASCII in practice)
-            total = text[grouped.end_col_offset : node.end_col_offset]
-            rest = text[(after or node).end_col_offset :]
-            return f"{text[: grouped.end_col_offset]}[{column!r}]{total}{rest}"
-    return ""
-
-
-def _wanted_column(frame_name: str, code: str, namespace: dict[str, Any], task: str) -> str | None:
-    assigned = re.findall(rf"^\s*{re.escape(frame_name)}\[['\"](\w+)['\"]\]\s*=[^=]", code, re.MULTILINE)
-    if assigned:
-        return assigned[-1]
-    frame = namespace.get(frame_name)
-    numeric = [str(c) for c, dtype in getattr(frame, "dtypes", {}).items() if getattr(dtype, "kind", "") in "iuf"]
-    named = [column for column in numeric if re.search(rf"\b{re.escape(column)}\b", split_task(task)[0])]
-    return named[0] if len(named) == 1 else None
-
-
-_GROUPBY_BY_NAME = re.compile(r"\b([A-Za-z_]\w*)\.groupby\(\s*['\"](\w+)['\"]")
-
-
-def _series_grouped_by_name(source: str, namespace: dict[str, Any]) -> str:
-    """`value.groupby("region")` of a Series (a product of columns) looks for "region" in its index: say so."""
-    match = _GROUPBY_BY_NAME.search(source)
-    series = namespace.get(match.group(1)) if match else None
-    if type(series).__name__ != "Series":
-        return ""
-    name, column = match.groups()
-    return (
-        f"Hint: `{name}` is a Series, not a table, so it has no column {column!r}. Group it by the column of "
-        f"the table it came from: {name}.groupby({_owner_of(series, column, namespace)}[{column!r}])."
-    )
-
-
-def _owner_of(series: Any, column: str, namespace: dict[str, Any]) -> str:
-    # no table with these rows has the column: do not send the model to another table
-    return owner_frame(series, namespace, column) or "the_table"
-
-
-def owner_frame(series: Any, namespace: dict[str, Any], column: str | None = None) -> str | None:
-    """The name of the frame with the same rows as `series` (it was computed from it), having `column` if given."""
-    for name, frame in data_frames(namespace):
-        same_rows = len(frame) == len(series) and frame.index.equals(series.index)
-        if same_rows and (column is None or column in map(str, frame.columns)):
-            return name
-    return None
-
-
-def _failing_line(message: str) -> str:
-    """The source line an executor error names ("Error on line N of the code:" then the line), or ""."""
-    lines = message.splitlines()
-    return lines[1] if len(lines) > 2 and lines[0].startswith("Error on line") else ""
-
-
-def _columns_hint(message: str, source: str, code: str, namespace: dict[str, Any]) -> str:
-    frames = _frames_in(source, namespace) or _frames_in(code, namespace)
-    keys = _missing_keys(message)
-    if keys and all(is_label_key(key) for key in keys):
-        return _row_label_hint(keys[0], frames)
-    if not frames:
-        return "Hint: that key is not in the index or the columns; print them to see what exists."
-    said = []
-    for name, frame in frames[:3]:
-        said.append(f"`{name}` has the columns: {shown_columns(frame)}.")
-        if 0 in list(frame.columns):
-            said.append("(Its column 0 came from reset_index() of an unnamed Series: use the Series itself.)")
-    columns = _all_columns(frames)
-    missing = [str(key) for key in keys if not is_label_key(key) and str(key) not in columns]
-    if missing:
-        where = f" in `{frames[0][0]}`" if len(frames) == 1 else ""
-        close = difflib.get_close_matches(missing[0], sorted(columns), n=1, cutoff=0.6)
-        meant = f" (did you mean {close[0]!r}?)" if close else ""
-        named = (
-            f"is no column {missing[0]!r}" if len(missing) == 1 else f"are no columns {', '.join(map(repr, missing))}"
-        )
-        said.append(f"There {named}{where}{meant}: use the columns listed, or compute it from them.")
-    return "Hint: " + " ".join(said)
-
-
-def _missing_keys(message: str) -> list[Any]:
-    """The keys the error says are missing: a KeyError's (pandas 3's wordings), a missing attribute, a query's name."""
-    keys = missing_keys(message)
-    if keys:
-        return keys
-    line = error_line(message)
-    named = _NO_ATTRIBUTE.search(line) or _UNDEFINED.search(line)
-    return [named.groups()[-1]] if named else []
-
-
-def _row_label_hint(key: Any, frames: list[tuple[str, Any]]) -> str:
-    """A number looked up as a row label that is not one (`df.loc[5]`, `s[np.int64(9)]`)."""
-    where = ""
-    if frames:
-        name, frame = frames[0]
-        index = frame.index
-        if type(index).__name__ == "RangeIndex":
-            where = f" `{name}`'s rows are labelled {index.start} to {index.stop - 1}."
-        else:
-            where = f" `{name}`'s index holds labels such as {', '.join(map(repr, list(index[:3])))}."
-    return (
-        f"Hint: {key!r} is not a row label.{where} .loc[] looks rows up by label, .iloc[] by position; to get "
-        "the rows where a column has a value, write df[df['column'] == value]."
-    )
-
-
-def _numpy_hint(cause: str, message: str, source: str, namespace: dict[str, Any]) -> str:
-    """numpy 2's axis and shape errors, said in the terms of the data (an `AxisError`, a broadcast, …)."""
-    axis = axis_problem(message) if cause == "AxisError" or "AxisError" in message else None
-    if axis is not None:
-        dims = "1 dimension" if axis.ndim == 1 else f"{axis.ndim} dimensions"
-        return (
-            f"Hint: that array has {dims}, so axis={axis.axis} does not exist (axes are 0 to {axis.ndim - 1}). For a "
-            "table, axis=0 works down the rows (per column) and axis=1 across a row; a 1-D array or Series needs no axis."
-        )
-    shape = shape_problem(message) if cause == "ValueError" else ""
-    if not shape:
-        return ""
-    frames = _frames_in(source, namespace)[:2]
-    sizes = "; ".join(f"`{name}` has {len(frame)} rows" for name, frame in frames)
-    return f"Hint: {shape}." + (f" {sizes}." if sizes else "")
-
-
-def shown_columns(frame: Any) -> str:
-    """A frame's column names for a hint, the first `_MAX_HINT_COLUMNS` of them."""
-    columns = [str(c) for c in frame.columns]
-    return ", ".join(columns[:_MAX_HINT_COLUMNS]) + (", …" if len(columns) > _MAX_HINT_COLUMNS else "")
-
-
-def data_frames(namespace: dict[str, Any]) -> list[tuple[str, Any]]:
-    """The pandas DataFrames of the namespace, by name (private names left out)."""
-    return [
-        (name, value)
-        for name, value in namespace.items()
-        if not name.startswith("_") and value_kind(value) == "DataFrame"
-    ]
-
-
-def _frames_in(text: str, namespace: dict[str, Any]) -> list[tuple[str, Any]]:
-    """The DataFrames whose names `text` mentions."""
-    return [(name, frame) for name, frame in data_frames(namespace) if re.search(rf"\b{re.escape(name)}\b", text)]
-
-
-def _all_columns(frames: list[tuple[str, Any]]) -> set[str]:
-    return {str(column) for _, frame in frames for column in frame.columns}
-
-
-# ---------------------------------------------------------------------------------------------- a silent step
-
-NOTHING_PRINTED = "The code ran and printed nothing. Print the values you need to see, or call final_answer.\n"
-
-
-def silent_step_observation(code: str, namespace: dict[str, Any]) -> str:
-    """What a small model reads after code that printed nothing: the variable its last line made, described.
-
-    A 1.5B model that merges two tables into a variable without printing it reads "printed
-    nothing" as "the merge failed" and merges again; shown the new variable's schema (as a
-    notebook would show it), it goes on to use its columns.
-    """
-    name = _last_assigned_name(code)
-    if name is None or name not in namespace:
-        return NOTHING_PRINTED
-    return f"The code ran and printed nothing. `{name}` is now:\n{describe_value(name, namespace[name])}\n"
-
-
-def _last_assigned_name(code: str) -> str | None:
-    try:
-        body = ast.parse(code).body
-    except SyntaxError:
-        return None
-    last = body[-1] if body else None
-    targets = last.targets if isinstance(last, ast.Assign) else [last.target] if isinstance(last, ast.AnnAssign) else []
-    names = [target.id for target in targets if isinstance(target, ast.Name)]
-    return names[-1] if names else None

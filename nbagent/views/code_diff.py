@@ -1,7 +1,7 @@
 """Who changed a step's code before it ran, each change with its diff: nbagent's rewrite, a person's edit.
 
 The model writes code; nbagent's own fixes may rewrite it (a small model's product of totals, see
-nbagent/loop/code_checks.py); a person approving it may edit it. A step keeps all three
+nbagent/loop/aids/code_checks.py); a person approving it may edit it. A step keeps all three
 (`ActionStep.model_code_action`, `rewritten_code_action`, `edited_code_action`), and every view says
 the same from `code_changes(step)`: "rewritten by nbagent" (the model's code → nbagent's) and "edited
 by you" (what you were shown → what you approved), or, for a run saved before the step kept them,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from nbagent.loop.variables import split_task
+from nbagent.loop.aids.data_card import split_task
 
 __all__ = ["task_parts", "read_preview"]
 

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from nbagent import ScriptedModel
-from nbagent.loop.answer_checks import AnswerContext, answer_problems
+from nbagent.loop.aids.answers import AnswerContext, answer_problems
 
 PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "data_questions.py"
 

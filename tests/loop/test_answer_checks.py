@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 
 from nbagent import ActionStep, CodeAgent, ScriptedModel
-from nbagent.loop.answer_checks import AnswerContext, answer_problems
+from nbagent.loop.aids.answers import AnswerContext, answer_problems
+from nbagent.loop.aids.data_card import NOTEBOOK_VARIABLES_HEADING, describe_variables, split_task
 from nbagent.loop.code_step import AnswerRefused
 from nbagent.loop.prompting import SMALL
-from nbagent.loop.variables import NOTEBOOK_VARIABLES_HEADING, describe_variables, split_task
 
 
 def frames() -> dict[str, pd.DataFrame]:
@@ -340,6 +340,6 @@ def test_a_failing_check_never_fails_the_run(monkeypatch):
     def broken(answer, context):
         raise RuntimeError("a check tripped over odd data")
 
-    monkeypatch.setattr("nbagent.loop.code_step.answer_problems", broken)
+    monkeypatch.setattr("nbagent.loop.aids.coach.answer_problems", broken)
     agent, _ = agent_for([REVENUE + "final_answer(revenue.median())"])
     assert agent.run(QUESTION) == 15.0

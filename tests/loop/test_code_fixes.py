@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from nbagent import ActionStep, CodeAgent, ScriptedModel
-from nbagent.loop.code_checks import code_warning, fix_totals
+from nbagent.loop.aids.code_checks import code_warning, fix_totals
 from nbagent.loop.prompting import SMALL
 
 SALES = "What is the revenue of `sales`?\n- `sales`: pandas DataFrame, 3 rows × 3 columns"

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nbagent.loop.error_keys import missing_keys
-from nbagent.loop.prompting import execution_hint
+from nbagent.loop.aids.error_keys import missing_keys
+from nbagent.loop.aids.hints import execution_hint
 from nbagent.sandbox import ExecutionError, LocalPythonExecutor
 
 COLUMNS = "a, b, region"

@@ -10,8 +10,8 @@ import pytest
 
 from nbagent import CodeAgent, RunStart, ScriptedModel
 from nbagent.errors import AgentRepeatedCodeError, AgentStuckError, AgentTimedOutError
+from nbagent.loop.aids.repeats import same_code
 from nbagent.loop.deadline import describe_limit, parse_max_time
-from nbagent.loop.repeats import same_code
 from nbagent.models.default import DEFAULT_MODEL_MAX_TIME, default_gguf_path
 from nbagent.record.status import answered, outcome_message, run_outcome
 from nbagent.views.html import run_to_html

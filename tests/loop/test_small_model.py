@@ -7,13 +7,13 @@ import pandas as pd
 import pytest
 
 from nbagent import ActionStep, CodeAgent, ScriptedModel
-from nbagent.loop.answer_checks import answer_problem
+from nbagent.loop.aids.answers import answer_problem
+from nbagent.loop.aids.history import compact_step_messages
 from nbagent.loop.code_step import RETRY_TEMPERATURE, AnswerRefused
 from nbagent.loop.prompting import (
     SMALL,
     SMALL_MODEL_STEP_TOKENS,
     STANDARD,
-    compact_step_messages,
     prompt_profile,
     small_model_templates,
 )

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from nbagent.loop.variables import (
+from nbagent.loop.aids.data_card import (
     MAX_COLUMNS,
     NOTEBOOK_VARIABLES_HEADING,
     SAMPLE_ROWS,

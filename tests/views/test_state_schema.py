@@ -20,7 +20,7 @@ from PIL import Image
 
 from nbagent import ActionStep, AgentMemory, CodeAgent, PlanningStep, ScriptedModel, TaskStep, Timing, ToolCallingAgent
 from nbagent.errors import AgentExecutionError
-from nbagent.loop.variables import describe_variables
+from nbagent.loop.aids.data_card import describe_variables
 from nbagent.models.base import ChatMessage, TokenUsage
 from nbagent.record import FinalAnswerStep, RunStart, StepStart, ToolCall, ToolOutput
 from nbagent.sandbox.wire.capabilities import RefusedCapability

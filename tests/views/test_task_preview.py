@@ -12,7 +12,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from nbagent import AgentMemory, TaskStep
-from nbagent.loop.variables import NOTEBOOK_VARIABLES_HEADING, describe_variables
+from nbagent.loop.aids.data_card import NOTEBOOK_VARIABLES_HEADING, describe_variables
 from nbagent.record import RunStart
 from nbagent.views.html import memory_to_html
 from nbagent.views.state import RunStateBuilder, memory_to_state

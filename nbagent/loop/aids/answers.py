@@ -21,8 +21,7 @@ from typing import Any
 
 from .answer_kinds import both_things_missing, date_missing
 from .code_checks import is_method_call, is_text
-from .prompting import data_frames, owner_frame
-from .variables import value_kind
+from .data_card import data_frames, owner_frame, value_kind
 
 __all__ = ["AnswerContext", "answer_problem", "answer_problems"]
 

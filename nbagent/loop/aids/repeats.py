@@ -23,7 +23,7 @@ from nbagent.errors import AgentRepeatedCodeError, RunStuck
 from nbagent.record import ActionStep
 from nbagent.text import Truncation, truncate
 
-from .prompting import data_frames, shown_columns
+from .data_card import data_frames, shown_columns
 
 __all__ = ["Repeat", "repeat_of", "same_code", "refusal", "ending", "AGAIN_NOTE"]
 

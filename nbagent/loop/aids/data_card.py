@@ -18,6 +18,11 @@ __all__ = [
     "describe_value",
     "split_task",
     "value_kind",
+    "data_frames",
+    "frames_in",
+    "all_columns",
+    "shown_columns",
+    "owner_frame",
     "NOTEBOOK_VARIABLES_HEADING",
     "ADDITIONAL_ARGS_HEADING",
 ]
@@ -110,3 +115,39 @@ def _describe_series(name: str, series: Any) -> str:
         f"- `{name}`: pandas Series{label}, {len(series)} values, dtype {series.dtype}; "
         f"index: {_describe_index(series.index)}; first values: {head}"
     )
+
+
+_MAX_HINT_COLUMNS = 40
+
+
+def shown_columns(frame: Any) -> str:
+    """A frame's column names for a hint, the first `_MAX_HINT_COLUMNS` of them."""
+    columns = [str(c) for c in frame.columns]
+    return ", ".join(columns[:_MAX_HINT_COLUMNS]) + (", …" if len(columns) > _MAX_HINT_COLUMNS else "")
+
+
+def data_frames(namespace: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The pandas DataFrames of the namespace, by name (private names left out)."""
+    return [
+        (name, value)
+        for name, value in namespace.items()
+        if not name.startswith("_") and value_kind(value) == "DataFrame"
+    ]
+
+
+def frames_in(text: str, namespace: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The DataFrames whose names `text` mentions."""
+    return [(name, frame) for name, frame in data_frames(namespace) if re.search(rf"\b{re.escape(name)}\b", text)]
+
+
+def all_columns(frames: list[tuple[str, Any]]) -> set[str]:
+    return {str(column) for _, frame in frames for column in frame.columns}
+
+
+def owner_frame(series: Any, namespace: dict[str, Any], column: str | None = None) -> str | None:
+    """The name of the frame with the same rows as `series` (it was computed from it), having `column` if given."""
+    for name, frame in data_frames(namespace):
+        same_rows = len(frame) == len(series) and frame.index.equals(series.index)
+        if same_rows and (column is None or column in map(str, frame.columns)):
+            return name
+    return None

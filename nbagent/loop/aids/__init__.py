@@ -1,0 +1,22 @@
+"""The small-model aids, in one room behind one seam (`Coach`): what a small model is told and checked on.
+
+A 1.5B model answers data questions well when it is shown the data as it is, told what its mistake was in
+the terms of the data, kept from repeating a failure, and asked again when its answer cannot be right.
+Each aid is a general rule, named for what it checks; the code step calls them only through `Coach`.
+Nothing here imports the rest of the loop.
+
+Modules:
+    coach         Coach: the seam the code step calls (messages, code checks, repeats, hints, answer doubts)
+    data_card     what the model is told about each variable (a frame by its schema and a few rows)
+    history       what a small model reads at a step: the memory compacted, failed attempts in one line
+    code_checks   a product of totals run as the total of the products; code that cannot be fixed surely
+    repeats       the same failing code is not run a third time
+    hints         after a failed step: the mistake named in the terms of the data
+    error_keys    what key or shape a pandas or numpy error names
+    answers       a final answer checked against the question and the data
+    answer_kinds  the form a question asks for (two things at once, a date)
+"""
+
+from .coach import Coach, Repeat
+
+__all__ = ["Coach", "Repeat"]

@@ -1,0 +1,86 @@
+"""The one seam the code step calls for the small-model aids: before, while and after a step runs.
+
+Every aid is a general rule with tests of its own, in its own module; `Coach` only decides which apply
+(the small profile gets them all, other models the hints and the repeat breaker) and passes them what
+they read. The code step never imports an aid directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from nbagent.record import ActionStep
+
+from .answers import AnswerContext, answer_problems
+from .code_checks import CodeFix, code_warning, fix_totals
+from .data_card import split_task
+from .hints import execution_hint, silent_step_observation
+from .history import small_model_messages
+from .repeats import AGAIN_NOTE, Repeat, ending, refusal, repeat_of
+
+__all__ = ["Coach", "Repeat"]
+
+
+class Coach:
+    """The aids for one agent's code steps.
+
+    small: the model is a small local one (`prompting.prompt_profile`): its messages are compacted, its code
+        checked and fixed where the meaning is certain, and its final answers checked against the data.
+    failed: whether a step's code failed (ran and raised, or was refused by a check) — the loop's own rule.
+    """
+
+    def __init__(self, small: bool, failed: Callable[[ActionStep], bool]) -> None:
+        self.small = small
+        self.failed = failed
+
+    # ------------------------------------------------------------------------------------------ before a step
+
+    def messages(self, memory: Any) -> list[Any] | None:
+        """What a small model reads at this step, or None: the memory's own messages."""
+        return small_model_messages(memory) if self.small else None
+
+    def prepared_code(self, code: str) -> CodeFix:
+        """The code to run: a small model's products of totals run as totals of products (said in `notes`)."""
+        return fix_totals(code) if self.small else CodeFix(code)
+
+    def code_problem(self, code: str) -> str:
+        """Why a small model's code must not run as written (a product of totals that cannot be fixed), or ""."""
+        return code_warning(code) if self.small else ""
+
+    def repeated(self, code: str, actions: Sequence[ActionStep], namespace: dict[str, Any]) -> None:
+        """Raise when `code` repeats what already failed: refused (`AgentRepeatedCodeError`), or the run ends
+        (`RunStuck`) when the refused code is sent once more."""
+        repeat = repeat_of(code, actions, self.failed)
+        if repeat is Repeat.END:
+            raise ending(actions)
+        if repeat is Repeat.REFUSE:
+            raise refusal(actions, namespace)
+
+    # ------------------------------------------------------------------------------------------ after a step
+
+    def hint(self, failure: Any, code: str, namespace: dict[str, Any], task: str, actions: Sequence[ActionStep]) -> str:
+        """The lines after a failed step's error: what the mistake is, and that a third same try will not run."""
+        earlier = "\n".join(step.code_action for step in actions if step.code_action)
+        hint = execution_hint(failure, code, namespace, task, earlier)
+        if repeat_of(code, actions, self.failed) is Repeat.AGAIN:
+            hint = f"{hint}\n{AGAIN_NOTE}".strip()
+        return hint
+
+    def silent_observation(self, code: str, namespace: dict[str, Any]) -> str | None:
+        """What a small model reads after code that printed and returned nothing, or None (the usual words)."""
+        return silent_step_observation(code, namespace) if self.small else None
+
+    def answer_doubts(self, answer: Any, task: str, code: str, namespace: dict[str, Any]) -> list[str]:
+        """Every reason to doubt a small model's final answer to `task` (most certain first), [] for others.
+
+        `code`: the code of the task's steps that ran, the answering step's last. The checks are advice over
+        any data a notebook holds: one that fails is no reason to fail the run.
+        """
+        if not self.small:
+            return []
+        question, variables = split_task(task)
+        try:
+            return answer_problems(answer, AnswerContext(question, variables, code, namespace))
+        except Exception:
+            return []
