@@ -1,29 +1,45 @@
 """Realistic data questions through the real `%%agent` magic: does the default model answer them?
 
-    python benchmarks/data_questions.py                 # all questions, the offline default model
-    python benchmarks/data_questions.py --only 7        # question 7 only (several: --only 3,7,12)
+    python benchmarks/data_questions.py                    # both sets, the offline default model
+    python benchmarks/data_questions.py --set messy        # one set: clean or messy (default: all)
+    python benchmarks/data_questions.py --only 7           # clean question 7 (several: --only 3,7,12)
+    python benchmarks/data_questions.py --only messy:3,7   # messy questions 3 and 7 (both: --only 2,messy:3)
     python benchmarks/data_questions.py --model openai:gpt-4o-mini
-    python benchmarks/data_questions.py --scripted      # a ScriptedModel writes the reference code (checks the harness)
+    python benchmarks/data_questions.py --scripted         # a ScriptedModel writes the reference code (checks the harness)
+    python benchmarks/data_questions.py --json /tmp/before.json   # per-question results, to compare runs
 
-Three DataFrames are built here from a fixed seed: `sales` (200 orders, Jan-Jun 2024: date, region,
-product, customer_id, units, unit_price), `customers` (40 rows: customer_id, name, segment,
-signup_date) and `targets` (monthly revenue targets per region). Each question is answered once by
-pandas (the expected answer) and once by an agent, asked the way a person would in a notebook:
+Two sets of questions. **clean** (24): three tidy DataFrames built here from a fixed seed: `sales` (200
+orders, Jan-Jun 2024: date, region, product, customer_id, units, unit_price), `customers` (40 rows:
+customer_id, name, segment, signup_date) and `targets` (monthly revenue targets per region). **messy** (20):
+`orders`, `clients` and `refunds` from benchmarks/messy_data.py, as people's notebooks hold data: money as text
+('$1,234.50', '-$18.46'), dates as text in mixed formats, labels in any case and spacing ('North', ' NORTH'),
+missing values as None, NaN and '' in one column, exact duplicate rows, and join keys of different types (ints
+in one frame, '017' in the other). Messy questions are asked as a person would, without saying how to clean;
+four ask for a chart. Each question is answered once by pandas (the careful analyst's answer) and once by an
+agent, asked the way a person would in a notebook:
 
     %%agent --quiet -o answer --imports pandas,numpy
     What was the total revenue (units × unit_price) by region in `sales`? ...
 
 in an IPython shell with `%load_ext nbagent`, the frames in `user_ns` (with `pd` and `np`, as in the
-notebook that made them). Before each question the
-namespace is put back as it was (fresh copies of the frames, the agent's own variables removed).
-Answers are compared by a tolerant checker (numbers within 0.5 % or a rounding step, strings
-without case and quotes, dicts/Series/lists element by element). Prints a row per question, the
-failure kinds (wrong answer, error, max steps, parse error, timeout), and a one-line summary last.
+notebook that made them; chart questions also allow matplotlib). Before each question the namespace is put
+back as it was (fresh copies of the frames, the agent's own variables removed). Answers are compared by a
+tolerant checker (numbers within 0.5 % or a rounding step, strings without case and quotes, dicts/Series/lists
+element by element, a dict's extra key for missing values such as 'nan' or 'Unknown' ignored). A chart
+question is answered by a figure: at least one image on the run's steps and, where a step carries figure
+summaries (`step.figures`, each with the `marks` of its largest series), the last figure's marks equal the
+question's group count ("image only" where no summary exists). A run that changed one of the user's frames
+(edited in place, or the name bound to another object) is reported in a column of its own.
+
+Prints a table per set, then per set: the score, the median seconds per question, the score per kind of
+question and the failure kinds (wrong answer, error, max steps, parse error, timeout, no figure, wrong chart);
+a one-line summary with both sets' scores last.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import os
@@ -44,6 +60,7 @@ import numpy as np
 import pandas as pd
 
 MAGIC_OPTIONS = "--quiet -o answer --imports pandas,numpy"
+CHART_IMPORTS = "pandas,numpy,matplotlib"  # a person asking for a plot lets the agent import matplotlib
 NOTEBOOK_IMPORTS = "import numpy as np\nimport pandas as pd"
 MODEL_VARIABLE = "_data_questions_model"  # a private name: never described to the model
 REGIONS = ["North", "South", "East", "West"]
@@ -52,6 +69,22 @@ SEGMENTS = ["Consumer", "Business", "Enterprise"]
 
 
 # ---------------------------------------------------------------------------------------------- data
+
+
+def _load_messy_data() -> Any:
+    """benchmarks/messy_data.py by its path (the benchmarks folder is no package), once."""
+    name = "nbagent_benchmarks_messy_data"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("messy_data.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def make_messy_frames(seed: int = 11) -> dict[str, pd.DataFrame]:
+    """`orders`, `clients` and `refunds` as people's notebooks hold them (benchmarks/messy_data.py)."""
+    return _load_messy_data().make_messy_frames(seed)
 
 
 def make_frames(seed: int = 7) -> dict[str, pd.DataFrame]:
@@ -116,11 +149,36 @@ class Question:
     code: str
     kind: str  # what the question exercises (group-by, join, ...), shown in the table
     month: bool = False  # the answer is a month in any spelling ('2024-05', 'May 2024'), not one format
+    chart: int = 0  # a chart question: its chart's bars or points per series (the answer is the figure)
+    either_sign: bool = False  # money given back: 1234.5 and -1234.5 are the same answer
+
+    @property
+    def imports(self) -> str:
+        return CHART_IMPORTS if self.chart else "pandas,numpy"
 
     def expected(self, frames: dict[str, pd.DataFrame]) -> Any:
+        if self.chart:  # not drawn here: a figure open in this process would reach the agent's worker
+            return Chart(self.chart)
         namespace: dict[str, Any] = {"pd": pd, "np": np, **{k: v.copy() for k, v in frames.items()}}
         exec(self.code, namespace)
         return pd.Period(namespace["result"], freq="M") if self.month else namespace["result"]
+
+    def check(self, got: Any, expected: Any) -> bool:
+        """Is `got` the expected answer? (A chart question's figure is checked from the run's steps.)"""
+        if check_answer(got, expected):
+            return True
+        number = _as_float(got) if self.either_sign else None
+        return number is not None and check_answer(-number, expected)
+
+
+@dataclass(frozen=True)
+class Chart:
+    """The expected answer of a chart question: a figure whose largest series has `marks` bars or points."""
+
+    marks: int
+
+    def __repr__(self) -> str:
+        return f"a chart of {self.marks}"
 
 
 QUESTIONS: list[Question] = [
@@ -277,7 +335,169 @@ QUESTIONS: list[Question] = [
 ]
 
 
+# The messy set's reference code: the careful analyst counts each order and refund once (exact duplicate rows
+# out), reads money and dates from their text, treats 'north ' and ' NORTH' as North, and None, NaN and '' as
+# missing, and matches '017' with 17.
+_ORDERS = (
+    "o = orders.drop_duplicates()\n"
+    "amount = pd.to_numeric(o['amount'].str.replace(r'[$,]', '', regex=True), errors='coerce')\n"
+)
+_ORDER_DAYS = "day = pd.to_datetime(o['order_date'], format='mixed', errors='coerce')\n"
+_REGIONS = "region = o['region'].str.strip().str.title()\n"
+_REFUNDS = (
+    "r = refunds.drop_duplicates()\n"
+    "refunded = pd.to_numeric(r['amount'].str.replace(r'[$,]', '', regex=True), errors='coerce')\n"
+)
+_SEGMENTS = "segment = clients['segment'].str.strip().str.title().replace('', np.nan)\n"
+_PLOT = "import matplotlib.pyplot as plt\n"
+
+MESSY_QUESTIONS: list[Question] = [
+    Question(
+        "What is the total amount of all orders in `orders`? Count each order once and round to 2 decimals.",
+        _ORDERS + "result = round(float(amount.sum()), 2)",
+        "money strings",
+    ),
+    Question(
+        "What is the average order amount for Laptops in `orders`, counting each order once? Round to 2 decimals.",
+        _ORDERS + "result = round(float(amount[o['product'] == 'Laptop'].mean()), 2)",
+        "money strings",
+    ),
+    Question(
+        "What is our net revenue: the total amount of `orders` minus the money given back in `refunds`? "
+        "Count each order and each refund once, and round to 2 decimals.",
+        _ORDERS + _REFUNDS + "result = round(float(amount.sum() + refunded.sum()), 2)  # refunds are negative",
+        "money strings",
+    ),
+    Question(
+        "How many orders in `orders` were placed in March 2024? Count each order once.",
+        _ORDERS + _ORDER_DAYS + "result = int(((day.dt.year == 2024) & (day.dt.month == 3)).sum())",
+        "mixed dates",
+    ),
+    Question(
+        "Which month had the highest total order amount in `orders`? Count each order once.",
+        _ORDERS + _ORDER_DAYS + "per_month = amount.groupby(day.dt.to_period('M')).sum()\n"
+        "result = str(per_month.idxmax())",
+        "mixed dates",
+        month=True,
+    ),
+    Question(
+        "How many clients in `clients` signed up in 2023?",
+        "signed_up = pd.to_datetime(clients['signup_date'], format='mixed', errors='coerce')\n"
+        "result = int((signed_up.dt.year == 2023).sum())",
+        "mixed dates",
+    ),
+    Question(
+        "What was the total order amount of each region in `orders`? Count each order once; give a dict from "
+        "region to amount, rounded to 2 decimals.",
+        _ORDERS + _REGIONS + "result = amount.groupby(region).sum().round(2).to_dict()",
+        "labels",
+    ),
+    Question(
+        "How many orders in `orders` came from the North region? Count each order once.",
+        _ORDERS + _REGIONS + "result = int((region == 'North').sum())",
+        "labels",
+    ),
+    Question(
+        "Which segment in `clients` has the most clients, and how many clients is that?",
+        _SEGMENTS + "counts = segment.value_counts()\nresult = (counts.idxmax(), int(counts.max()))",
+        "labels",
+    ),
+    Question(
+        "How many orders in `orders` have no amount recorded? Count each order once.",
+        "o = orders.drop_duplicates()\n"
+        "result = int((o['amount'].isna() | (o['amount'].astype(str).str.strip() == '')).sum())",
+        "missing values",
+    ),
+    Question(
+        "What percentage of the clients in `clients` have no segment on file? Round to 1 decimal.",
+        "segment = clients['segment'].str.strip()\n"
+        "result = round(float((segment.isna() | (segment == '')).mean() * 100), 1)",
+        "missing values",
+    ),
+    Question(
+        "How many rows in `orders` are exact duplicates of an earlier row?",
+        "result = int(orders.duplicated().sum())",
+        "duplicates",
+    ),
+    Question(
+        "How many refunds are there in `refunds` if each refund is counted once?",
+        "result = len(refunds.drop_duplicates())",
+        "duplicates",
+    ),
+    Question(
+        "Join `orders` with `clients` on client_id. What was the total order amount of each client segment? "
+        "Count each order once; give a dict from segment to amount, rounded to 2 decimals.",
+        _ORDERS + _SEGMENTS + "c = clients.assign(client_id=clients['client_id'].astype(int), segment=segment)\n"
+        "m = o.assign(amount=amount).merge(c, on='client_id', how='left')\n"
+        "result = m.groupby('segment')['amount'].sum().round(2).to_dict()",
+        "key types",
+    ),
+    Question(
+        "Which client spent the most in `orders`? Count each order once and answer with the client's name from "
+        "`clients`.",
+        _ORDERS + "spent = amount.groupby(o['client_id']).sum()\n"
+        "names = clients.set_index(clients['client_id'].astype(int))['name']\n"
+        "result = names[spent.idxmax()]",
+        "key types",
+    ),
+    Question(
+        "How much was refunded in total on orders from the West region? The refunds are in `refunds` and the "
+        "orders in `orders`; count each refund once and round to 2 decimals.",
+        _ORDERS + _REGIONS + _REFUNDS + "west = set(o.loc[region == 'West', 'order_id'])\n"
+        "result = round(float(-refunded[r['order_id'].astype(int).isin(west)].sum()), 2)",
+        "key types",
+        either_sign=True,
+    ),
+    Question(
+        "Plot the monthly total order amount in `orders` as a bar chart.",
+        _PLOT + _ORDERS + _ORDER_DAYS + "monthly = amount.groupby(day.dt.to_period('M')).sum()\n"
+        "fig, ax = plt.subplots()\nmonthly.plot.bar(ax=ax, title='Order amount per month')\n"
+        "result = monthly.round(2)",
+        "chart",
+        chart=6,
+    ),
+    Question(
+        "Make a bar chart of the total order amount per region in `orders`.",
+        _PLOT + _ORDERS + _REGIONS + "per_region = amount.groupby(region).sum()\n"
+        "fig, ax = plt.subplots()\nper_region.plot.bar(ax=ax, title='Order amount per region')\n"
+        "result = per_region.round(2)",
+        "chart",
+        chart=4,
+    ),
+    Question(
+        "Plot the monthly order amount in `orders` as a line chart with one line per region.",
+        _PLOT
+        + _ORDERS
+        + _ORDER_DAYS
+        + _REGIONS
+        + "monthly = amount.groupby([day.dt.to_period('M'), region]).sum().unstack()\n"
+        "fig, ax = plt.subplots()\nmonthly.plot(ax=ax, title='Order amount per month and region')\n"
+        "result = monthly.round(2)",
+        "chart",
+        chart=6,
+    ),
+    Question(
+        "Plot how many clients signed up each year in `clients`, as a bar chart.",
+        _PLOT + "signed_up = pd.to_datetime(clients['signup_date'], format='mixed', errors='coerce')\n"
+        "per_year = signed_up.dt.year.dropna().astype(int).value_counts().sort_index()\n"
+        "fig, ax = plt.subplots()\nper_year.plot.bar(ax=ax, title='Clients signed up per year')\n"
+        "result = per_year",
+        "chart",
+        chart=3,
+    ),
+]
+
+SETS: dict[str, tuple[Callable[[], dict[str, pd.DataFrame]], list[Question]]] = {
+    "clean": (lambda: make_frames(), QUESTIONS),
+    "messy": (lambda: make_messy_frames(), MESSY_QUESTIONS),
+}
+
+
 # ---------------------------------------------------------------------------------------------- checking
+
+
+# a group of the rows whose label is missing: an answer may list it beside the groups asked for
+_MISSING_KEYS = frozenset({"", "nan", "none", "null", "<na>", "na", "n/a", "nat", "unknown", "missing", "(missing)"})
 
 
 def _as_float(value: Any) -> float | None:
@@ -390,10 +610,14 @@ def check_answer(got: Any, expected: Any) -> bool:
         return _same_month(got, expected)
     if isinstance(expected, dict):
         mapping = _as_mapping(got)
-        if mapping is None or set(map(str.lower, mapping)) != {str(k).lower() for k in expected}:
+        if mapping is None:
             return False
-        lowered = {k.lower(): v for k, v in mapping.items()}
-        return all(check_answer(lowered[str(k).lower()], v) for k, v in expected.items())
+        wanted = {str(k).strip().lower() for k in expected}
+        lowered = {k.strip().lower(): v for k, v in mapping.items()}
+        lowered = {k: v for k, v in lowered.items() if k in wanted or k not in _MISSING_KEYS}
+        if set(lowered) != wanted:
+            return False
+        return all(check_answer(lowered[str(k).strip().lower()], v) for k, v in expected.items())
     if isinstance(expected, list):
         items = _as_list(got)
         return items is not None and len(items) == len(expected) and all(map(check_answer, items, expected))
@@ -421,13 +645,16 @@ class Outcome:
     expected: Any
     answer: Any = None
     solved: bool = False
-    kind: str = "solved"  # solved | wrong answer | error | max steps | parse error | timeout
+    kind: str = "solved"  # solved | wrong answer | error | max steps | parse error | timeout | no figure | wrong chart
     seconds: float = 0.0
     steps: int = 0
     tokens_out: int = 0
     step_errors: Counter = field(default_factory=Counter)
     detail: str = ""
     transcript: list[dict[str, Any]] = field(default_factory=list)  # per step: output, observations, error
+    set_name: str = "clean"
+    changed: list[str] = field(default_factory=list)  # the user's frames the run changed: "orders (edited)"
+    figures: str = ""  # a chart question's figures: "1 figure, 6 marks", "1 figure, image only", "no figure"
 
 
 _ERROR_ANSWER = re.compile(r"^\s*(error|an error|traceback|exception)\b|Error:", re.IGNORECASE)
@@ -456,9 +683,43 @@ def _classify(outcome: Outcome, state: str | None, timed_out: bool, failed: bool
     if state in ("max_steps", "max_steps_error"):
         errors = outcome.step_errors
         return "parse error" if errors["parse"] and errors["parse"] >= errors["exec"] else "max steps"
+    if outcome.question.chart:
+        return "no figure" if outcome.figures.startswith("no figure") else "wrong chart"
     if isinstance(outcome.answer, str) and _ERROR_ANSWER.search(outcome.answer):
         return "error"
     return "wrong answer"
+
+
+def _chart_check(steps: list[Any], expected: Chart) -> tuple[bool, str]:
+    """A chart question's check: a figure was drawn and, where the steps summarize their figures, the last one
+    has the expected number of marks (bars or points of its largest series)."""
+    images = sum(len(getattr(step, "observations_images", None) or []) for step in steps)
+    summaries = [figure for step in steps for figure in (getattr(step, "figures", None) or [])]
+    if not images and not summaries:
+        return False, "no figure"
+    drawn = f"{max(images, len(summaries))} figure{'s' if max(images, len(summaries)) != 1 else ''}"
+    if not summaries:
+        return True, f"{drawn}, image only"
+    marks = summaries[-1].get("marks") if isinstance(summaries[-1], dict) else None
+    return marks == expected.marks, f"{drawn}, {marks} marks"
+
+
+def _changed_frames(before: dict[str, tuple[Any, pd.DataFrame]], namespace: dict[str, Any]) -> list[str]:
+    """The frames a run changed: edited in place, replaced by other data, or the name bound to another object."""
+    changed = []
+    for name, (given, copy) in before.items():
+        if name not in namespace:
+            changed.append(f"{name} (deleted)")
+            continue
+        now = namespace[name]
+        same_data = isinstance(now, pd.DataFrame) and now.equals(copy) and list(now.columns) == list(copy.columns)
+        if now is given and same_data:
+            continue
+        if same_data:
+            changed.append(f"{name} (another object, same data)")
+        else:
+            changed.append(f"{name} (edited)" if now is given else f"{name} (replaced)")
+    return changed
 
 
 class Bench:
@@ -493,10 +754,15 @@ class Bench:
         user_ns.update({name: frame.copy() for name, frame in self.frames.items()})
         self._baseline = set(user_ns)
 
-    def ask(self, number: int, question: Question, expected: Any, timeout: float, extra: str = "") -> Outcome:
+    def ask(
+        self, number: int, question: Question, expected: Any, timeout: float, extra: str = "", set_name: str = "clean"
+    ) -> Outcome:
         self.reset_namespace()
         self.magics.last_agent = None
-        outcome = Outcome(number, question, expected)
+        outcome = Outcome(number, question, expected, set_name=set_name)
+        user_ns = self.shell.user_ns
+        before = {name: (user_ns[name], user_ns[name].copy()) for name in self.frames}
+        options = re.sub(r"--imports \S+", f"--imports {question.imports}", self.options)
         timed_out = threading.Event()
 
         def stop_when_late() -> None:
@@ -511,7 +777,7 @@ class Bench:
         started = time.perf_counter()
         timer.start()
         try:
-            outcome.answer = self.shell.run_cell_magic("agent", f"{self.options} {extra}".strip(), question.text)
+            outcome.answer = self.shell.run_cell_magic("agent", f"{options} {extra}".strip(), question.text)
         except Exception as error:  # a failed run is a result, not a crash of the benchmark
             failed = True
             outcome.answer = None
@@ -519,8 +785,10 @@ class Bench:
         finally:
             timer.cancel()
         outcome.seconds = time.perf_counter() - started
+        outcome.changed = _changed_frames(before, user_ns)
         agent = self.magics.last_agent
         state = None
+        steps = []
         if agent is not None:
             steps = [s for s in agent.memory.steps if type(s).__name__ == "ActionStep"]
             outcome.steps = len(steps)
@@ -545,7 +813,11 @@ class Bench:
                 outcome.detail = str(getattr(agent.last_result, "error", "") or "the run failed")
             if state == "stopped" and not timed_out.is_set():
                 failed = True
-        outcome.solved = not failed and not timed_out.is_set() and check_answer(outcome.answer, expected)
+        if question.chart:
+            right, outcome.figures = _chart_check(steps, expected)
+        else:
+            right = question.check(outcome.answer, expected)
+        outcome.solved = not failed and not timed_out.is_set() and right
         outcome.kind = _classify(outcome, state, timed_out.is_set(), failed)
         return outcome
 
@@ -577,10 +849,11 @@ def run_questions(
     timeout: float,
     extra: str = "",
     on_outcome: Callable[[Outcome], None] | None = None,
+    set_name: str = "clean",
 ) -> list[Outcome]:
     outcomes = []
     for number, question in questions:
-        outcome = bench.ask(number, question, question.expected(bench.frames), timeout, extra)
+        outcome = bench.ask(number, question, question.expected(bench.frames), timeout, extra, set_name)
         outcomes.append(outcome)
         if on_outcome:
             on_outcome(outcome)
@@ -598,21 +871,28 @@ def _short(value: Any, width: int = 38) -> str:
 
 def row(outcome: Outcome) -> str:
     errors = ", ".join(f"{n} {k}" for k, n in sorted(outcome.step_errors.items())) or "-"
+    answer = f"{outcome.figures} (answer: {_short(outcome.answer, 20)})" if outcome.question.chart else outcome.answer
     return (
-        f"| {outcome.number} | {outcome.question.kind} | {_short(outcome.expected, 28)} | {_short(outcome.answer)} | "
-        f"{outcome.kind} | {outcome.seconds:.1f} | {outcome.steps} | {outcome.tokens_out} | {errors} |"
+        f"| {outcome.number} | {outcome.question.kind} | {_short(outcome.expected, 28)} | {_short(answer)} | "
+        f"{outcome.kind} | {', '.join(outcome.changed) or '-'} | {outcome.seconds:.1f} | {outcome.steps} | "
+        f"{outcome.tokens_out} | {errors} |"
     )
 
 
 HEADER = (
-    "| # | exercises | expected | answer | result | seconds | steps | tokens out | step errors |\n"
-    "|---|---|---|---|---|---|---|---|---|"
+    "| # | exercises | expected | answer | result | changed your data | seconds | steps | tokens out | step errors |\n"
+    "|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
 def summary(outcomes: list[Outcome], label: str) -> dict[str, Any]:
     times = [o.seconds for o in outcomes]
     kinds = Counter(o.kind for o in outcomes if not o.solved)
+    per_kind: dict[str, list[int]] = {}
+    for outcome in outcomes:
+        counts = per_kind.setdefault(outcome.question.kind, [0, 0])
+        counts[0] += outcome.solved
+        counts[1] += 1
     return {
         "label": label,
         "solved": sum(o.solved for o in outcomes),
@@ -621,27 +901,50 @@ def summary(outcomes: list[Outcome], label: str) -> dict[str, Any]:
         "seconds": sum(times),
         "kinds": dict(kinds),
         "step_errors": dict(sum((o.step_errors for o in outcomes), Counter())),
+        "per_kind": per_kind,
+        "changed": sum(bool(o.changed) for o in outcomes),
+        "image_only": sum(o.figures.endswith("image only") for o in outcomes),
     }
 
 
+def _sets_of(outcomes: list[Outcome]) -> dict[str, list[Outcome]]:
+    sets: dict[str, list[Outcome]] = {}
+    for outcome in outcomes:
+        sets.setdefault(outcome.set_name, []).append(outcome)
+    return sets
+
+
+def _counts(counter: dict[str, int]) -> str:
+    return ", ".join(f"{k} {n}" for k, n in sorted(counter.items())) or "none"
+
+
 def report(outcomes: list[Outcome], label: str, load: float) -> str:
+    """Per set: score, median, per kind of question, failure kinds; then one summary line for all sets."""
     stats = summary(outcomes, label)
-    kinds = ", ".join(f"{k} {n}" for k, n in sorted(stats["kinds"].items())) or "none"
-    step_errors = ", ".join(f"{k} {n}" for k, n in sorted(stats["step_errors"].items())) or "none"
-    lines = [
-        "",
-        f"machine load average {os.getloadavg()[0]:.1f} (2 cores); model load {load:.1f} s",
-        f"solved {stats['solved']}/{stats['total']}, median {stats['median']:.1f} s/question, "
-        f"total {stats['seconds']:.1f} s",
-        f"failure kinds: {kinds}; errors seen in steps: {step_errors}",
+    lines = ["", f"machine load average {os.getloadavg()[0]:.1f} (2 cores); model load {load:.1f} s"]
+    per_set = []
+    for set_name, done in _sets_of(outcomes).items():
+        part = summary(done, set_name)
+        charts = sum(o.question.chart > 0 for o in done)
+        lines += [
+            "",
+            f"{set_name}: solved {part['solved']}/{part['total']}, median {part['median']:.1f} s/question, "
+            f"total {part['seconds']:.1f} s; changed your data: {part['changed']} question(s)"
+            + (f"; charts checked by image only: {part['image_only']}/{charts}" if charts else ""),
+            "per kind: " + ", ".join(f"{kind} {n}/{of}" for kind, (n, of) in part["per_kind"].items()),
+            f"failure kinds: {_counts(part['kinds'])}; errors seen in steps: {_counts(part['step_errors'])}",
+        ]
+        per_set.append(f"{set_name} {part['solved']}/{part['total']} (median {part['median']:.1f} s)")
+    lines.append(
         f"SUMMARY: {label}: {stats['solved']}/{stats['total']} solved, median {stats['median']:.1f} s/question, "
-        f"total {stats['seconds']:.0f} s, failures: {kinds}",
-    ]
+        f"total {stats['seconds']:.0f} s, failures: {_counts(stats['kinds'])}; " + ", ".join(per_set)
+    )
     return "\n".join(lines)
 
 
 def _log_record(outcome: Outcome) -> dict[str, Any]:
     return {
+        "set": outcome.set_name,
         "number": outcome.number,
         "question": outcome.question.text,
         "expected": outcome.expected,
@@ -653,51 +956,106 @@ def _log_record(outcome: Outcome) -> dict[str, Any]:
     }
 
 
-def _pick(only: str | None) -> list[tuple[int, Question]]:
-    numbered = list(enumerate(QUESTIONS, start=1))
+def _result_record(outcome: Outcome) -> dict[str, Any]:
+    """One question's result for --json: enough to compare two runs question by question."""
+    answer = repr(outcome.answer)
+    return {
+        "set": outcome.set_name,
+        "index": outcome.number,
+        "kind": outcome.question.kind,
+        "question": outcome.question.text,
+        "correct": outcome.solved,
+        "failure": None if outcome.solved else outcome.kind,
+        "seconds": round(outcome.seconds, 1),
+        "steps": outcome.steps,
+        "tokens_out": outcome.tokens_out,
+        "step_errors": dict(outcome.step_errors),
+        "changed_data": outcome.changed,
+        "figures": outcome.figures or None,
+        "expected": _short(outcome.expected, 200),
+        "answer": answer if len(answer) <= 200 else answer[:199] + "…",
+        "detail": outcome.detail[:300],
+    }
+
+
+def _pick(chosen: str, only: str | None) -> list[tuple[str, list[tuple[int, Question]]]]:
+    """The questions to run, per set: all of `chosen` ('clean', 'messy' or 'all'), or those `only` names.
+
+    `only` is numbers, each of the set named before it ('messy:3,7' is messy 3 and 7; '2,messy:3' is clean 2
+    and messy 3); bare leading numbers are of the clean set, or of the messy one under --set messy.
+    """
+    names = list(SETS) if chosen == "all" else [chosen]
     if not only:
-        return numbered
-    wanted = {int(part) for part in only.split(",") if part.strip()}
-    unknown = wanted - {n for n, _ in numbered}
-    if unknown:
-        raise SystemExit(f"--only: no question {sorted(unknown)} (there are {len(QUESTIONS)})")
-    return [(n, q) for n, q in numbered if n in wanted]
+        return [(name, list(enumerate(SETS[name][1], start=1))) for name in names]
+    wanted: dict[str, set[int]] = {}
+    current = names[0]
+    for part in (piece.strip() for piece in only.split(",")):
+        if ":" in part:
+            current, _, part = (text.strip() for text in part.partition(":"))
+            if current not in names:
+                raise SystemExit(f"--only {current}:…: the sets are {' and '.join(names)} (--set {chosen})")
+        if not part:
+            continue
+        try:
+            number = int(part)
+        except ValueError:
+            raise SystemExit(f"--only: {part!r} is no question number (e.g. --only 3,7 or --only messy:3,7)") from None
+        if not 1 <= number <= len(SETS[current][1]):
+            raise SystemExit(f"--only: no {current} question {number} (there are {len(SETS[current][1])})")
+        wanted.setdefault(current, set()).add(number)
+    return [
+        (name, [(n, q) for n, q in enumerate(SETS[name][1], start=1) if n in wanted[name]])
+        for name in SETS
+        if name in wanted
+    ]
 
 
 def main(argv: list[str] | None = None) -> list[Outcome]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default=None, help="question numbers to run, e.g. 7 or 3,7,12")
+    parser.add_argument("--set", default="all", choices=["clean", "messy", "all"], help="which questions (default all)")
+    parser.add_argument("--only", default=None, help="question numbers to run, e.g. 7, 3,7,12 or messy:3,7")
     parser.add_argument("--model", default=None, help="a model spec for %%agent -m (default: the offline model)")
     parser.add_argument("--scripted", action="store_true", help="a ScriptedModel writes the reference code")
     parser.add_argument("--timeout", type=float, default=240.0, help="seconds per question before it is stopped")
     parser.add_argument("--max-steps", type=int, default=None, help="passed to %%agent (default: its own)")
     parser.add_argument("--log", default=None, help="write each question's steps to this JSON-lines file")
+    parser.add_argument("--json", default=None, help="write the per-question results to this JSON file")
     args = parser.parse_args(argv)
 
-    questions = _pick(args.only)
-    frames = make_frames()
+    chosen = _pick(args.set, args.only)
+    count = sum(len(questions) for _, questions in chosen)
     started = time.perf_counter()
     if args.scripted:
-        model, label = scripted_model([q for _, q in questions]), "scripted reference"
+        model, label = scripted_model([q for _, questions in chosen for _, q in questions]), "scripted reference"
     else:
         from nbagent.models.spec import model_from_spec
 
         model = model_from_spec(args.model or "default")
         label = args.model or "default model"
     load = time.perf_counter() - started
-    bench = Bench(model, frames)
     extra = f"--max-steps {args.max_steps}" if args.max_steps else ""
-    print(f"# {label}: {model!r}; {len(questions)} questions; %%agent {bench.options} {extra}".rstrip())
+    print(f"# {label}: {model!r}; {count} questions; %%agent {MAGIC_OPTIONS} -m {MODEL_VARIABLE} {extra}".rstrip())
     print(f"# load average at start {os.getloadavg()[0]:.1f} (2 cores)")
-    print(HEADER, flush=True)
+    outcomes: list[Outcome] = []
 
     def show(outcome: Outcome) -> None:
+        outcomes.append(outcome)
         print(row(outcome), flush=True)
         if args.log:
             with open(args.log, "a", encoding="utf-8") as log:
                 log.write(json.dumps(_log_record(outcome), default=repr) + "\n")
+        if args.json:
+            results = {"label": label, "results": [_result_record(o) for o in outcomes]}
+            Path(args.json).write_text(json.dumps(results, indent=1, default=repr) + "\n", encoding="utf-8")
 
-    outcomes = run_questions(bench, questions, args.timeout, extra, on_outcome=show)
+    for set_name, questions in chosen:
+        bench = Bench(model, SETS[set_name][0]())
+        print(f"\n## {set_name} set: {len(questions)} questions over {', '.join(f'`{n}`' for n in bench.frames)}")
+        print(HEADER, flush=True)
+        try:
+            run_questions(bench, questions, args.timeout, extra, on_outcome=show, set_name=set_name)
+        finally:
+            bench.close()
     print(report(outcomes, label, load), flush=True)
     return outcomes
 
