@@ -1,7 +1,8 @@
-// A whole run: header (agent, model, status, controls), steps, live step, final answer, totals.
+// A whole run: header (agent, model, status, controls, the clock), steps, live step, final answer, totals.
 // Updates are keyed per step: only steps whose JSON changed are rebuilt, so a step finishing in a
 // 100-step run costs one step's DOM, not the run's.
 import { renderRunChanges } from "./changes.js";
+import { RunClock } from "./clock.js";
 import { StepFolds, setFolded, stepKey } from "./collapse.js";
 import { renderStatus } from "./controls.js";
 import { append, clear, h } from "./dom.js";
@@ -36,6 +37,8 @@ export class RunView {
     this.header = h("div", { class: "nba-header" });
     this.steps = h("div", { class: "nba-steps" });
     this.live = ctx.live === false ? null : new LiveStep();
+    /** the step's and the run's time (js/clock.js): ticks once the widget heard from the kernel (`heard()`) */
+    this.clock = new RunClock();
     this.tail = h("div", { class: "nba-tail" });
     this.controls = ctx.controls ?? null; // kept across updates: its review box holds the person's edits
     this.folds = new StepFolds();
@@ -66,13 +69,15 @@ export class RunView {
     const r = this.run;
     const status = this.controls ? this.controls.statusOf(r) : (r.status ?? RunStatus.IDLE);
     this.el.dataset.status = status;
+    this.clock.update(r, status);
     // (dom.js's append skips nulls; replaceChildren would show a null as the text "null")
     append(clear(this.header), [
       h("span", { class: "nba-agent" }, r.agent_name || "agent"),
       r.model_id ? h("span", { class: "nba-model" }, r.model_id) : null,
       renderStatus(status, this.controls?.stopping ?? false),
       renderLimit(r.max_time),
-      h("span", { class: "nba-counter" }, stepCounter(r, this.live?.stepNumber ?? null)),
+      h("span", { class: "nba-counter" }, this.clock.stepLabel ?? stepCounter(r, this.live?.stepNumber ?? null)),
+      this.clock.el,
       r.message ? h("span", { class: "nba-message", role: "status" }, r.message) : null,
     ]);
     const steps = r.steps ?? [];
@@ -153,6 +158,30 @@ export class RunView {
     const shown = /** @type {HTMLElement | null} */ (this.steps.querySelector(`:scope > .nba-step-action[data-step="${number}"]`));
     const after = live ?? shown ?? this.live?.el ?? this.steps;
     if (after.nextSibling !== box) after.after(box);
+  }
+
+  /**
+   * Word came from the kernel (a change of the run or the controls, a message): the clock of a live run ticks from
+   * now on. A widget restored from saved state never hears, so it never ticks.
+   */
+  heard() {
+    if (this.clock.isHeard) return;
+    this.clock.heard();
+    if (this.run) this.update(this.run); // the step counter may now name the running step
+  }
+
+  /**
+   * A step began ("step_start"): its clock counts from now.
+   * @param {number | null} number
+   * @param {"action" | "planning"} kind
+   */
+  stepStarted(number, kind) {
+    this.clock.stepStarted(number, kind);
+  }
+
+  /** The view is gone: stop the clock's timer. */
+  dispose() {
+    this.clock.dispose();
   }
 
   /** Rebuild the steps that show images (called when the `images` list changed). */

@@ -147,6 +147,10 @@
  * @property {string | null} [outcome] how the run ended: a RunOutcome (status.js), null while it runs
  * @property {string | null} [message] a passing note, e.g. "loading the offline model…"
  * @property {number | null} [max_time] the run's time limit in seconds (max_time), null: no limit
+ * @property {number | null} [started_at] when the run (or its re-run) started, Unix time in seconds of the kernel's
+ *   clock; null for a run rebuilt from memory (absent in older saved widgets)
+ * @property {number | null} [step_started_at] when the running step started (Unix time in seconds), null between
+ *   steps (js/clock.js counts from these two)
  */
 
 /**

@@ -9,7 +9,8 @@
 //   {type: "fork", index, run} + buffers      an earlier run (agent.forks[index]) asked for, its PNGs
 // To Python: {type: "request_images", have} when a step refers to an image this model lacks;
 //   {type: "open_fork", index} to see an earlier run (the `forks` trait lists them).
-// While a run is live the page follows its end (js/follow.js) until the person scrolls up.
+// While a run is live the page follows its end (js/follow.js) until the person scrolls up, and the header's clock
+// (js/clock.js) ticks once this view has heard from the kernel (a widget restored from saved state never does).
 // Timing for benchmarks/widget.py is in js/bench.js, off unless the page turns it on.
 import "./widget.css";
 import "./outcome.css";
@@ -106,12 +107,17 @@ function render({ model, el }) {
     bench.render(() => view.update(model.get("run")));
     followIfLive();
   };
+  const onRunChange = () => {
+    view.heard(); // the kernel is there: a live run's clock ticks (js/clock.js)
+    onRun();
+  };
   const onImages = () => view.refreshImages();
   /**
    * @param {WidgetMessage | ForkMessage | null | undefined} msg
    * @param {DataView[]} buffers
    */
   const onMessage = (msg, buffers) => {
+    if (msg) view.heard();
     if (msg?.type === "fork") {
       forks.show(msg, buffers);
       return;
@@ -120,6 +126,7 @@ function render({ model, el }) {
     if (!live || !msg) return;
     if (msg.type === "step_start") {
       live.start(msg.step_number, msg.kind);
+      view.stepStarted(msg.step_number, msg.kind);
       view.update(model.get("run")); // the header's step counter, the review box's place
     } else if (msg.type === "delta") bench.delta(() => live.delta(msg.step_number, String(msg.text ?? "")));
     else if (msg.type === "logs") live.logs(msg.step_number, String(msg.text ?? ""));
@@ -127,12 +134,13 @@ function render({ model, el }) {
     followIfLive();
   };
   const onControls = () => {
+    view.heard();
     controls.update(model.get("controls"));
     view.update(model.get("run"));
     followIfLive();
   };
   const onForks = () => forks.update(model.get("forks"));
-  model.on("change:run", onRun);
+  model.on("change:run", onRunChange);
   model.on("change:controls", onControls);
   model.on("change:images", onImages);
   model.on("change:forks", onForks);
@@ -140,12 +148,13 @@ function render({ model, el }) {
   onRun();
   el.dataset.rendered = "1"; // the view is built (browser tests and the benchmark wait for it)
   return () => {
-    model.off("change:run", onRun);
+    model.off("change:run", onRunChange);
     model.off("change:controls", onControls);
     model.off("change:images", onImages);
     model.off("change:forks", onForks);
     model.off("msg:custom", onMessage);
     follower.disconnect();
+    view.dispose();
     urls.revokeAll();
   };
 }

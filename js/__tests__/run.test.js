@@ -26,7 +26,7 @@ describe("RunView", () => {
     const view = makeView();
     view.update(sampleRun({ model_id: null, agent_name: null }));
     expect(view.el.querySelector(".nba-model")).toBeNull();
-    expect(view.header.textContent).toBe("agentdone3 steps"); // agent, status, step counter
+    expect(view.header.textContent).toBe("agentdone3 stepsrun 0:02"); // agent, status, step counter, total time
     view.update({ status: "running", steps: [] });
     expect(view.tail.textContent).not.toContain("null");
   });

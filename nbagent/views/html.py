@@ -10,18 +10,29 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import math
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from nbagent.loop.deadline import describe_limit
+from nbagent.record.status import LIVE_STATUSES
 from nbagent.views.changes import change_text
 from nbagent.views.code_diff import CHANGE_LABELS
 from nbagent.views.highlight import highlight_python
 from nbagent.views.links import keep_safe_links
 from nbagent.views.thought import thought_text as thought_of
 
-__all__ = ["run_to_html", "run_page", "memory_to_html", "widget_css", "format_count", "format_duration", "thought_text"]
+__all__ = [
+    "run_to_html",
+    "run_page",
+    "memory_to_html",
+    "widget_css",
+    "format_count",
+    "format_duration",
+    "format_clock",
+    "thought_text",
+]
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 SCHEMA = "1"  # data-nbagent-run marker value; nbagent/views/saving.py looks for the attribute
@@ -78,6 +89,23 @@ def format_duration(seconds: float | None) -> str | None:
         return f"{seconds:.{1 if seconds < 10 else 0}f} s"
     minutes = int(seconds // 60)
     return f"{minutes} min {round(seconds - minutes * 60)} s"
+
+
+def format_clock(seconds: float | None) -> str | None:
+    """42 -> "0:42", 135 -> "2:15", 3725 -> "1:02:05": the header's clock (as js/clock.js's formatClock)."""
+    if seconds is None or not math.isfinite(seconds) or seconds < 0:
+        return None
+    whole = math.floor(seconds)
+    hours, minutes, secs = whole // 3600, whole // 60 % 60, whole % 60
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def _run_total(run: dict[str, Any]) -> str | None:
+    """The header's "run 2:15" of a run that ended (a live run's clock ticks only in the widget)."""
+    if run.get("status") in LIVE_STATUSES or not isinstance(run.get("duration"), (int, float)):
+        return None
+    text = format_clock(run["duration"])
+    return f"run {text}" if text else None
 
 
 # The label of a final box by outcome, as js/final.js's ANSWER_LABELS (anything but success: not an answer).
@@ -174,6 +202,7 @@ def run_to_html(run: dict[str, Any], images: list[bytes], *, css: bool = True) -
         change_text=change_text,
         format_tokens=_format_tokens,
         format_duration=format_duration,
+        run_total=_run_total,
         describe_limit=describe_limit,
         status_key=lambda status: status if status in STATUS_LABELS else "idle",
         status_label=lambda status: STATUS_LABELS.get(status, "idle"),

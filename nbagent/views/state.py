@@ -26,7 +26,13 @@ Widget traitlets (nbagent/notebook/widget.py; the same schema as JSDoc typedefs 
       "error": str | None,              # what ended the run (status "error", "timed_out" or "stuck"),
                                         # unless its last step already shows it
       "max_time": float | None,         # the run's time limit in seconds (max_time), None: no limit
+      "started_at": float | None,       # when the run (or its re-run) started: Unix time of the kernel,
+                                        # None for a run rebuilt from memory
+      "step_started_at": float | None,  # when the running step started (Unix time), None between steps
     }
+
+  The two start times are what the widget's header clock (js/clock.js) counts from while the run is
+  live; a finished run shows its ``duration``.
 
   where ``answer`` is ``{"text": str, "type": str, "images": [int],
   "outcome": str | None}`` (``text`` is the value as a person reads it,
@@ -182,6 +188,8 @@ def empty_run(agent_name: str | None = None, model_id: str | None = None) -> dic
         "outcome": None,
         "message": None,
         "max_time": None,
+        "started_at": None,
+        "step_started_at": None,
     }
 
 
@@ -514,6 +522,8 @@ class RunStateBuilder:
             outcome=None,
             message=None,
             max_time=getattr(event, "max_time", None),
+            started_at=time.time(),
+            step_started_at=None,
         )
         self._forced, self._last_error = False, None
         steps = self.run["steps"]
@@ -531,7 +541,7 @@ class RunStateBuilder:
     def _step_start(self, event: StepStart) -> StateUpdate:
         kind = "planning" if event.kind == "planning" else "action"
         self._step, self._stream, self._children = _base_step(kind, event.step_number), [], {}
-        self.run["message"] = None
+        self.run.update(message=None, step_started_at=time.time())
         return StateUpdate("step_start", step_number=event.step_number, step_kind=kind)
 
     def _delta(self, event: ChatMessageStreamDelta) -> StateUpdate:
@@ -570,6 +580,7 @@ class RunStateBuilder:
             self._forced = True
             self.run["steps"] = [s for s in self.run["steps"] if s is not self._step]
             self._step, self._stream = None, []
+            self.run["step_started_at"] = None
             return StateUpdate("boundary")
         children = self._step["children"] if self._step else []
         self._replace_current(action_step_to_dict(event, self.images, children))
@@ -587,6 +598,7 @@ class RunStateBuilder:
         else:
             steps[index] = finished
         self._step, self._stream = None, []
+        self.run["step_started_at"] = None
 
     def _final_answer(self, event: FinalAnswerStep) -> StateUpdate:
         answer = _final_answer(event.output, self.images, self._forced)
@@ -608,6 +620,7 @@ class RunStateBuilder:
             status=status_of(outcome),
             outcome=outcome.value,
             message=None,
+            step_started_at=None,
             token_usage=_usage(result.token_usage),
             duration=duration if duration is not None else time.time() - self._started,
             error=self._unshown_error(result.error if result.state in _ERROR_SHOWN else None),

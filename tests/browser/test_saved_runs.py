@@ -135,7 +135,7 @@ def test_an_untrusted_saved_run_reads_well_without_its_styles(lab: Lab, page, sa
     open_saved(page, lab, saved["untrusted"])
     run = page.locator(STATIC)
     assert run.locator("style").count() == 0, "JupyterLab should sanitize an untrusted notebook's HTML"
-    expect(run.locator(".nba-header")).to_have_text("analyst · scripted · max steps")
+    expect(run.locator(".nba-header")).to_have_text("analyst · scripted · max steps · run 0:02")
     expect(run.locator(".nba-step-head").first).to_have_text(STEP_ONE)
     expect(run.locator(".nba-footer")).to_have_text("2 steps · 2.7k in · 52 out tokens · 2.5 s")
     expect(run.locator("hr.nba-rule").first).to_be_visible()  # steps are divided

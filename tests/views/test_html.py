@@ -15,7 +15,15 @@ from PIL import Image
 
 from nbagent import AgentMemory
 from nbagent.views.highlight import highlight_python, tokenize_python
-from nbagent.views.html import format_count, format_duration, memory_to_html, run_page, run_to_html, thought_text
+from nbagent.views.html import (
+    format_clock,
+    format_count,
+    format_duration,
+    memory_to_html,
+    run_page,
+    run_to_html,
+    thought_text,
+)
 from nbagent.views.state import memory_to_state
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -191,3 +199,30 @@ def test_python_and_js_highlighters_agree() -> None:
     assert js["tokens"] == [[list(t) for t in tokenize_python(s)] for s in SNIPPETS]
     assert js["counts"] == [format_count(n) for n in counts]
     assert js["durations"] == [format_duration(d) for d in durations]
+
+
+def test_the_header_says_a_finished_runs_total_time() -> None:
+    run = {"status": "done", "steps": [], "duration": 135.7, "agent_name": "analyst"}
+    header = soup(run_to_html(run, [])).select_one(".nba-header")
+    assert header.select_one(".nba-clock-total").text == "run 2:15"
+    assert header.text == "analyst · done · run 2:15"  # the separators stand in for the styles
+    for unfinished in ({**run, "status": "running"}, {**run, "duration": None}):  # a live run's clock ticks in JS only
+        assert soup(run_to_html(unfinished, [])).select_one(".nba-header .nba-clock") is None
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is needed to run the JS side")
+def test_python_and_js_clocks_agree() -> None:
+    values = [0, 0.4, 42.9, 59.99, 60, 135, 3599, 3600, 3725.5, 86_400 + 61, -1]
+    script = (
+        "import { formatClock } from './js/clock.js';"
+        "console.log(JSON.stringify(JSON.parse(process.argv[1]).map(formatClock)));"
+    )
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", script, json.dumps(values)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(out.stdout) == [format_clock(v) for v in values]
+    assert format_clock(135) == "2:15" and format_clock(3725) == "1:02:05"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from types import SimpleNamespace
 
 import pytest
 from PIL import Image
@@ -150,6 +151,31 @@ class TestRunStateBuilder:
         builder.apply(ToolCall("python_interpreter", "print(1)", "c1"))
         step = builder.run["steps"][1]
         assert (step["model_output"], step["code"], step["duration"]) == ("Thought: go", "print(1)", None)
+
+    def test_start_times_for_the_widget_clock(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        clock = SimpleNamespace(now=100.0)
+        monkeypatch.setattr("nbagent.views.state.time", SimpleNamespace(time=lambda: clock.now))
+        builder = RunStateBuilder()
+        assert (builder.run["started_at"], builder.run["step_started_at"]) == (None, None)
+        builder.apply(RunStart(task="t", agent_name="a"))
+        assert (builder.run["started_at"], builder.run["step_started_at"]) == (100.0, None)
+        clock.now = 130.0
+        builder.apply(StepStart(1))
+        assert builder.run["step_started_at"] == 130.0  # the running step's start
+        clock.now = 140.0
+        builder.apply(ToolCall("python_interpreter", "print(1)", "c1"))
+        assert builder.run["step_started_at"] == 130.0
+        builder.apply(ActionStep(step_number=1, code_action="print(1)"))
+        assert builder.run["step_started_at"] is None  # between steps
+        clock.now = 175.0
+        builder.apply(StepStart(2))
+        assert builder.run["step_started_at"] == 175.0
+        clock.now = 200.0
+        builder.apply(RunEnd(RunResult(None, "stopped", [], None, None)))
+        assert (builder.run["started_at"], builder.run["step_started_at"]) == (100.0, None)
+        assert builder.run["duration"] == 100.0  # no timing in the result: measured from the start
+        run, _ = memory_to_state(AgentMemory())
+        assert (run["started_at"], run["step_started_at"]) == (None, None)  # rebuilt from memory: no clock
 
     def test_tool_output_images_are_not_duplicated_by_the_step(self, red_image: Image.Image) -> None:
         builder = RunStateBuilder()
