@@ -1,17 +1,17 @@
 // anywidget front-end of nbagent's evaluation view (nbagent/eval/display.py: EvalView).
 // State (traitlets), all set by Python:
-//   progress  {status, done, total, errors, cancelled, input_tokens, output_tokens, elapsed_s,
+//   progress  {status, done, total, errors, no_answer, cancelled, input_tokens, output_tokens, elapsed_s,
 //              remaining_s, engine, scorers, epochs, note, comparisons: [Comparison],
-//              agents: [{agent, done, errors, nondeterministic, scores: {name: mean}}]}
-//   rows      [{key, agent, id, epoch, task, expected, answer, state, steps, tokens, duration_s,
-//              error, scores: {name: value|null}, scorer_errors, nondeterministic}]
+//              agents: [{agent, done, errors, no_answer, nondeterministic, scores: {name: mean}}]}
+//   rows      [{key, agent, id, epoch, task, expected, answer, state, answered, outcome, steps, tokens,
+//              duration_s, error, scores: {name: value|null}, scorer_errors, nondeterministic}]
 //   scorers   [name, ...]
 // and one set here: `selected` (a row's key; Python then shows that run's steps below the table).
 // Text goes in through text nodes (textContent), never innerHTML: answers are model output.
 
 /**
  * @typedef {{key: string, agent: string, id: string, epoch: number, task: string, expected: string,
- *   answer: string, state: string, steps: number, tokens: number, duration_s: number, error: ?string,
+ *   answer: string, state: string, answered?: ?boolean, outcome?: string, steps: number, tokens: number, duration_s: number, error: ?string,
  *   scores: Record<string, ?number>, scorer_errors: ?string, nondeterministic?: ?boolean}} Row
  * @typedef {{agent: string, failing: boolean, varying?: boolean, query: string}} Filter
  * @typedef {{pair: string, scorer: string, tasks: number, difference: string, conclusion: string,
@@ -22,6 +22,19 @@
 export const VARIES = "answers or scores differ between epochs of this task: the model's sampling, not the agent, may decide";
 
 export const MAX_ROWS = 500;
+
+/** What a "no answer" state means (nbagent/eval/display.py: NO_ANSWER_TITLE). */
+export const NO_ANSWER_TITLE = "the run ended without a final answer: a failure for every scorer, its closing reply not scored";
+
+/** The run ended without a final answer (max steps, stopped, timed out, stuck, failed): a failure, never scored. */
+export function noAnswer(row) {
+  return row.answered === false;
+}
+
+/** The state cell: the outcome of a run without an answer ("no answer (max steps)"), else the state. */
+export function stateText(row) {
+  return noAnswer(row) ? row.outcome || row.state : row.state;
+}
 
 /** @param {string} tag @param {?string} cls @param {...(Node|string|null)} children */
 function h(tag, cls, ...children) {
@@ -59,9 +72,9 @@ export function formatCount(n) {
   return String(n);
 }
 
-/** A sample failed: an error, a cancel, a scorer error, or a score below 1. */
+/** A sample failed: an error, a cancel, no final answer, a scorer error, or a score below 1. */
 export function isFailing(row, scorers) {
-  if (row.state === "error" || row.state === "cancelled" || row.scorer_errors) return true;
+  if (row.state === "error" || row.state === "cancelled" || noAnswer(row) || row.scorer_errors) return true;
   return scorers.some((name) => {
     const value = row.scores?.[name];
     return value !== null && value !== undefined && value < 1;
@@ -109,6 +122,7 @@ export function renderProgress(progress) {
   bar.firstChild.style.width = `${total ? Math.min(100, (100 * done) / total) : 0}%`;
   const parts = [`${done}/${total} samples`];
   if (p.errors) parts.push(`${p.errors} error${p.errors === 1 ? "" : "s"}`);
+  if (p.no_answer) parts.push(`${p.no_answer} no answer`);
   if (p.cancelled) parts.push(`${p.cancelled} cancelled`);
   parts.push(`${formatCount((p.input_tokens || 0) + (p.output_tokens || 0))} tokens`);
   parts.push(`${formatDuration(p.elapsed_s)} elapsed`);
@@ -120,7 +134,8 @@ export function renderProgress(progress) {
   for (const agent of p.agents || []) {
     const scores = (p.scorers || []).map((name) => `${name} ${formatScore(agent.scores?.[name])}`).join(" · ");
     const varying = agent.nondeterministic ? `, ${agent.nondeterministic} varying` : "";
-    const chip = h("span", "nbe-agent", h("b", null, agent.agent), ` ${scores} (${agent.done} done${agent.errors ? `, ${agent.errors} err` : ""}${varying})`);
+    const noAnswers = agent.no_answer ? `, ${agent.no_answer} no answer` : "";
+    const chip = h("span", "nbe-agent", h("b", null, agent.agent), ` ${scores} (${agent.done} done${agent.errors ? `, ${agent.errors} err` : ""}${noAnswers}${varying})`);
     chip.dataset.agent = agent.agent;
     agents.append(chip);
   }
@@ -180,7 +195,7 @@ export function renderTable(rows, scorers, selected, sort, onSelect, onSort) {
   }
   const body = h("tbody", null);
   for (const row of rows.slice(0, MAX_ROWS)) {
-    const tr = h("tr", `nbe-row nbe-state-${row.state}${isFailing(row, scorers) ? " nbe-failing" : ""}${row.nondeterministic ? " nbe-varying" : ""}`);
+    const tr = h("tr", `nbe-row nbe-state-${row.state}${isFailing(row, scorers) ? " nbe-failing" : ""}${noAnswer(row) ? " nbe-no-answer" : ""}${row.nondeterministic ? " nbe-varying" : ""}`);
     tr.dataset.key = row.key;
     if (row.key === selected) tr.classList.add("nbe-selected");
     const cells = [
@@ -190,7 +205,7 @@ export function renderTable(rows, scorers, selected, sort, onSelect, onSort) {
       row.task,
       row.expected,
       row.answer,
-      row.state,
+      stateText(row),
       String(row.steps),
       formatCount(row.tokens),
       `${(row.duration_s ?? 0).toFixed(1)} s`,
@@ -201,6 +216,7 @@ export function renderTable(rows, scorers, selected, sort, onSelect, onSort) {
       const td = h("td", `nbe-c-${name}`, long ? h("div", "nbe-text", text ?? "") : (text ?? ""));
       if (long && text) td.title = text;
       if (name === "answer" && row.error) td.title = row.error;
+      if (name === "state" && noAnswer(row)) td.title = `${NO_ANSWER_TITLE} (state ${row.state})`;
       if (name === "answer" && row.nondeterministic) {
         const mark = h("span", "nbe-varies", " · varies");
         mark.title = VARIES;

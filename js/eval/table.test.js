@@ -8,9 +8,11 @@ import widget, {
   formatDuration,
   formatScore,
   isFailing,
+  noAnswer,
   renderComparisons,
   renderProgress,
   sortRows,
+  stateText,
 } from "./table.js";
 
 const row = (over) => ({
@@ -72,6 +74,15 @@ describe("rows", () => {
     expect(isFailing(row({ scorer_errors: "x: ValueError" }), ["exact_match"])).toBe(true);
   });
 
+  it("a run without a final answer is failing and its state says so, even with a closing reply equal to the reference", () => {
+    const maxed = row({ state: "max_steps_error", answered: false, outcome: "no answer (max steps)", answer: "4", scores: { exact_match: 0 } });
+    expect(noAnswer(maxed) && isFailing(maxed, ["exact_match"])).toBe(true);
+    expect(isFailing(row({ ...maxed, scores: {} }), [])).toBe(true); // failing even with no scorer to say so
+    expect(stateText(maxed)).toBe("no answer (max steps)");
+    expect(stateText(row({ answered: true, outcome: "answered" }))).toBe("success");
+    expect(noAnswer(row())).toBe(false); // rows of older evaluations have no `answered`
+  });
+
   it("filters by agent, failing and text", () => {
     expect(filterRows(rows, { agent: "a", failing: false, query: "" }, ["exact_match"])).toHaveLength(2);
     expect(filterRows(rows, { agent: "", failing: true, query: "" }, ["exact_match"]).map((r) => r.key)).toEqual([
@@ -95,6 +106,13 @@ describe("renderProgress", () => {
     expect(el.querySelector(".nbe-counts").textContent).toBe("1/4 samples · 1 error · 120 tokens · 0:03 elapsed · ~0:09 left · 2 threads");
     expect(el.querySelector(".nbe-bar-fill").style.width).toBe("25%");
     expect(el.querySelector(".nbe-agent").textContent).toBe("a exact_match 1 (1 done)");
+  });
+
+  it("counts the runs without an answer, in all and per agent", () => {
+    const agents = [{ agent: "a", done: 3, errors: 0, no_answer: 2, scores: { exact_match: 0.33 } }];
+    const el = renderProgress(progress({ done: 3, no_answer: 2, agents }));
+    expect(el.querySelector(".nbe-counts").textContent).toContain("3/4 samples · 2 no answer · ");
+    expect(el.querySelector(".nbe-agent").textContent).toBe("a exact_match 0.33 (3 done, 2 no answer)");
   });
 
   it("says when it is done", () => {
@@ -154,6 +172,21 @@ describe("the widget", () => {
     expect(rows[0].querySelector(".nbe-score").classList.contains("nbe-pass")).toBe(true);
     expect(rows[1].classList.contains("nbe-failing")).toBe(true);
     expect(el.dataset.rendered).toBe("1");
+  });
+
+  it("shows a run without an answer as 'no answer', failing, with a score of 0", () => {
+    const maxed = row({ key: "a|t2|0", id: "t2", state: "max_steps_error", answered: false, outcome: "no answer (max steps)", scores: { exact_match: 0 } });
+    const { el } = mount({ rows: [row({ answered: true, outcome: "answered" }), maxed] });
+    const rows = el.querySelectorAll("tr.nbe-row");
+    expect([...rows].map((r) => r.querySelector(".nbe-c-state").textContent)).toEqual(["success", "no answer (max steps)"]);
+    expect(rows[1].classList.contains("nbe-no-answer") && rows[1].classList.contains("nbe-failing")).toBe(true);
+    expect(rows[0].classList.contains("nbe-no-answer")).toBe(false);
+    expect(rows[1].querySelector(".nbe-c-state").title).toContain("(state max_steps_error)");
+    expect(rows[1].querySelector(".nbe-score").classList.contains("nbe-fail")).toBe(true);
+    const box = el.querySelector(".nbe-failing-filter");
+    box.checked = true;
+    box.dispatchEvent(new Event("change"));
+    expect([...el.querySelectorAll("tr.nbe-row")].map((r) => r.dataset.key)).toEqual(["a|t2|0"]);
   });
 
   it("a click on a row selects it for Python, a second click closes it", () => {

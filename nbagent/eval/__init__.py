@@ -5,6 +5,7 @@ Modules, one job each:
 - `tasks`: tasks in (list of dicts, DataFrame, .jsonl/.csv), `Sample`s out; column names and ids.
 - `scorers`: `Score` and the built-in scorers (`exact_match`, `numeric`, `includes`, `regex`, `llm_judge`).
 - `samples`: one sample: a fresh silent agent runs one task, scorers grade it; failures recorded.
+- `outcomes`: did the run answer? A run without a final answer is a failure for every scorer (not scored).
 - `engines`: where samples run: threads, any `concurrent.futures.Executor`, a Dask `Client`.
 - `log`: the resumable log directory (eval.json, results.jsonl, memories/).
 - `harness`: `evaluate()` itself: jobs, the wait loop, cancel on interrupt, resume.

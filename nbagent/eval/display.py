@@ -83,7 +83,8 @@ CSS = """
 .nbe tr.nbe-row:hover { background: var(--jp-layout-color2, #f6f8fa); }
 .nbe tr.nbe-failing td:first-child { box-shadow: inset 3px 0 0 var(--nbe-fail); }
 .nbe tr.nbe-selected, .nbe tr.nbe-selected:hover { background: var(--jp-brand-color3, #ddf4ff); }
-.nbe tr.nbe-state-error td.nbe-c-state, .nbe tr.nbe-state-cancelled td.nbe-c-state { color: var(--nbe-fail); font-weight: 600; }
+.nbe tr.nbe-state-error td.nbe-c-state, .nbe tr.nbe-state-cancelled td.nbe-c-state,
+.nbe tr.nbe-no-answer td.nbe-c-state { color: var(--nbe-fail); font-weight: 600; }
 .nbe td.nbe-pass { color: var(--nbe-pass); font-weight: 600; }
 .nbe td.nbe-fail { color: var(--nbe-fail); font-weight: 600; }
 .nbe td.nbe-part { color: var(--nbe-part); font-weight: 600; }
@@ -125,6 +126,8 @@ def row_for(record: dict[str, Any], varies: bool | None = None) -> dict[str, Any
         "expected": _short(record.get("expected"), 120),
         "answer": _short(record.get("answer"), 160),
         "state": record.get("state") or "",
+        "answered": record.get("answered"),  # False: the run ended without a final answer (scored as a failure)
+        "outcome": record.get("outcome") or "",
         "steps": int(record.get("steps") or 0),
         "tokens": int(record.get("input_tokens") or 0) + int(record.get("output_tokens") or 0),
         "duration_s": round(float(record.get("duration_s") or 0.0), 3),
@@ -170,6 +173,7 @@ def samples_table_html(rows: list[dict[str, Any]], scorers: list[str]) -> str:
     for row in rows[:MAX_STATIC_ROWS]:
         failing = (
             row["state"] in ("error", "cancelled")
+            or row.get("answered") is False
             or row["scorer_errors"]
             or any(v is not None and v < 1 for v in row["scores"].values())
         )
@@ -181,7 +185,7 @@ def samples_table_html(rows: list[dict[str, Any]], scorers: list[str]) -> str:
             row["task"],
             row["expected"],
             row["answer"],
-            row["state"],
+            state_text(row),
             row["steps"],
             row["tokens"],
         ]
@@ -190,6 +194,7 @@ def samples_table_html(rows: list[dict[str, Any]], scorers: list[str]) -> str:
         tds += f'<td class="nbe-c-duration_s">{row["duration_s"]:.1f} s</td>'
         tds += "".join(_score_cell(row["scores"].get(name)) for name in scorers)
         cls = f"nbe-row nbe-state-{_e(row['state'])}" + (" nbe-failing" if failing else "")
+        cls += " nbe-no-answer" if row.get("answered") is False else ""
         cls += " nbe-varying" if row.get("nondeterministic") else ""
         body.append(f'<tr class="{cls}" data-key="{_e(row["key"])}"{title}>{tds}</tr>')
     more = len(rows) - MAX_STATIC_ROWS
@@ -200,8 +205,16 @@ def samples_table_html(rows: list[dict[str, Any]], scorers: list[str]) -> str:
     )
 
 
+def state_text(row: dict[str, Any]) -> str:
+    """The state cell: the outcome of a run that ended without an answer ("no answer (max steps)"), else the state."""
+    if row.get("answered") is False:
+        return row.get("outcome") or row["state"]
+    return row["state"]
+
+
 VARIES = "answers or scores differ between epochs of this task: the model's sampling, not the agent, may decide"
 _LONG = ("task", "expected", "answer")
+NO_ANSWER_TITLE = "the run ended without a final answer: a failure for every scorer, its closing reply not scored"
 
 
 def _cell(name: str, value: Any, row: dict[str, Any]) -> str:
@@ -210,6 +223,8 @@ def _cell(name: str, value: Any, row: dict[str, Any]) -> str:
     if name == "answer" and row.get("nondeterministic"):
         text += f'<span class="nbe-varies" title="{_e(VARIES)}"> · varies</span>'
     title = f' title="{_e(value)}"' if name in _LONG and value else ""
+    if name == "state" and row.get("answered") is False:
+        title = f' title="{_e(NO_ANSWER_TITLE)} (state {_e(row["state"])})"'
     return f'<td class="nbe-c-{name}"{title}>{text}</td>'
 
 
@@ -243,6 +258,8 @@ def progress_line_html(snapshot: dict[str, Any]) -> str:
     parts = [f"{snapshot.get('done', 0)}/{snapshot.get('total', 0)} samples"]
     if snapshot.get("errors"):
         parts.append(f"{snapshot['errors']} error{'s' if snapshot['errors'] != 1 else ''}")
+    if snapshot.get("no_answer"):
+        parts.append(f"{snapshot['no_answer']} no answer")
     if snapshot.get("cancelled"):
         parts.append(f"{snapshot['cancelled']} cancelled")
     tokens = int(snapshot.get("input_tokens") or 0) + int(snapshot.get("output_tokens") or 0)
@@ -258,6 +275,7 @@ def progress_line_html(snapshot: dict[str, Any]) -> str:
         f'<span class="nbe-agent"><b>{_e(a["agent"])}</b> '
         + _e(" · ".join(f"{s} {_fmt(a['scores'].get(s))}" for s in snapshot.get("scorers", [])))
         + f" ({a['done']} done{', ' + str(a['errors']) + ' err' if a['errors'] else ''}"
+        + (f", {a['no_answer']} no answer" if a.get("no_answer") else "")
         + (f", {a['nondeterministic']} varying" if a.get("nondeterministic") else "")
         + ")</span>"
         for a in snapshot.get("agents", [])
@@ -292,7 +310,8 @@ def summary_html(summary: Any, scorers: list[str]) -> str:
     """The summary DataFrame (EvalResults.summary()) as a small table: means with their 95% intervals."""
     import pandas as pd
 
-    head = ["agent", "samples", "epochs", "varying tasks", *scorers, "errors", "steps", "tokens", "time / sample"]
+    head = ["agent", "samples", "epochs", "varying tasks", *scorers, "errors", "no answer", "steps", "tokens"]
+    head.append("time / sample")
     rows = []
     for agent, row in summary.iterrows():
         varying = row["nondeterministic"]
@@ -310,6 +329,7 @@ def summary_html(summary: Any, scorers: list[str]) -> str:
         cells.append(
             f"<td>{errors}{' + ' + str(int(row['cancelled'])) + ' cancelled' if row['cancelled'] else ''}</td>"
         )
+        cells.append(f"<td>{int(row['no_answer'])}</td>")
         cells.append(f"<td>{_num(row['steps'], 1)}</td>")
         cells.append(f"<td>{_num(row['input_tokens'] + row['output_tokens'], 0)}</td>")
         cells.append(f"<td>{_num(row['duration_s'], 2)} s</td>")

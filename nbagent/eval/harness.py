@@ -11,6 +11,7 @@ from typing import Any
 
 from nbagent.eval.engines import Engine, make_engine
 from nbagent.eval.log import EvalLog
+from nbagent.eval.outcomes import settle
 from nbagent.eval.progress import Tracker, make_progress
 from nbagent.eval.results import EvalResults
 from nbagent.eval.samples import CANCELLED, Key, SampleJob, SampleOutcome, base_record, normalize_agents
@@ -49,7 +50,12 @@ def evaluate(
             `target`); optional `id` (else a stable id from the row's content), `images`,
             `additional_args`; other columns are kept as metadata columns of the results.
         scorers: a scorer, a list, or a dict `name -> scorer` (default: `exact_match()`); see
-            `nbagent.scorers`. A scorer that raises records an error for that sample and scorer.
+            `nbagent.scorers`. A scorer that raises records an error for that sample and scorer. Only a run
+            that ended with a final answer is scored: a run that ended without one (max steps reached —
+            the model's closing reply is not an answer —, stopped, timed out, stuck, failed) gets every
+            scorer's minimum (0) without calling it; the columns `answered` and `outcome` say which
+            (e.g. "no answer (max steps)"). A sample that could not run at all (its factory raised) is
+            an error, not scored.
         epochs: how many times each (agent, task) runs; each run is kept (column `epoch`).
         max_workers: threads running samples at once (default 8; samples mostly wait on models). A local
             model (llama.cpp) answers one call at a time: `max_workers=1` keeps its prompt cache warm.
@@ -126,7 +132,7 @@ def _evaluate(
     tracker.open_run = open_run
 
     def finish(outcome: SampleOutcome) -> None:
-        record = outcome.record
+        record = settle(outcome.record)  # a record the engine made (a cancel, a failure to run) gets its outcome
         if log is not None:
             record["eval_elapsed_s"] = round(tracker.elapsed_s, 3)  # a resumed evaluation's clock starts from it
             log.append(record, outcome.memory)

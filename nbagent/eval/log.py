@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from nbagent.eval.outcomes import settle
 from nbagent.eval.samples import CANCELLED, ERROR_STATES, Key, sample_key
 from nbagent.eval.tasks import Sample
 
@@ -168,7 +169,7 @@ def read_records(path: Path) -> dict[Key, dict[str, Any]]:
             key = sample_key(record["agent"], record["id"], record["epoch"])
         except (json.JSONDecodeError, KeyError, TypeError, ValueError):
             continue
-        records[key] = record
+        records[key] = settle(record)  # an older log's record: its outcome, no score for a run without an answer
     return records
 
 

@@ -1,6 +1,6 @@
 """Live progress: one protocol, a notebook view (the live table) and a terminal view (tqdm).
 
-`Tracker` keeps the numbers (done / total, running score per agent, errors, tokens, elapsed and
+`Tracker` keeps the numbers (done / total, running score per agent, errors, runs without an answer, tokens, elapsed and
 remaining time, the earlier calls' time of a resumed evaluation included), the records it saw, and
 once it finishes, the paired comparisons of the agents. A progress view implements `start(tracker)`, `update(tracker, record)` (a sample
 finished; `record` is None for a clock tick, a few times a second) and `close(tracker)`;
@@ -16,6 +16,7 @@ import time
 from typing import Any, Protocol
 
 from nbagent.eval.compare import comparison_rows, display_cells, epoch_note, nondeterministic
+from nbagent.eval.outcomes import is_no_answer
 from nbagent.notebook.kernel import in_kernel
 
 __all__ = ["Progress", "Tracker", "NotebookProgress", "TqdmProgress", "NoProgress", "make_progress"]
@@ -54,19 +55,22 @@ class Tracker:
         self.done = 0
         self.resumed = 0  # finished in an earlier call (log_dir)
         self.errors = 0
+        self.no_answer = 0  # runs that ended without a final answer (scored as failures)
         self.cancelled = 0
         self.input_tokens = 0
         self.output_tokens = 0
         self.status = "running"
         self.open_run: Any = None  # key -> a widget of that sample's run (set by evaluate)
-        self._agent = {name: {"done": 0, "errors": 0, "sums": {}, "counts": {}} for name in self.agents}
+        self._agent = {name: {"done": 0, "errors": 0, "no_answer": 0, "sums": {}, "counts": {}} for name in self.agents}
         self._varying_cache: dict[tuple[str, str], bool | None] = {}
         self._varying_at = -1
 
     def add(self, record: dict[str, Any], resumed: bool = False) -> None:
         self.records.append(record)
         state = record.get("state")
-        stats = self._agent.setdefault(record["agent"], {"done": 0, "errors": 0, "sums": {}, "counts": {}})
+        stats = self._agent.setdefault(
+            record["agent"], {"done": 0, "errors": 0, "no_answer": 0, "sums": {}, "counts": {}}
+        )
         if state == "cancelled":
             self.cancelled += 1
             return
@@ -76,6 +80,9 @@ class Tracker:
         if state == "error":
             self.errors += 1
             stats["errors"] += 1
+        if is_no_answer(record):
+            self.no_answer += 1
+            stats["no_answer"] += 1
         self.input_tokens += int(record.get("input_tokens") or 0)
         self.output_tokens += int(record.get("output_tokens") or 0)
         for name, value in (record.get("scores") or {}).items():
@@ -129,6 +136,7 @@ class Tracker:
             "total": self.total,
             "resumed": self.resumed,
             "errors": self.errors,
+            "no_answer": self.no_answer,
             "cancelled": self.cancelled,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
@@ -144,6 +152,7 @@ class Tracker:
                     "agent": name,
                     "done": stats["done"],
                     "errors": stats["errors"],
+                    "no_answer": stats["no_answer"],
                     "scores": {s: self.score(name, s) for s in self.scorers},
                     "nondeterministic": sum(bool(flag) for (agent, _), flag in self.varying().items() if agent == name),
                 }
@@ -169,6 +178,8 @@ class Tracker:
                 parts.append(f"{name} {'–' if value is None else f'{value:.2f}'}")
         if self.errors:
             parts.append(f"{self.errors} err")
+        if self.no_answer:
+            parts.append(f"{self.no_answer} no answer")
         parts.append(f"{format_count(self.input_tokens + self.output_tokens)} tok")
         return " · ".join(parts)
 

@@ -12,6 +12,7 @@ from typing import Any
 from nbagent.eval.compare import COLUMNS as COMPARISON_COLUMNS
 from nbagent.eval.compare import SUGGESTED_EPOCHS, comparison_rows, epoch_note, epochs_run, nondeterministic
 from nbagent.eval.log import EvalLog, read_records
+from nbagent.eval.outcomes import is_no_answer, settle
 from nbagent.eval.progress import Tracker
 from nbagent.eval.samples import Key, sample_key
 
@@ -25,6 +26,8 @@ BASE_COLUMNS = [
     "expected",
     "answer",
     "state",
+    "answered",
+    "outcome",
     "steps",
     "input_tokens",
     "output_tokens",
@@ -37,9 +40,13 @@ class EvalResults:
     """The results of `evaluate()`: one record per (agent, task, epoch).
 
     - `.df`: a DataFrame, one row per sample (columns `agent, id, epoch, task, expected, answer,
-      state, steps, input_tokens, output_tokens, duration_s, error`, one per scorer, `scorer_errors`,
+      state, answered, outcome, steps, input_tokens, output_tokens, duration_s, error`, one per
+      scorer, `scorer_errors`,
       `nondeterministic` (its task's answers or scores differ between epochs; NA with one epoch),
-      `<scorer>_explanation` when a scorer explained itself, then the tasks' metadata columns);
+      `<scorer>_explanation` when a scorer explained itself, then the tasks' metadata columns).
+      `answered` is False for a run that ended without a final answer (its `outcome` says why, e.g.
+      "no answer (max steps)"; its `answer` is the model's closing reply, not scored): every
+      scorer gave it its minimum, 0. It is NA when no run ended (`outcome` "error" or "cancelled");
     - `.summary()`: one row per agent;
     - `.compare()`: one row per pair of agents and scorer: the paired difference, its 95% interval,
       its p-value and whether it is significant (nbagent.eval.compare says how);
@@ -70,7 +77,7 @@ class EvalResults:
         self.engine = engine
         self.elapsed_s = elapsed_s
         self._memories = dict(memories or {})
-        records = list(records)
+        records = [settle(record) for record in records]
         agent_order = list(agents or [])
         agent_order += [r["agent"] for r in records if r["agent"] not in agent_order]
         agent_order = list(dict.fromkeys(agent_order))
@@ -141,6 +148,7 @@ class EvalResults:
             frame[column] = pd.Series([row[column] for row in rows], dtype=object, index=frame.index)
         for column in ("epoch", "steps", "input_tokens", "output_tokens"):
             frame[column] = frame[column].astype("int64")
+        frame["answered"] = pd.array([row["answered"] for row in rows], dtype="boolean")  # NA: no run ended
         frame["duration_s"] = frame["duration_s"].astype("float64")
         frame["nondeterministic"] = frame["nondeterministic"].astype("boolean")  # NA: one epoch cannot tell
         return frame
@@ -162,9 +170,10 @@ class EvalResults:
     def summary(self) -> Any:
         """One row per agent: samples, epochs, the tasks whose answers vary between epochs
         (`nondeterministic`, NA with one epoch), each scorer's mean with its 95% interval
-        (`<scorer>_low`, `<scorer>_high`), errors, mean steps, mean tokens and mean duration per sample.
+        (`<scorer>_low`, `<scorer>_high`), errors, the runs that ended without an answer (`no_answer`:
+        they score every scorer's minimum, 0), mean steps, mean tokens and mean duration per sample.
 
-        Errored and cancelled samples are counted, not scored. With epochs, a task's epochs are
+        Samples that could not run and cancelled ones are counted, not scored. With epochs, a task's epochs are
         averaged first, so the interval is over tasks. The interval is Wilson's for 0/1 scores
         and Student's t otherwise. Whether two agents differ is `compare()`'s question, not the
         overlap of these intervals. `.attrs["note"]` holds `self.note` (one epoch cannot tell noise).
@@ -192,6 +201,7 @@ class EvalResults:
                 mean, low, high = interval95(values)
                 row[name], row[f"{name}_low"], row[f"{name}_high"] = mean, low, high
             row["errors"] = sum(r.get("state") == "error" for r in finished)
+            row["no_answer"] = sum(is_no_answer(r) for r in finished)
             row["scorer_errors"] = sum(bool(r.get("scorer_errors")) for r in finished)
             row["cancelled"] = len(records) - len(finished)
             row["steps"] = _mean(r.get("steps") for r in finished)
@@ -201,7 +211,16 @@ class EvalResults:
             rows.append(row)
         columns = ["agent", "samples", "epochs", "nondeterministic"]
         columns += [f"{n}{s}" for n in self.scorers for s in ("", "_low", "_high")]
-        columns += ["errors", "scorer_errors", "cancelled", "steps", "input_tokens", "output_tokens", "duration_s"]
+        columns += [
+            "errors",
+            "no_answer",
+            "scorer_errors",
+            "cancelled",
+            "steps",
+            "input_tokens",
+            "output_tokens",
+            "duration_s",
+        ]
         frame = pd.DataFrame(rows, columns=columns).set_index("agent")
         frame["nondeterministic"] = frame["nondeterministic"].astype("Int64")
         frame.attrs["note"] = self.note
@@ -329,6 +348,9 @@ class EvalResults:
         errors = sum(r.get("state") == "error" for r in self.records)
         if errors:
             parts.append(f"{errors} error{'s' if errors != 1 else ''}")
+        no_answer = sum(is_no_answer(r) for r in self.records)
+        if no_answer:
+            parts.append(f"{no_answer} without an answer")
         if self.cancelled:
             parts.append("cancelled")
         if self.scorers and self.records:

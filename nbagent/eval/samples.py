@@ -1,5 +1,8 @@
 """Running one sample: a fresh, silent agent runs one task once; scorers grade its answer.
 
+Only a run that ended with a final answer is scored; a run that ended otherwise (max steps, stopped,
+timed out, stuck, failed) gets every scorer's minimum without calling it (nbagent.eval.outcomes).
+
 `run_sample(job)` is what every engine executes (a thread, a process, a Dask worker). It never
 raises for the agent's or a scorer's failures: they are recorded. It returns a `SampleOutcome`:
 a JSON-able record (one line of results.jsonl) and the agent's `AgentMemory`.
@@ -23,6 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nbagent.eval.outcomes import CANCELLED, NOT_RUN, fail_scores, run_end
 from nbagent.eval.scorers import apply_scorer
 from nbagent.eval.tasks import Sample
 
@@ -37,7 +41,6 @@ __all__ = [
     "check_picklable",
 ]
 
-CANCELLED = "cancelled"
 ERROR_STATES = frozenset({"error"})
 Key = tuple[str, str, int]
 
@@ -248,7 +251,7 @@ def run_sample(job: SampleJob, running: RunningAgents | None = None) -> SampleOu
     sample = job.sample
     record = base_record(job)
     if running is not None and running.cancelled.is_set():
-        record.update(state=CANCELLED, error="cancelled before it started")
+        record.update(state=CANCELLED, outcome=CANCELLED, error="cancelled before it started")
         return SampleOutcome(record)
     started = time.perf_counter()
     agent = None
@@ -259,11 +262,13 @@ def run_sample(job: SampleJob, running: RunningAgents | None = None) -> SampleOu
         if running is not None:
             running.add(job.key, agent)
             if running.cancelled.is_set():
-                record.update(state=CANCELLED, error="cancelled before it started")
+                record.update(state=CANCELLED, outcome=CANCELLED, error="cancelled before it started")
                 return SampleOutcome(record)
         result = _run(agent, sample)
     except Exception as error:
-        record.update(state="error", error=_error_text(error), duration_s=time.perf_counter() - started)
+        record.update(
+            state="error", outcome=NOT_RUN, error=_error_text(error), duration_s=time.perf_counter() - started
+        )
         return SampleOutcome(record, _memory(agent))
     finally:
         if running is not None:
@@ -271,9 +276,16 @@ def run_sample(job: SampleJob, running: RunningAgents | None = None) -> SampleOu
     record["duration_s"] = time.perf_counter() - started
     fill_from_result(record, result, agent)
     if running is not None and running.cancelled.is_set() and result.state == "stopped":
-        record.update(state=CANCELLED, error="cancelled while running (the evaluation was interrupted)")
-    if record["state"] not in ERROR_STATES and record["state"] != CANCELLED:
+        record.update(
+            state=CANCELLED,
+            answered=None,
+            outcome=CANCELLED,
+            error="cancelled while running (the evaluation was interrupted)",
+        )
+    if record["answered"]:
         score_record(record, job.scorers, result.output, sample)
+    elif record["answered"] is False:  # no final answer: a failure for every scorer, none of them called
+        fail_scores(record, job.scorers)
     return SampleOutcome(record, agent.memory)
 
 
@@ -287,6 +299,8 @@ def base_record(job: SampleJob) -> dict[str, Any]:
         "expected": plain(sample.expected),
         "answer": None,
         "state": None,
+        "answered": None,  # True: the run ended with a final answer; False: it ended without one; None: no run ended
+        "outcome": None,  # nbagent.eval.outcomes.OUTCOMES
         "steps": 0,
         "input_tokens": 0,
         "output_tokens": 0,
@@ -300,18 +314,22 @@ def base_record(job: SampleJob) -> dict[str, Any]:
 
 
 def _run(agent: Any, sample: Sample) -> Any:
+    earlier = getattr(agent, "last_result", None)
     images = [_open_image(image) for image in sample.images] if sample.images else None
     try:
         return agent.run(sample.task, images=images, additional_args=sample.additional_args, return_full_result=True)
     except Exception:
-        result = getattr(agent, "last_result", None)  # a model failure ends the run (state "error") and re-raises
-        if result is not None and getattr(result, "state", None) == "error":
+        # A run can end and re-raise: a model failure (state "error"), `interrupt()` from a step callback
+        # ("stopped"). Its result is this run's when the agent holds a new one.
+        result = getattr(agent, "last_result", None)
+        if result is not None and result is not earlier and getattr(result, "state", "success") != "success":
             return result
         raise
 
 
 def fill_from_result(record: dict[str, Any], result: Any, agent: Any) -> None:
     record["state"] = result.state
+    record["answered"], record["outcome"] = run_end(result.state, result.error)
     record["answer"] = plain(result.output)
     usage = result.token_usage
     record["input_tokens"] = int(getattr(usage, "input_tokens", 0) or 0)
@@ -320,7 +338,7 @@ def fill_from_result(record: dict[str, Any], result: Any, agent: Any) -> None:
     if result.state not in ("success", "max_steps_error") and result.error:  # stopped, timed out, stuck, error
         record["error"] = str(result.error)
     elif result.state == "max_steps_error":
-        record["error"] = None  # the answer came from memory after max_steps; `state` says so
+        record["error"] = None  # the closing reply after max_steps is not an answer; `state` and `outcome` say so
 
 
 def score_record(record: dict[str, Any], scorers: dict[str, Callable[..., Any]], answer: Any, sample: Sample) -> None:

@@ -7,6 +7,10 @@ Its name (the results column) is its `name` attribute, else its `__name__`; pass
 `{name: scorer}` to choose names. A scorer that raises records an error for that sample and
 scorer (the `scorer_errors` column) and the evaluation goes on.
 
+Scorers grade answers only: a run that ended without a final answer (max steps reached, stopped,
+timed out, stuck, failed) is not passed to any scorer and scores each one's minimum: 0, or the
+scorer's `minimum` attribute when it has one (a scorer of -1 to 1 sets `minimum = -1`).
+
 The built-ins are small classes, so they pickle (process pools, Dask) and show their settings.
 """
 

@@ -21,8 +21,8 @@ def test_two_agents_dataframe_and_summary():
     )
     df = results.df
     assert len(df) == 12 and list(df.agent.unique()) == ["code", "tools"]
-    assert list(df.columns[:12]) == [
-        "agent", "id", "epoch", "task", "expected", "answer", "state", "steps",
+    assert list(df.columns[:14]) == [
+        "agent", "id", "epoch", "task", "expected", "answer", "state", "answered", "outcome", "steps",
         "input_tokens", "output_tokens", "duration_s", "error",
     ]  # fmt: skip
     assert {"exact_match", "numeric", "scorer_errors", "level"} <= set(df.columns)
@@ -31,6 +31,7 @@ def test_two_agents_dataframe_and_summary():
     assert code.loc["t2", "exact_match"] == 1.0 and code.loc["t2", "state"] == "success"
     assert (df.steps == 1).all() and (df.input_tokens > 0).all() and (df.duration_s > 0).all()
     assert df.error.isna().all() and list(code.level) == [0, 1, 0, 1, 0, 1]
+    assert df.answered.all() and (df.outcome == "answered").all()
     summary = results.summary()
     assert list(summary.index) == ["code", "tools"]
     assert summary.loc["code", "samples"] == 6 and summary.loc["code", "exact_match"] == pytest.approx(5 / 6)
@@ -113,18 +114,20 @@ def test_agents_run_silently(capsys, monkeypatch):
     assert shown == [] and capsys.readouterr().out == ""
 
 
-def test_model_failure_is_an_error_row_not_scored():
+def test_model_failure_is_an_error_row_that_scores_as_a_failure():
     results = evaluate(
         {"ok": code_agent, "down": lambda: CodeAgent(tools=[], model=ScriptedModel(failing_model))},
         tasks(3),
         progress=False,
     )
     down = results.df[results.df.agent == "down"]
-    assert (down.state == "error").all() and down.exact_match.isna().all()
+    assert (down.state == "error").all() and (down.exact_match == 0.0).all()  # the run ended without an answer
+    assert (~down.answered).all() and (down.outcome == "no answer (model error)").all()
     assert down.error.str.contains("the model is down").all()
     summary = results.summary()
-    assert summary.loc["down", "errors"] == 3 and math.isnan(summary.loc["down", "exact_match"])
-    assert summary.loc["ok", "errors"] == 0
+    assert summary.loc["down", "errors"] == 3 and summary.loc["down", "exact_match"] == 0.0
+    assert summary.loc["down", "no_answer"] == 3
+    assert summary.loc["ok", "errors"] == 0 and summary.loc["ok", "no_answer"] == 0
 
 
 def test_factory_failures_are_recorded():
@@ -135,6 +138,8 @@ def test_factory_failures_are_recorded():
     df = results.df.set_index("agent")
     assert df.loc["broken", "error"].str.startswith("RuntimeError: no key").all()
     assert df.loc["odd", "error"].str.contains("returned a str, not an agent").all()
+    # No run ended: not "no answer", not scored (the agent was never tried).
+    assert df.answered.isna().all() and (df.outcome == "error").all() and df.exact_match.isna().all()
 
 
 def test_a_scorer_that_raises_is_recorded_and_the_rest_go_on():
@@ -151,17 +156,19 @@ def test_a_scorer_that_raises_is_recorded_and_the_rest_go_on():
     assert results.summary().loc["code_agent", "scorer_errors"] == 1
 
 
-def test_max_steps_answer_is_scored():
+def test_max_steps_closing_reply_is_kept_but_not_scored():
     def never_done(messages, **kw):
         return "Thought: again.\n```python\nprint(1)\n```" if len(messages) < 6 else "It is 3"
 
     results = evaluate(
         lambda: CodeAgent(tools=[], model=ScriptedModel(never_done), max_steps=2),
         [{"task": "1 + 2?", "answer": 3}],
+        scorers=numeric(),  # would find the 3 in the closing reply
         progress=False,
     )
     row = results.df.iloc[0]
     assert row.state == "max_steps_error" and row.error is None and row.steps == 3
+    assert row.answer == "It is 3" and row.numeric == 0.0 and row.outcome == "no answer (max steps)"
 
 
 def test_dataframe_and_jsonl_tasks_give_the_same_results(tmp_path):

@@ -45,7 +45,14 @@ def test_tracker_counts_scores_and_time():
     snap = tracker.snapshot()
     assert (snap["done"], snap["total"], snap["errors"], snap["cancelled"], snap["resumed"]) == (3, 4, 1, 1, 1)
     assert snap["input_tokens"] == 30 and snap["agents"][0]["scores"] == {"em": 0.5}
-    assert snap["agents"][1] == {"agent": "b", "done": 1, "errors": 1, "scores": {"em": None}, "nondeterministic": 0}
+    assert snap["agents"][1] == {
+        "agent": "b",
+        "done": 1,
+        "errors": 1,
+        "no_answer": 0,
+        "scores": {"em": None},
+        "nondeterministic": 0,
+    }
     assert tracker.remaining_s == 0.0  # nothing left but the cancelled one
     assert tracker.postfix() == "a 0.50 · b – · 1 err · 33 tok"
     tracker.finish("done")
