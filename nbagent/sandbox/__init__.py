@@ -32,7 +32,7 @@ from .guards.executor import CodeOutput, LocalPythonExecutor
 from .guards.policy import BASE_BUILTIN_MODULES
 from .guards.statement_value import with_last_statement_value
 from .wire.codec import AgentValue
-from .wire.proxies import RemoteClass, RemoteFunction, RemoteObject
+from .wire.proxies import RemoteClass, RemoteFunction, RemoteObject, handle_advice, is_worker_handle
 
 __all__ = [
     "AgentValue",
@@ -51,5 +51,7 @@ __all__ = [
     "RemoteClass",
     "RemoteFunction",
     "RemoteObject",
+    "handle_advice",
+    "is_worker_handle",
     "with_last_statement_value",
 ]

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from . import pandas_values
 from .budget import NODE_COST
 from .plain import (
     CHECK_EVERY_NODES,
@@ -133,6 +134,15 @@ class Decoder:
         if type(items) is not list:
             raise WireError(f"{key} must be a list")
         return [self.value(item, depth + 1) for item in items]
+
+    def array(self, node: Any) -> Any:
+        """A one-dimensional numpy array from an ``ndarray`` node (nothing else: no reference, no broadcast)."""
+        if type(node) is not dict or node.get("$") != "ndarray":
+            raise WireError("expected an array")
+        array = _decode_ndarray(self, node, 0)
+        if array.ndim != 1:
+            raise WireError("a column must be 1-dimensional")
+        return array
 
     def sequence(self, node: dict, key: str, depth: int) -> list:
         """A column's items, maybe packed (``jlist``, ``ilist``...) or referenced: the column's own array counts."""
@@ -320,9 +330,7 @@ def _decode_ndarray(d: Decoder, node: dict, depth: int, broadcast: bool = False)
 def _decode_array(d: Decoder, node: dict) -> Any:
     np = _numpy()
     dtype = _dtype(node.get("dtype"))
-    shape = node.get("shape")
-    if type(shape) is not list or len(shape) > 32 or any(type(n) is not int or n < 0 for n in shape):
-        raise WireError("bad shape")
+    shape = _shape(node)
     data = d.buffer(node)
     count = math.prod(shape)
     if count * dtype.itemsize != len(data):
@@ -332,11 +340,31 @@ def _decode_array(d: Decoder, node: dict) -> Any:
     return np.frombuffer(data, dtype=dtype).reshape(shape)
 
 
+def _shape(node: dict) -> list:
+    shape = node.get("shape")
+    if type(shape) is not list or len(shape) > 32 or any(type(n) is not int or n < 0 for n in shape):
+        raise WireError("bad shape")
+    return shape
+
+
 def _decode_npscalar(d: Decoder, node: dict, depth: int) -> Any:
     array = _decode_ndarray(d, node, depth)
     if array.shape != ():
         raise WireError("bad numpy scalar")
     return array[()]
+
+
+def _decode_npvoid(d: Decoder, node: dict, depth: int) -> Any:
+    return _numpy().void(bytes(d.buffer(node)))
+
+
+def _decode_objarray(d: Decoder, node: dict, depth: int) -> Any:
+    """An object array: its shape checked against its items before the array is made."""
+    shape = _shape(node)
+    items = d.sequence(node, "items", depth)
+    if math.prod(shape) != len(items):
+        raise WireError("object array size does not match its items")
+    return _objects(items).reshape(shape)
 
 
 def _decode_image(d: Decoder, node: dict, depth: int) -> Any:
@@ -396,11 +424,14 @@ _LABEL_TYPES = (
 )  # fmt: skip
 
 
+_PANDAS_LABELS = ("Timestamp", "Timedelta", "Period", "Interval", "NaTType", "NAType")
+
+
 def _decode_label(d: Decoder, node: Any, depth: int) -> Any:
     """A column, index or Series name: any hashable scalar the format builds (`row.name` of `df.iloc[0]` is a
     numpy integer; of a frame indexed by date, a Timestamp), never a reference to a live object."""
     value = d.value(node, depth + 1)
-    pandas_scalar = type(value).__name__ in ("Timestamp", "Timedelta") and type(value).__module__.startswith("pandas")
+    pandas_scalar = type(value).__name__ in _PANDAS_LABELS and type(value).__module__.startswith("pandas")
     numpy_scalar = type(value).__module__ == "numpy" and hasattr(value, "dtype")
     if type(value) not in _LABEL_TYPES and not (pandas_scalar or numpy_scalar):
         raise WireError("bad label")
@@ -431,7 +462,8 @@ def _decode_index(d: Decoder, node: Any, depth: int) -> Any:
             raise WireError(str(exc)) from None
     if tag == "index":
         data = _decode_column(d, node.get("data"), depth + 1)
-        return pd.Index(data, name=_decode_label(d, node.get("name"), depth), tupleize_cols=False)
+        index = pd.Index(data, name=_decode_label(d, node.get("name"), depth), tupleize_cols=False, copy=False)
+        return pandas_values.with_freq(index, node.get("freq"))
     raise WireError("bad index")
 
 
@@ -485,7 +517,11 @@ def _decode_column(d: Decoder, node: Any, depth: int) -> Any:
             if data.dtype.kind != "M" or tz is None:
                 raise WireError("bad datetime column")
             return _datetimes_in(data, tz)
-    except (ValueError, TypeError) as exc:
+        if tag == "periods":
+            return pandas_values.decode_periods(d, node, depth)
+        if tag == "intervals":
+            return pandas_values.decode_intervals(d, node, depth)
+    except (ValueError, TypeError, OverflowError) as exc:
         if isinstance(exc, WireError):
             raise
         raise WireError(str(exc)) from None
@@ -541,21 +577,49 @@ def _decode_series(d: Decoder, node: dict, depth: int) -> Any:
     return pd.Series(data, index=index, name=_decode_label(d, node.get("name"), depth), copy=False)
 
 
+_UNITS = ("s", "ms", "us", "ns")
+
+
+def _in_unit(node: dict, what: str) -> tuple[int, str]:
+    """A Timestamp's or Timedelta's int64 and its unit (``"ns": n`` is nanoseconds)."""
+    value, unit = (node.get("ns"), "ns") if "ns" in node else (node.get("v"), node.get("unit"))
+    if type(value) is not int or not -(2**63) < value < 2**63 or type(unit) is not str or unit not in _UNITS:
+        raise WireError(f"bad {what}")
+    return value, unit
+
+
 def _decode_timestamp(d: Decoder, node: dict, depth: int) -> Any:
-    pd = _pandas()
-    value = node.get("ns")
-    if type(value) is not int:
-        raise WireError("bad timestamp")
-    stamp = pd.Timestamp(value, unit="ns", tz="UTC")
+    pd, np = _pandas(), _numpy()
+    value, unit = _in_unit(node, "timestamp")
     tz = _decode_timezone(node.get("tz"))
-    return stamp.tz_convert(tz) if tz is not None else stamp.tz_localize(None)
+    try:
+        stamp = pd.Timestamp(np.datetime64(value, unit))
+        return stamp.tz_localize("UTC").tz_convert(tz) if tz is not None else stamp
+    except (ValueError, OverflowError) as exc:
+        raise WireError(f"bad timestamp: {exc}") from None
 
 
 def _decode_pd_timedelta(d: Decoder, node: dict, depth: int) -> Any:
-    value = node.get("ns")
-    if type(value) is not int:
-        raise WireError("bad timedelta")
-    return _pandas().Timedelta(value, unit="ns")
+    pd, np = _pandas(), _numpy()
+    value, unit = _in_unit(node, "timedelta")
+    try:
+        return pd.Timedelta(np.timedelta64(value, unit))
+    except (ValueError, OverflowError) as exc:
+        raise WireError(f"bad timedelta: {exc}") from None
+
+
+def _decode_pd_array(d: Decoder, node: dict, depth: int) -> Any:
+    """A pandas array standing alone: its column, a numpy one wrapped as pandas would hold it."""
+    pd, np = _pandas(), _numpy()
+    values = _decode_column(d, node.get("data"), depth + 1)
+    if not isinstance(values, np.ndarray):
+        return values
+    try:
+        if values.dtype.kind in "mM":
+            return pd.array(values, dtype=values.dtype, copy=False)  # DatetimeArray, TimedeltaArray
+        return pd.arrays.NumpyExtensionArray(values)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise WireError(f"bad pandas array: {exc}") from None
 
 
 def _decode_agent_value(node: dict) -> AgentValue:
@@ -589,6 +653,8 @@ _DECODERS: dict[str, Callable[[Decoder, dict, int], Any]] = {
     "flist": _decode_packed("d"),
     "ndarray": lambda d, node, depth: _decode_ndarray(d, node, depth, broadcast=True),
     "npscalar": _decode_npscalar,
+    "npvoid": _decode_npvoid,
+    "objarray": _decode_objarray,
     "image": _decode_image,
     "dataframe": _decode_dataframe,
     "series": _decode_series,
@@ -597,6 +663,9 @@ _DECODERS: dict[str, Callable[[Decoder, dict, int], Any]] = {
     "multi_index": _decode_index,
     "timestamp": _decode_timestamp,
     "pd_timedelta": _decode_pd_timedelta,
+    "pd_array": _decode_pd_array,
+    "period": pandas_values.decode_period,
+    "interval": pandas_values.decode_interval,
     "nat": lambda d, node, depth: _pandas().NaT,
     "na": lambda d, node, depth: _pandas().NA,
     "agent_value": lambda d, node, depth: _decode_agent_value(node),

@@ -14,6 +14,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
+from . import pandas_values
 from .budget import NODE_COST
 from .plain import (
     HEADER_ESTIMATE_LIMIT,
@@ -91,6 +92,10 @@ class Encoder:
             raise TooLarge("over the transfer budget")
         if self.header > HEADER_ESTIMATE_LIMIT:
             raise TooLarge("too many values for one message")
+
+    def array(self, array: Any) -> dict:
+        """A numpy array's node: one buffer (a memory file past 1 MiB), a copy only when it fits in the budget."""
+        return _array_node(self, array)
 
     def check_room(self, nbytes: int) -> None:
         """:class:`TooLarge` if ``nbytes`` more would not fit (before making a copy that large)."""
@@ -299,15 +304,23 @@ def _timezone(tz: Any) -> Any:
     raise NotPlain("timezone")
 
 
+def _zone_chars(tz: Any) -> int:
+    return 0 if tz is None else 16 + len(str(tz.get("key", "")))
+
+
 def _encode_datetime(e: Encoder, obj: Any, depth: int) -> dict:
-    return {"$": type(obj).__name__, "iso": obj.replace(tzinfo=None).isoformat(), "tz": _timezone(obj.tzinfo)}
+    tz = _timezone(obj.tzinfo)
+    e.reserve(0, 72 + _zone_chars(tz))  # the node's JSON (a node counts 8 bytes of header by itself)
+    return {"$": type(obj).__name__, "iso": obj.replace(tzinfo=None).isoformat(), "tz": tz}
 
 
 def _encode_date(e: Encoder, obj: Any, depth: int) -> dict:
+    e.reserve(0, 32)
     return {"$": "date", "iso": obj.isoformat()}
 
 
 def _encode_timedelta(e: Encoder, obj: Any, depth: int) -> dict:
+    e.reserve(0, 64)
     return {"$": "timedelta", "d": obj.days, "s": obj.seconds, "us": obj.microseconds}
 
 
@@ -379,11 +392,23 @@ def _array_node(e: Encoder, array: Any, broadcast: bool = False) -> dict:
 
 
 def _encode_ndarray(e: Encoder, obj: Any, depth: int) -> dict:
+    if obj.dtype.kind == "O" and obj.dtype.fields is None:
+        return _object_array(e, obj, depth)
     return _array_node(e, obj, broadcast=True)
+
+
+def _object_array(e: Encoder, obj: Any, depth: int) -> dict:
+    """An object array of plain values (str, int, float, None, bool...): its items, as an object column's."""
+    e.check_room(8 * obj.size)  # the list of its items, before making it
+    e.reserve(0, 48)
+    items = _scalar_items(e, obj.reshape(-1).tolist(), depth)
+    return {"$": "objarray", "shape": list(obj.shape), "items": items}
 
 
 def _encode_numpy_scalar(e: Encoder, obj: Any, depth: int) -> dict:
     np = sys.modules["numpy"]
+    if type(obj) is np.void and obj.dtype.fields is None:  # raw bytes (a structured one stays a handle)
+        return {"$": "npvoid", "buf": e.buffer(obj.tobytes())}
     node = _array_node(e, np.asarray(obj))
     node["$"] = "npscalar"
     return node
@@ -410,18 +435,38 @@ def _pandas_encoder(kind: type) -> Callable | None:
         pd.DataFrame: _encode_dataframe,
         pd.Series: _encode_series,
         pd.Timestamp: _encode_timestamp,
-        pd.Timedelta: lambda e, obj, depth: {"$": "pd_timedelta", "ns": int(obj.value)},
+        pd.Timedelta: lambda e, obj, depth: {"$": "pd_timedelta", **_in_unit(e, obj)},
         type(pd.NaT): lambda e, obj, depth: {"$": "nat"},
         type(pd.NA): lambda e, obj, depth: {"$": "na"},
+        pd.Period: pandas_values.encode_period,
+        pd.Interval: pandas_values.encode_interval,
     }
-    for name in ("Index", "RangeIndex", "DatetimeIndex", "TimedeltaIndex", "CategoricalIndex", "MultiIndex"):
+    for name in ("Index", "RangeIndex", "DatetimeIndex", "TimedeltaIndex", "CategoricalIndex", "MultiIndex",
+                 "PeriodIndex", "IntervalIndex"):  # fmt: skip
         table[getattr(pd, name)] = lambda e, obj, depth: _index_node(e, obj, depth)
-    return table.get(kind)
+    encoder = table.get(kind)
+    if encoder is None and issubclass(kind, pd.api.extensions.ExtensionArray):
+        return _encode_extension_array  # those a column may hold; the others are refused there
+    return encoder
+
+
+def _in_unit(e: Encoder, obj: Any) -> dict:
+    """A Timestamp's or Timedelta's integer in its own unit (its UTC instant for a Timestamp): no overflow, as a
+    conversion to nanoseconds would have for a date past 2262."""
+    e.reserve(0, 64)
+    return {"v": int(obj.asm8.view("i8")), "unit": getattr(obj, "unit", "ns")}
 
 
 def _encode_timestamp(e: Encoder, obj: Any, depth: int) -> dict:
-    return {"$": "timestamp", "ns": int(obj.as_unit("ns").value if hasattr(obj, "as_unit") else obj.value),
-            "tz": _timezone(obj.tzinfo)}  # fmt: skip
+    tz = _timezone(obj.tzinfo)
+    e.reserve(0, 16 + _zone_chars(tz))
+    return {"$": "timestamp", **_in_unit(e, obj), "tz": tz}
+
+
+def _encode_extension_array(e: Encoder, obj: Any, depth: int) -> dict:
+    """A pandas array standing alone (``series.unique()`` of strings, categories, periods...): its column."""
+    e.reserve(0, 32)
+    return {"$": "pd_array", "data": _column_node(e, obj, depth + 1)}
 
 
 def _label(e: Encoder, value: Any, depth: int) -> Any:
@@ -440,14 +485,20 @@ def _index_node(e: Encoder, index: Any, depth: int) -> dict:
             "codes": [_array_node(e, codes) for codes in index.codes],
             "names": [_label(e, name, depth) for name in index.names],
         }
-    return {"$": "index", "data": _column_node(e, index, depth + 1), "name": _label(e, index.name, depth)}
+    node = {"$": "index", "data": _column_node(e, index, depth + 1), "name": _label(e, index.name, depth)}
+    freq = pandas_values.index_freq(index)
+    if freq is not None:
+        node["freq"] = freq
+    return node
 
 
 def _column_node(e: Encoder, column: Any, depth: int) -> dict:
-    """A pandas column (a Series or an Index): numpy-backed, or one of the extension arrays listed above."""
+    """A pandas column (a Series, an Index or an array): numpy-backed, or one of the extension arrays listed above."""
     np, pd = sys.modules["numpy"], sys.modules["pandas"]
     dtype = column.dtype
-    values = column.array
+    values = column if isinstance(column, pd.api.extensions.ExtensionArray) else column.array
+    if type(values) is pd.arrays.NumpyExtensionArray:  # a numpy array in pandas' wrapping
+        dtype = values.dtype.numpy_dtype
     if isinstance(dtype, np.dtype):
         array = column.to_numpy()
         if not dtype.hasobject:
@@ -478,6 +529,10 @@ def _column_node(e: Encoder, column: Any, depth: int) -> dict:
         return {"$": "datetimetz", "data": _array_node(e, utc), "tz": _timezone(dtype.tz)}
     if isinstance(values, (pd.arrays.DatetimeArray, pd.arrays.TimedeltaArray)):
         return _array_node(e, np.asarray(values))
+    if isinstance(dtype, pd.PeriodDtype):
+        return pandas_values.period_column(e, values)
+    if isinstance(dtype, pd.IntervalDtype):
+        return pandas_values.interval_column(e, values)
     raise NotPlain(name)
 
 

@@ -5,10 +5,14 @@ showing them runs no agent code. Calling a :class:`RemoteFunction` (or a :class:
 under the executor's limits, and returns plain data (or another handle). A handle passed back to the worker (as a
 variable or an argument) is the original object there again. Once the worker that owns them has been replaced (a
 crash, a hard timeout, ``restart()``), they are dead and say so.
+
+:func:`is_worker_handle` says whether a value is (or holds) such a handle, which a final answer must not be, and
+:func:`handle_advice` which call to write instead (``.tolist()``, ``.to_dict()``...).
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 from typing import Any, Protocol
 
@@ -97,3 +101,70 @@ class RemoteClass(RemoteFunction):
     """A class the agent's code defined: calling it creates the instance in the worker (a handle here)."""
 
     __slots__ = ()
+
+
+#: How far :func:`is_worker_handle` looks into a plain container (depth, items) before it stops looking.
+_LOOK_DEPTH = 4
+_LOOK_ITEMS = 10_000
+
+
+def is_worker_handle(value: Any) -> bool:
+    """True if ``value`` is, or a list/tuple/dict/set of it holds, a handle to an object left in the agent's worker
+    (a :class:`RemoteObject`, function and class proxies included) rather than a value: what a final answer must not
+    be. The containers are looked into a few levels deep and up to 10,000 items; their items' own code never runs."""
+    return _first_handle(value) is not None
+
+
+def _first_handle(value: Any) -> RemoteObject | None:
+    stack, seen = [(value, 0)], 0
+    while stack and seen < _LOOK_ITEMS:
+        item, depth = stack.pop()
+        seen += 1
+        if isinstance(item, RemoteObject):
+            return item
+        kind = type(item)
+        if depth >= _LOOK_DEPTH or kind not in (list, tuple, dict, set, frozenset):
+            continue
+        children = itertools.chain(item.keys(), item.values()) if kind is dict else iter(item)
+        stack.extend((child, depth + 1) for child in itertools.islice(children, _LOOK_ITEMS - seen))
+    return None
+
+
+def _conversion(type_name: str) -> str | None:
+    """The call that makes a plain value of an object of ``type_name`` (the handle's label), if one is known."""
+    short = type_name.rpartition(".")[2]
+    if short == "DataFrame":
+        return "`.to_dict()` (or `.to_dict('records')`)"
+    if short == "Series":
+        return "`.tolist()` (or `.to_dict()`)"
+    if short.endswith(("Index", "Array")) or short in ("Categorical", "ndarray", "array", "matrix"):
+        return "`.tolist()` (or `.to_list()`)"
+    if short in ("Timestamp", "Timedelta", "Period", "Interval", "datetime", "date", "time", "timedelta"):
+        return "`str(...)`"
+    return None
+
+
+def handle_advice(value: Any) -> str:
+    """The line to write instead of answering with a handle: which call turns ``value`` (see :func:`is_worker_handle`)
+    into a plain value, for the model to read. Empty if ``value`` holds no handle."""
+    handle = _first_handle(value)
+    if handle is None:
+        return ""
+    label = repr(handle)
+    if isinstance(handle, RemoteFunction):
+        return (
+            f"The answer {'is' if handle is value else 'holds'} {label}, not a value. Call it in your code and pass its result to final_answer(), "
+            "converted to plain data (a number, a string, a list or a dict)."
+        )
+    call = _conversion(object.__getattribute__(handle, "_type"))
+    where = "" if handle is value else " (inside the answer)"
+    if call is None:
+        return (
+            f"The answer holds {label}{where}: an object that stays in the worker, not a value. Convert it in your "
+            "code to plain data (a number, a string, a list or a dict: `str(...)`, `int(...)`, `.tolist()`, "
+            "`.to_dict()`) and pass that to final_answer()."
+        )
+    return (
+        f"The answer holds {label}{where}: an object that stays in the worker, not a value. Call {call} on it in "
+        "your code so the answer is a plain value, and pass that to final_answer()."
+    )
