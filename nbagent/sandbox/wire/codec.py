@@ -5,9 +5,12 @@ code that came from the worker:
 
 * JSON values, ``tuple``, ``set``, ``frozenset``, ``bytes``, ``bytearray``, ``complex``, big ``int``, non-finite
   ``float``, ``datetime``/``date``/``time``/``timedelta``, ``Decimal``, ``Fraction``;
-* numpy arrays and scalars of non-object dtypes (raw buffers);
-* pandas ``DataFrame``/``Series``/``Index`` whose columns are numpy dtypes, categoricals, nullable integers, floats and
-  booleans, strings, tz-aware datetimes or object columns of the plain scalars above; ``Timestamp``, ``Timedelta``;
+* numpy arrays and scalars of non-object dtypes (raw buffers), and object arrays of the plain values above;
+* pandas ``DataFrame``/``Series``/``Index``/``MultiIndex`` whose columns are numpy dtypes, categoricals, nullable
+  integers, floats and booleans, strings, tz-aware datetimes, periods, intervals or object columns of the plain
+  scalars above; those columns also standalone (``Categorical``, ``StringArray``, ``IntegerArray``, ``PeriodArray``,
+  ``IntervalArray``, …: an answer's ``.unique()``); ``Timestamp``, ``Timedelta``, ``NaT``, ``NA``, ``Period``,
+  ``Interval`` (pandas_values.py);
 * PIL images (raw pixels in a few modes); :class:`AgentValue` (the repr/str of an agent-defined object);
 * references: ``{"$": "remote"}`` (an object that stays in the worker; the host makes a handle or proxy) and
   ``{"$": "host"}`` (an object the host gave the worker, returned as itself).
