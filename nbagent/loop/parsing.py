@@ -14,10 +14,12 @@ _FENCED = re.compile(r"```(?:py|python|python3)?[ \t]*\n(.*?)\n?```", re.DOTALL)
 _TAGGED = re.compile(r"<code>\s*(.*?)\s*</code>", re.DOTALL)
 _UNCLOSED = re.compile(r"```(?:py|python|python3)[ \t]*\n(.*)$", re.DOTALL)
 
+# The form only, with placeholders: a model that pastes an example with a value (`final_answer(1024)`) answers with it.
 FORMAT_HINT = (
-    "Write your reasoning after 'Thought:', then the code in a ```python fenced block, for example:\n"
-    "Thought: I will compute the value and return it.\n"
-    "```python\nresult = 2 ** 10\nfinal_answer(result)\n```"
+    "Write your reasoning after 'Thought:', then your code in a ```python fenced block; when the code has the "
+    "answer, it ends with final_answer. The form, where each <...> stands for your own words and code:\n"
+    "Thought: <your reasoning>\n"
+    "```python\n<your code>\nfinal_answer(<the variable that holds the answer>)\n```"
 )
 
 

@@ -6,13 +6,14 @@ itself); none is pasted as text, so a new pandas or numpy wording shows up as a 
 
 from __future__ import annotations
 
+import datetime
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from nbagent.loop.aids.error_keys import missing_keys
+from nbagent.loop.aids.error_keys import compared_types, merge_types, missing_attribute, missing_keys
 from nbagent.loop.aids.hints import execution_hint
 from nbagent.sandbox import ExecutionError, LocalPythonExecutor
 
@@ -114,3 +115,25 @@ def test_missing_keys_reads_each_wording_pandas_raises():
         assert missing_keys(key_error_line(action)) == ["value"], name
     assert missing_keys(key_error_line(lambda: df[["x", "y"]])) == ["x", "y"]
     assert missing_keys(key_error_line(lambda: df.loc[np.int64(7)])) == [7]
+
+
+def error_text(action) -> str:
+    """The executor's last line for any error `action` raises in pandas itself: "<Type>: <its text>"."""
+    with pytest.raises(Exception) as raised:
+        action()
+    return f"{raised.type.__name__}: {raised.value}"
+
+
+def test_the_keys_a_hint_reads_are_read_from_each_wording():
+    daily = pd.DataFrame({"units": [1]}, index=pd.to_datetime(["2024-04-18"]))
+    date = datetime.date(2024, 4, 19)
+    assert missing_keys(key_error_line(lambda: daily.loc[date])) == [date]  # "KeyError: datetime.date(2024, 4, 19)"
+    assert missing_keys(key_error_line(lambda: daily.loc[pd.Timestamp("2024-04-21")])) == [pd.Timestamp("2024-04-21")]
+    frame = pd.DataFrame({"id": [1, 2], "total": [1.5, 2.5]})
+    assert missing_attribute(error_text(lambda: frame.summ())) == ("DataFrame", "summ")
+    assert missing_attribute(error_text(lambda: frame.groupby("id").summ())) == ("DataFrameGroupBy", "summ")
+    text = pd.DataFrame({"id": ["001", "002"]})
+    left, right, key = merge_types(error_text(lambda: frame.merge(text, on="id")))
+    assert (left, key) == ("int64", "id") and right in ("str", "object")
+    assert compared_types(error_text(lambda: text[text["id"] > 1])) == ("str", "int")
+    assert compared_types(error_text(lambda: frame[frame["total"] > "1"])) == ("float64", "str")

@@ -5,15 +5,30 @@ value'`, `"Columns not found: 'value'"`, `"Label(s) ['value'] do not exist"`, `"
 dtype='str')] are in the [columns]"`, `"The following 'index' labels are not columns of the DataFrame:
 ['value']"` — and numpy 2 writes scalars as `np.int64(5)`. Reading the quoted words of such a message
 took "Column not found: value" for a column name; these functions read the message by its form instead.
+A row label that is a date is written `datetime.date(2024, 4, 19)` or `Timestamp('2024-04-19 00:00:00')`;
+a merge on keys of two types, "You are trying to merge on int64 and str columns for key 'id'"; a comparison
+of text with a number, "'>' not supported between instances of 'str' and 'int'" or "Invalid comparison
+between dtype=float64 and str".
 """
 
 from __future__ import annotations
 
 import ast
+import datetime
 import re
 from typing import Any
 
-__all__ = ["error_line", "missing_keys", "is_label_key", "AxisProblem", "axis_problem", "shape_problem"]
+__all__ = [
+    "error_line",
+    "missing_keys",
+    "is_label_key",
+    "missing_attribute",
+    "merge_types",
+    "compared_types",
+    "AxisProblem",
+    "axis_problem",
+    "shape_problem",
+]
 
 _NUMPY_SCALAR = re.compile(r"^np\.(?:int|uint|float|complex|str_|bool)\w*\((.*)\)$")
 _AFTER_COLON = re.compile(r"^(?:Columns? not found|Column\(s\)|Label\(s\))\s*:?\s*(.+?)(?:\s+do not exist)?$")
@@ -24,6 +39,13 @@ _BROADCAST = re.compile(r"operands could not be broadcast together with (?:remap
 _NOT_ALIGNED = re.compile(r"shapes (\([\d, ]*\)) and (\([\d, ]*\)) not aligned")
 _RESHAPE = re.compile(r"cannot reshape array of size (\d+) into shape (\([\d, ]*\))")
 _LENGTHS = re.compile(r"Length of values \((\d+)\) does not match length of index \((\d+)\)")
+_DATE = re.compile(r"^datetime\.(date|datetime)\(([\d, ]+)\)$")
+_TIMESTAMP = re.compile(r"^Timestamp\('([^']+)'(?:, tz='[^']*')?\)$")
+_NO_ATTRIBUTE = re.compile(r"'([\w.]+)' object has no attribute '(\w+)'")
+_MERGE_TYPES = re.compile(r"trying to merge on (\S+) and (\S+) columns(?: for key '([^']*)')?")
+_COMPARED = re.compile(
+    r"not supported between instances of '(\w+)' and '(\w+)'|Invalid comparison between dtype=(\S+) and (\w+)"
+)
 
 
 def error_line(message: str, kind: str = "") -> str:
@@ -62,19 +84,59 @@ def _keys_in_text(text: str) -> list[Any]:
 
 
 def _literal(text: str) -> Any:
-    """`text` as a Python literal (numpy 2's `np.int64(5)` as 5); a text that is none, as itself."""
+    """`text` as a Python literal (numpy 2's `np.int64(5)` as 5, a date's repr as the date); a text that is none, as itself."""
     scalar = _NUMPY_SCALAR.match(text)
     if scalar:
         text = scalar.group(1)
+    date = _date(text)
+    if date is not None:
+        return date
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return text
 
 
+def _date(text: str) -> Any:
+    """`datetime.date(2024, 4, 19)`, `datetime.datetime(…)` or `Timestamp('2024-04-19 00:00:00')` as that value, else None."""
+    found = _DATE.match(text)
+    try:
+        if found:
+            parts = [int(part) for part in found.group(2).split(",") if part.strip()]
+            return (datetime.date if found.group(1) == "date" else datetime.datetime)(*parts)
+        found = _TIMESTAMP.match(text)
+        if found:
+            import pandas as pd  # a pandas error: pandas is loaded
+
+            return pd.Timestamp(found.group(1))
+    except (ValueError, TypeError, ImportError):
+        return None
+    return None
+
+
 def is_label_key(key: Any) -> bool:
     """True for a key that is a row label (a number), not a column name."""
     return isinstance(key, (int, float)) and not isinstance(key, bool)
+
+
+def missing_attribute(message: str) -> tuple[str, str] | None:
+    """(the type, the attribute) of "'DataFrame' object has no attribute 'summ'" in `message`, or None."""
+    found = _NO_ATTRIBUTE.search(error_line(message))
+    return (found.group(1), found.group(2)) if found else None
+
+
+def merge_types(message: str) -> tuple[str, str, str] | None:
+    """(the left key's dtype, the right key's, the left key's name or "") of a merge on keys of two types, or None."""
+    found = _MERGE_TYPES.search(message)
+    return (found.group(1), found.group(2), found.group(3) or "") if found else None
+
+
+def compared_types(message: str) -> tuple[str, str] | None:
+    """The two types a failed comparison names ("str", "int"; "float64", "str"), or None."""
+    found = _COMPARED.search(message)
+    if not found:
+        return None
+    return (found.group(1), found.group(2)) if found.group(1) else (found.group(3), found.group(4))
 
 
 class AxisProblem:
