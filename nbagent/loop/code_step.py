@@ -9,8 +9,11 @@ code"); a product of totals in its code runs as the total of the products, said 
 the step; and a final answer the checks doubt (no value, a row number for an id, a
 value the question names never selected, …) is refused once per doubt, twice per
 task at most, with the reason. Every model gets a hint after a failed step (the
-columns of a frame after a `KeyError`, the task's variables after a `NameError`), and
-code the same as the code that just failed twice in a row is not run. All of these
+columns of a frame after a `KeyError`, the task's variables after a `NameError`); code the
+same as the code that just failed twice in a row, or as any earlier failing attempt of the
+task, is not run; and the same failure in other code, step after step, is named a loop and
+then ends the run. A small model that failed twice in a row reads a clean slate (the task,
+what still holds, one line on what failed) instead of its failed attempts. All of these
 are the small-model aids of `loop/aids`, called through its one seam, `Coach`.
 Warnings the code raised (a library's deprecation) are kept on the step for a
 person, never in the observation the model reads.
@@ -196,7 +199,8 @@ class CodeLoop(AgentLoop):
         yield ActionOutput(output=output.output, is_final_answer=is_final)
 
     def _refuse_repeated(self, memory_step: ActionStep, code: str) -> None:
-        """Code the same as the code that just failed twice is not run; sent again after that, the run ends."""
+        """Code the same as the code that just failed twice, or as an earlier failing attempt, is not run; sent
+        again after that, the run ends."""
         try:
             self.coach.repeated(code, self._task_actions(), getattr(self.python_executor, "state", {}))
         except Exception:
@@ -309,6 +313,7 @@ class CodeLoop(AgentLoop):
             memory_step.warnings = _warnings(failure)
             if self.gates.stopping:  # whatever ended the code after Stop was asked, the step was stopped
                 raise RunStopped(self.gates.stop_reason or str(failure)) from None
+            self.coach.stuck(failure, self._task_actions())  # the same failure once more after it was named a loop
             hint = self.coach.hint(failure, code, namespace, self.task or "", self._task_actions())
             said = "\n".join(part for part in (str(failure), asks.error_note(), hint) if part)
             raise AgentExecutionError(said) from None

@@ -1,4 +1,5 @@
-"""Runs that cannot get stuck: the time limit (`max_time`) and the same failing code not run a third time."""
+"""Runs that cannot get stuck: the time limit (`max_time`), failing code not run again (twice in a row, or the
+code of any earlier failure: a cycle), and the same failure in other code named a loop, then ended."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from nbagent import CodeAgent, RunStart, ScriptedModel
 from nbagent.errors import AgentRepeatedCodeError, AgentStuckError, AgentTimedOutError
-from nbagent.loop.aids.repeats import same_code
+from nbagent.loop.aids.repeats import failure_signature, same_code
 from nbagent.loop.deadline import describe_limit, parse_max_time
 from nbagent.models.default import DEFAULT_MODEL_MAX_TIME, default_gguf_path
 from nbagent.record.status import answered, outcome_message, run_outcome
@@ -170,10 +171,166 @@ def test_sending_the_refused_code_again_ends_the_run_as_stuck():
     assert rebuilt["status"] == "stuck"
 
 
-def test_different_code_in_between_starts_the_count_again():
+def test_different_code_in_between_does_not_make_a_failure_worth_running_again():
+    # changed on purpose (issue 27): A, B, A used to run A a second time; now the third step repeats step 1
     same, other = code("print(sales['value'])"), code("print(sales['valu'])")
     namespace = {"sales": pd.DataFrame({"units": [1]})}
     agent = make_agent(ScriptedModel([same, other, same, code("final_answer(1)")]), namespace=namespace)
     assert agent.run("t") == 1
-    errors = [str(step.error) for step in agent.memory.action_steps()[:3]]
-    assert all("Not run" not in error and "same code as your last step" not in error for error in errors)
+    first, second, third = (str(step.error) for step in agent.memory.action_steps()[:3])
+    assert "Not run" not in first + second and "same code as your last step" not in first + second
+    assert third.startswith("Not run: this code is the same as the code of your step 1, which failed with KeyError")
+
+
+# ---------------------------------------------------------------- cycles of failing attempts
+
+
+def cycle_agent(responses: list[str], max_steps: int = 8) -> tuple[CodeAgent, dict]:
+    namespace = {"orders": pd.DataFrame({"rep": [1, 2], "amount": [3.0, 4.0]}), "people": pd.DataFrame(
+        {"name": ["a", "b"], "id": [1, 2]})}  # fmt: skip
+    return make_agent(ScriptedModel(responses), namespace=namespace, max_steps=max_steps), namespace
+
+
+def ran(agent: CodeAgent) -> list[str]:
+    """What each step's code printed before it failed ("" for a step whose code was not run)."""
+    return [(step.observations or "").replace("Execution logs:", "").strip() for step in agent.memory.action_steps()]
+
+
+# a step's code that changed `ran` (a list it uses) would be worth running again: the steps print instead
+MERGE_REP = code("print('rep')\nmerged = orders.merge(people, on='rep')")
+MERGE_NAME = code("print('name')\nmerged = orders.merge(people, on='name')")
+
+
+def test_a_to_b_and_back_to_a_is_refused_at_the_third_step_naming_the_step_it_repeats():
+    agent, _ = cycle_agent([MERGE_REP, MERGE_NAME, MERGE_REP, code("final_answer(len(people))")])
+    assert agent.run("Join `orders` to `people`.") == 2  # a run can still answer after a refused repeat
+    first, second, third, fourth = agent.memory.action_steps()
+    assert ran(agent)[:3] == ["rep", "name", ""]  # the third step never ran
+    refused = str(third.error)
+    assert isinstance(third.error, AgentRepeatedCodeError)
+    assert refused.startswith(
+        "Not run: this code is the same as the code of your step 1, which failed with KeyError: 'rep'"
+    )
+    assert "`orders` has the columns: rep, amount" in refused and "`people` has the columns: name, id" in refused
+    assert "change the line that fails (`merged = orders.merge(people, on='rep')`)" in refused
+    assert "If you send this same code again, the run ends." in refused
+    assert fourth.error is None
+
+
+def test_a_b_a_b_is_refused_twice_then_the_run_ends_as_stuck():
+    agent, _ = cycle_agent([MERGE_REP, MERGE_NAME] * 3)
+    result = agent.run("Join `orders` to `people`.", return_full_result=True)
+    steps = agent.memory.action_steps()
+    assert result.state == "stuck" and len(steps) == 5 and ran(agent) == ["rep", "name", "", "", ""]
+    assert "the code of your step 1, which failed with KeyError: 'rep'" in str(steps[2].error)
+    assert "the code of your step 2, which failed with KeyError: 'name'" in str(steps[3].error)
+    assert isinstance(steps[4].error, AgentStuckError) and "KeyError: 'rep'" in str(steps[4].error)
+
+
+def test_refused_code_sent_again_later_still_ends_the_run():
+    other = code("print('x')\nprint(orders['nope'])")
+    agent, _ = cycle_agent([MERGE_REP, MERGE_NAME, MERGE_REP, other, MERGE_REP])
+    assert agent.run("t", return_full_result=True).state == "stuck"
+    assert ran(agent) == ["rep", "name", "", "x", ""]
+
+
+def test_an_earlier_failure_no_longer_holds_once_a_step_changed_a_name_its_code_uses():
+    show = code("print(total + 1)")
+    agent, _ = cycle_agent([show, code("total = 41"), show, code("final_answer(total)")])
+    assert agent.run("t") == 41
+    assert agent.memory.action_steps()[2].error is None  # `total` exists now: the same code ran, and worked
+
+
+def test_a_change_to_another_name_keeps_the_earlier_failure():
+    unrelated = code("y = 1\nprint(orders['nope'])")  # binds `y` before it fails
+    agent, _ = cycle_agent([MERGE_REP, unrelated, MERGE_REP, code("final_answer(0)")])
+    agent.run("t")
+    assert "your step 1" in str(agent.memory.action_steps()[2].error)
+
+
+def test_a_step_that_changed_a_name_the_failing_code_uses_makes_it_worth_running_again():
+    fix = code("people['rep'] = people['id']\nprint(orders['nope'])")  # changes `people`, then fails
+    agent, _ = cycle_agent([MERGE_REP, fix, MERGE_REP, code("final_answer(len(merged))")])
+    assert agent.run("t") == 2 and agent.memory.action_steps()[2].error is None
+
+
+def test_the_code_that_just_failed_once_still_runs_once_more():
+    agent, _ = cycle_agent([MERGE_REP, MERGE_NAME, MERGE_NAME, code("final_answer(0)")])
+    agent.run("t")
+    assert ran(agent)[:3] == ["rep", "name", "name"]
+    assert "same code as your last step" in str(agent.memory.action_steps()[2].error)
+
+
+# ---------------------------------------------------------------- the same failure in other shapes
+
+
+@pytest.mark.parametrize(
+    ("message", "signature"),
+    [
+        ("Error on line 1 of the code:\n    x = orders['amount'].astype(float)\n"
+         "ValueError: could not convert string to float: '-$18.46'\nHint: strip '$'", "ValueError: '-$18.46'"),
+        ('ValueError: Unable to parse string "-$18.46" at position 3', "ValueError: '-$18.46'"),
+        ("KeyError: 'rep'", "KeyError: 'rep'"),
+        ("InterpreterError: Could not index orders with 'rep': KeyError: 'rep'", "KeyError: 'rep'"),
+        ("ZeroDivisionError: division by  Zero", "ZeroDivisionError: division by zero"),
+        ("pandas.errors.MergeError: No common columns to perform merge on.",
+         "MergeError: no common columns to perform merge on."),
+        ("Not run: this code is the same as the code of your step 1, which failed with KeyError: 'a'.", None),
+        ("Error in code parsing: no code block", None),
+    ],
+)  # fmt: skip
+def test_a_failure_is_its_exception_and_the_key_or_value_it_names(message, signature):
+    assert failure_signature(message) == signature
+
+
+def test_a_failure_naming_another_value_is_another_failure():
+    first = failure_signature("ValueError: could not convert string to float: '$1,234.50'")
+    assert first != failure_signature("ValueError: could not convert string to float: '1,234.50'")
+    assert failure_signature("KeyError: 'rep'") != failure_signature("KeyError: 'name'")
+
+
+MONEY = ["orders['amount'].astype(float)", "orders['amount'].apply(float)", "orders['amount'].map(float)",
+         "float(orders['amount'][0])", "[float(v) for v in orders['amount']]"]  # fmt: skip
+
+
+def money_agent(bodies: list[str], then: list[str] | None = None) -> CodeAgent:
+    namespace = {"orders": pd.DataFrame({"amount": ["-$18.46", "$5.00"]})}
+    responses = [code(body) for body in bodies] + (then or [])
+    return make_agent(ScriptedModel(responses), namespace=namespace, max_steps=8)
+
+
+def test_the_same_failure_in_three_shapes_is_named_a_loop():
+    agent = money_agent(MONEY[:3], then=[code("final_answer(1)")])
+    assert agent.run("Total of `orders` amount?") == 1
+    first, second, third, _ = agent.memory.action_steps()
+    assert "same error" not in str(first.error) + str(second.error)
+    loop = str(third.error)
+    assert "ValueError: could not convert string to float: '-$18.46'" in loop
+    assert "Your steps 1, 2 failed with this same error" in loop and "writing the code another way" in loop
+    assert "If your next step fails this same way, the run ends." in loop
+
+
+def test_the_same_failure_once_more_after_it_was_named_a_loop_ends_the_run():
+    agent = money_agent(MONEY[:5])
+    result = agent.run("Total of `orders` amount?", return_full_result=True)
+    steps = agent.memory.action_steps()
+    assert result.state == "stuck" and len(steps) == 4
+    assert isinstance(steps[-1].error, AgentStuckError)
+    assert "4 steps in a row failed with ValueError: could not convert string to float: '-$18.46'" in str(
+        steps[-1].error
+    )
+
+
+def test_refused_repeats_are_passed_over_in_a_row_of_the_same_failure():
+    bodies = [MONEY[0], MONEY[1], MONEY[0], MONEY[2]]  # the third is refused (it repeats step 1)
+    agent = money_agent(bodies, then=[code("final_answer(1)")])
+    agent.run("t")
+    assert "Your steps 1, 2 failed with this same error" in str(agent.memory.action_steps()[3].error)
+
+
+def test_a_failure_that_moves_on_is_no_loop():
+    bodies = ["orders['amount'].astype(float)", "orders['amount'].str.replace('$', '').astype(float)",
+              "orders['amount'].str.replace('-', '').astype(float)"]  # fmt: skip
+    agent = money_agent(bodies, then=[code("final_answer(1)")])
+    assert agent.run("t") == 1
+    assert all("same error" not in str(step.error) for step in agent.memory.action_steps())

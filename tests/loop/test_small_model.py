@@ -380,12 +380,14 @@ def test_a_small_model_retries_a_failed_step_with_some_temperature():
 
 
 def test_earlier_failed_steps_shrink_to_one_line_and_the_latest_stays_whole():
-    model = scripted([code("a = sales['revenue']"), code("b = sales['income']"), code("final_answer(len(sales))")])
+    # a step that worked in between: two failures in a row would start a clean slate (tests/loop/test_clean_slate.py)
+    steps = [code("a = sales['revenue']"), code("n = len(sales)"), code("b = sales['income']"), code("final_answer(n)")]
+    model = scripted(steps)
     agent_for(model, namespace=sales_namespace()).run(SALES)
-    third = prompt_text(model.calls[2])
-    assert "Your step 1 failed: `a = sales['revenue']` raised KeyError: 'revenue'" in third
-    assert third.count("sales['revenue']") == 1  # the failed block is not shown again
-    assert "```python\nb = sales['income']\n```" in third and "KeyError: 'income'" in third
+    fourth = prompt_text(model.calls[3])
+    assert "Your step 1 failed: `a = sales['revenue']` raised KeyError: 'revenue'" in fourth
+    assert fourth.count("sales['revenue']") == 1  # the failed block is not shown again
+    assert "```python\nb = sales['income']\n```" in fourth and "KeyError: 'income'" in fourth
 
 
 def test_standard_models_keep_every_step_whole():

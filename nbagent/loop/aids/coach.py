@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from nbagent.errors import AgentRepeatedCodeError
 from nbagent.record import ActionStep
 
 from .answers import AnswerContext, answer_problems
@@ -17,7 +18,7 @@ from .code_checks import CodeFix, code_warning, fix_totals
 from .data_card import split_task
 from .hints import execution_hint, silent_step_observation
 from .history import small_model_messages
-from .repeats import AGAIN_NOTE, Repeat, ending, refusal, repeat_of
+from .repeats import AGAIN_NOTE, Repeat, ending, refusal, repeat_of, same_failure_ending, same_failure_note
 
 __all__ = ["Coach", "Repeat"]
 
@@ -38,7 +39,7 @@ class Coach:
 
     def messages(self, memory: Any) -> list[Any] | None:
         """What a small model reads at this step, or None: the memory's own messages."""
-        return small_model_messages(memory) if self.small else None
+        return small_model_messages(memory, self._slate_failure) if self.small else None
 
     def prepared_code(self, code: str) -> CodeFix:
         """The code to run: a small model's products of totals run as totals of products (said in `notes`)."""
@@ -49,23 +50,37 @@ class Coach:
         return code_warning(code) if self.small else ""
 
     def repeated(self, code: str, actions: Sequence[ActionStep], namespace: dict[str, Any]) -> None:
-        """Raise when `code` repeats what already failed: refused (`AgentRepeatedCodeError`), or the run ends
-        (`RunStuck`) when the refused code is sent once more."""
+        """Raise when `code` repeats what already failed (twice in a row, or at any earlier step whose failure still
+        holds): refused (`AgentRepeatedCodeError`), or the run ends (`RunStuck`) when refused code is sent again."""
         repeat = repeat_of(code, actions, self.failed)
         if repeat is Repeat.END:
-            raise ending(actions)
-        if repeat is Repeat.REFUSE:
-            raise refusal(actions, namespace)
+            raise ending(code, actions, self.failed)
+        if repeat in (Repeat.REFUSE, Repeat.CYCLE):
+            raise refusal(code, actions, namespace, self.failed)
+
+    def _slate_failure(self, step: ActionStep) -> bool:
+        """A step that counts towards starting a small model again from a clean slate: its code failed or was
+        refused as a repeat (an answer refused ran, and what it printed still holds)."""
+        return self.failed(step) or isinstance(step.error, AgentRepeatedCodeError)
 
     # ------------------------------------------------------------------------------------------ after a step
 
     def hint(self, failure: Any, code: str, namespace: dict[str, Any], task: str, actions: Sequence[ActionStep]) -> str:
-        """The lines after a failed step's error: what the mistake is, and that a third same try will not run."""
+        """The lines after a failed step's error: what the mistake is, that a third same try will not run, and
+        that the same failure a third time in a row is a loop."""
         earlier = "\n".join(step.code_action for step in actions if step.code_action)
         hint = execution_hint(failure, code, namespace, task, earlier)
         if repeat_of(code, actions, self.failed) is Repeat.AGAIN:
             hint = f"{hint}\n{AGAIN_NOTE}".strip()
-        return hint
+        loop = same_failure_note(str(failure), actions, self.failed)
+        return f"{hint}\n{loop}".strip() if loop else hint
+
+    def stuck(self, failure: Any, actions: Sequence[ActionStep]) -> None:
+        """Raise `RunStuck` when this failure is the same as the failures of the steps just before it, after the
+        model was told that one more would end the run (`repeats.same_failure_ending`)."""
+        ending = same_failure_ending(str(failure), actions, self.failed)
+        if ending is not None:
+            raise ending
 
     def silent_observation(self, code: str, namespace: dict[str, Any]) -> str | None:
         """What a small model reads after code that printed and returned nothing, or None (the usual words)."""

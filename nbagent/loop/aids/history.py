@@ -1,38 +1,146 @@
-"""What a small model reads at a step: the memory's messages, compacted, failed attempts said in one line.
+"""What a small model reads at a step: the memory's messages, compacted, failed attempts said in one line;
+after failures in a row, a clean slate.
 
 A 1.5B model copies what its prompt shows it: a failed attempt kept whole is what it writes next, and the
-"Calling tools:" repeat of its own code (a Python-repr'd string full of escapes) only costs context.
+"Calling tools:" repeat of its own code (a Python-repr'd string full of escapes) only costs context. After
+`CLEAN_SLATE_AFTER` failures in a row it reads the task again as if from the start — the task with its data
+card, the variables its steps that worked made, and one line on what failed and why — not a growing list of
+errors (`clean_slate`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from nbagent.models.base import ChatMessage, MessageRole
-from nbagent.record import ActionStep
+from nbagent.record import ActionStep, TaskStep
 from nbagent.text import Truncation, truncate
 
-__all__ = ["small_model_messages", "compact_step_messages", "text_message"]
+from .repeats import same_code, same_failures
+
+__all__ = ["small_model_messages", "clean_slate", "compact_step_messages", "text_message", "CLEAN_SLATE_AFTER"]
+
+CLEAN_SLATE_AFTER = 2  # failed steps in a row after which a small model reads a clean slate (0: never)
 
 
-def small_model_messages(memory: Any) -> list[ChatMessage]:
+def small_model_messages(memory: Any, failed: Callable[[ActionStep], bool] | None = None) -> list[ChatMessage]:
     """What a small model reads at a step: the memory's messages, compacted, with earlier failed steps
-    shortened to one line each (the failing line and the error).
+    shortened to one line each (the failing line and the error) — or, after `CLEAN_SLATE_AFTER` failed steps
+    in a row of the current task, its clean slate (`clean_slate`).
 
+    `failed(step)`: the step counts as a failure for the clean slate (default: any error but a stop).
     The latest step stays whole, so the model can fix the line its error names. A failed attempt
     kept whole in the prompt is what a 1.5B model copies next (measured: the same failing block
     written four times in a row); one line of what failed is enough to avoid it.
     """
+    failed = failed or _errored
     steps = list(memory.steps)
+    start = max((i for i, step in enumerate(steps) if isinstance(step, TaskStep)), default=0)
+    actions = [step for step in steps[start:] if isinstance(step, ActionStep)]
+    if CLEAN_SLATE_AFTER and _failures_in_a_row(actions, failed) >= CLEAN_SLATE_AFTER:
+        return clean_slate(memory, failed)
     last = max((i for i, step in enumerate(steps) if isinstance(step, ActionStep)), default=-1)
-    messages = list(memory.system_prompt.to_messages())
+    return compact_step_messages(list(memory.system_prompt.to_messages()) + _step_messages(steps, last))
+
+
+def clean_slate(memory: Any, failed: Callable[[ActionStep], bool]) -> list[ChatMessage]:
+    """The current task as if from its start: the system prompt, the earlier tasks as usual, the task (with its
+    data card), then one note: the variables made by its steps that worked, and what failed last and why.
+
+    The failed attempts themselves are left out: a small model that reads its errors piling up writes
+    variations of them.
+    """
+    steps = list(memory.steps)
+    start = max((i for i, step in enumerate(steps) if isinstance(step, TaskStep)), default=0)
+    before = _step_messages(steps[:start], -1)
+    task = [message for step in steps[start:] if not isinstance(step, ActionStep) for message in step.to_messages()]
+    actions = [step for step in steps[start:] if isinstance(step, ActionStep)]
+    note = text_message(MessageRole.USER, slate_note(actions, failed))
+    return compact_step_messages([*memory.system_prompt.to_messages(), *before, *task, note])
+
+
+def slate_note(actions: list[ActionStep], failed: Callable[[ActionStep], bool]) -> str:
+    """The note of a clean slate: what still holds, and one line on what failed and why."""
+    tries = _failures_in_a_row(actions, failed)
+    lines = [f"(Your last {tries} attempts at this task failed; they are not shown again. Start afresh.)"]
+    made = _variables_made(actions, failed)
+    if made:
+        lines.append("Variables your steps that worked made, which you can use: " + ", ".join(made) + ".")
+    lines.append(_last_failure(actions, failed))
+    return "\n".join(lines)
+
+
+def _errored(step: ActionStep) -> bool:
+    return step.error is not None and not step.stopped
+
+
+def _failures_in_a_row(actions: list[ActionStep], failed: Callable[[ActionStep], bool]) -> int:
+    count = 0
+    for step in reversed(actions):
+        if not failed(step):
+            break
+        count += 1
+    return count
+
+
+def _variables_made(actions: list[ActionStep], failed: Callable[[ActionStep], bool]) -> list[str]:
+    """ "`name` (type)" for each name a step that worked created, rebound or changed, and no step deleted since."""
+    made: dict[str, str] = {}
+    for step in actions:
+        for change in step.namespace_changes or []:
+            name, kind = str(change.get("name", "")), change.get("change")
+            if kind == "deleted":
+                made.pop(name, None)
+            elif name and not failed(step):
+                made.pop(name, None)  # said in the order last made
+                detail = str(change.get("detail") or "") if kind == "modified" else ""
+                what = ", ".join(
+                    part for part in (str(change.get("type") or ""), detail and f"changed: {detail}") if part
+                )
+                made[name] = f"`{name}` ({what})" if what else f"`{name}`"
+    return list(made.values())[-_MAX_VARIABLES:]
+
+
+def _last_failure(actions: list[ActionStep], failed: Callable[[ActionStep], bool]) -> str:
+    """One line: the last failure (for code refused as a repeat, the step it repeated), its error and its hint."""
+    last = actions[-1]
+    step, repeated = last, ""
+    if _not_run(last):
+        earlier = [s for s in actions[:-1] if s.code_action and same_code(s.code_action, last.code_action)]
+        earlier = [s for s in earlier if not _not_run(s)]
+        if earlier:
+            step = earlier[-1]
+            repeated = f" (step {last.step_number} sent that same code again; it was not run)"
+    message = str(step.error)
+    times = len(same_failures(message, actions[: actions.index(step)], failed)) + 1
+    again = f" — {times} times in a row with other code" if times > 1 else ""
+    hint = next((line.strip() for line in message.splitlines() if line.strip().startswith("Hint:")), "")
+    said = f"The last failure: step {step.step_number}: {_what_failed(message)}{again}{repeated}."
+    return truncate(f"{said} {hint}".strip(), _LINE)
+
+
+def _not_run(step: ActionStep) -> bool:
+    return str(step.error).startswith("Not run:")
+
+
+def _what_failed(message: str) -> str:
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    if len(lines) >= 3 and lines[0].startswith("Error on line"):
+        return f"`{truncate(lines[1], _NOTE)}` raised {truncate(lines[2], _NOTE)}"
+    return truncate(lines[0] if lines else "an error", _NOTE)
+
+
+def _step_messages(steps: list[Any], last: int) -> list[ChatMessage]:
+    """The steps' messages, each failed action step but the one at index `last` in one line."""
+    messages: list[ChatMessage] = []
     for index, step in enumerate(steps):
         if isinstance(step, ActionStep) and step.error is not None and index != last and not step.stopped:
             messages.append(text_message(MessageRole.USER, _failed_step_note(step)))
         else:
             messages.extend(step.to_messages())
-    return compact_step_messages(messages)
+    return messages
 
 
 def _failed_step_note(step: ActionStep) -> str:
@@ -65,6 +173,8 @@ def compact_step_messages(messages: list[ChatMessage]) -> list[ChatMessage]:
 
 
 _NOTE = Truncation(200)
+_LINE = Truncation(600)
+_MAX_VARIABLES = 12
 _CALL_ID = re.compile(r"Call id: [^\n]*\n")
 
 
