@@ -11,7 +11,7 @@ Modules:
     history       what a small model reads at a step: the memory compacted, failed attempts in one line
     code_checks   a product of totals run as the total of the products; code that cannot be fixed surely
     repeats       the same failing code is not run a third time
-    hints         after a failed step: the mistake named in the terms of the data
+    hints/        after a failed step: the mistake named in the terms of the data (one module per kind of mistake)
     error_keys    what key or shape a pandas or numpy error names
     answers       a final answer checked against the question and the data
     answer_kinds  the form a question asks for (two things at once, a date)
