@@ -63,7 +63,8 @@ RETRY_TEMPERATURE = 0.9  # a small model retrying greedily after an error tends 
 
 
 class AnswerRefused(AgentExecutionError):
-    """A final answer a check doubts (see `aids.answers`), refused once per problem so the model can fix it."""
+    """A final answer a check doubts (see `aids.answers`), or a chart that does not draw the groups asked for
+    (`aids.chart_checks`, answered or not), refused once per problem so the model can fix it."""
 
 
 def _echo(answer: Any) -> str:
@@ -181,6 +182,8 @@ class CodeLoop(AgentLoop):
             memory_step.observations = fix.observation() + (memory_step.observations or "")
         answered = small and output.is_final_answer
         problems = self._new_answer_problems(output.output, memory_step.code_action) if answered else []
+        if small and memory_step.figures:  # a chart that does not draw the groups asked for, answered or not
+            problems = (self._new_chart_problems(memory_step.figures) + problems)[:_MAX_PROBLEMS_SAID]
         is_final = output.is_final_answer and not problems  # a doubted answer is observed, then refused
         yield ToolOutput(
             id=call.id,
@@ -191,11 +194,13 @@ class CodeLoop(AgentLoop):
             logs=output.logs,
             images=list(memory_step.observations_images or []),
         )
-        if problems:
+        if problems and output.is_final_answer:
             raise AnswerRefused(
                 f"final_answer({_echo(output.output)}) was refused: {'; and '.join(problems)}. Fix it (print "
                 "the values you need), then call final_answer with the answer itself."
             )
+        if problems:
+            raise AnswerRefused(f"The chart was refused: {'; and '.join(problems)}. Draw it again.")
         yield ActionOutput(output=output.output, is_final_answer=is_final)
 
     def _refuse_repeated(self, memory_step: ActionStep, code: str) -> None:
@@ -241,6 +246,17 @@ class CodeLoop(AgentLoop):
         namespace = getattr(self.python_executor, "state", {})
         problems = self.coach.answer_doubts(answer, self.task or "", "\n".join(ran), namespace)
         return [problem for problem in problems if problem not in said][:_MAX_PROBLEMS_SAID]
+
+    def _new_chart_problems(self, figures: list[dict[str, Any]]) -> list[str]:
+        """What the chart checks doubt in the step's figures, not said before in this task (a chart refused counts
+        as an answer refused)."""
+        actions = self._task_actions()
+        said = " ".join(str(step.error) for step in actions if isinstance(step.error, AnswerRefused))
+        if sum(isinstance(step.error, AnswerRefused) for step in actions) >= _MAX_REFUSALS:
+            return []
+        namespace = getattr(self.python_executor, "state", {})
+        problems = self.coach.chart_doubts(figures, self.task or "", namespace)
+        return [problem for problem in problems if problem not in said]
 
     @contextmanager
     def _live_prints(self, step_number: int) -> Iterator[None]:
@@ -289,13 +305,17 @@ class CodeLoop(AgentLoop):
         checkpoint = getattr(self.python_executor, "checkpoint", None)
         if checkpoint is not None:  # the namespace before this step's code, for "re-run from here" (and again
             checkpoint(memory_step.step_number)  # after a rewound, refused attempt: the same state)
+        figures: list[dict[str, Any]] = []  # a summary of each figure drawn: the marks of its largest series
         with (
-            collect_images(load_matplotlib=local and _authorized("matplotlib", self.authorized_imports)) as images,
+            collect_images(
+                load_matplotlib=local and _authorized("matplotlib", self.authorized_imports), figures=figures
+            ) as images,
             self._live_prints(memory_step.step_number),
         ):
             output = self.python_executor(memory_step.code_action)
         for image in getattr(output, "images", ()):
             _add_image(images, image)
+        memory_step.figures = [*figures, *getattr(output, "figures", ())] or None  # the worker's were checked
         return output, images
 
     def _execute(self, memory_step: ActionStep) -> Any:

@@ -3,7 +3,8 @@
 While `collect_images()` is active (around one code action), tools report the
 images they return (`report_image`), and matplotlib figures created by the code
 are rendered to PIL images and closed, so they appear in the step, not in the
-notebook cell's own output (`plt.show()` included).
+notebook cell's own output (`plt.show()` included). Each figure's summary (`figures.figure_summary`: the marks
+it drew) goes to the `figures` list the caller passes.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
+
+from .figures import MAX_FIGURES, figure_summary
 
 __all__ = ["collect_images", "report_image", "is_image", "image_to_png"]
 
@@ -28,16 +31,17 @@ def report_image(image: Any) -> None:
 
 
 @contextmanager
-def collect_images(load_matplotlib: bool = False) -> Iterator[list[Any]]:
+def collect_images(load_matplotlib: bool = False, figures: list[Any] | None = None) -> Iterator[list[Any]]:
     """Yield the list that receives the step's images; `load_matplotlib` imports pyplot first so
-    that `plt.show()` inside the code is caught too (pass it when the code mentions matplotlib)."""
+    that `plt.show()` inside the code is caught too (pass it when the code mentions matplotlib).
+    `figures`, if given, receives the summary of each matplotlib figure taken (`figure_summary`)."""
     images: list[Any] = []
     token = _collector.set(images)
     pyplot = _pyplot(load_matplotlib)
     before = set(pyplot.get_fignums()) if pyplot else set()
     original_show = pyplot.show if pyplot else None
     if pyplot is not None:
-        pyplot.show = lambda *args, **kwargs: _take_new_figures(pyplot, before, images)
+        pyplot.show = lambda *args, **kwargs: _take_new_figures(pyplot, before, images, figures)
     try:
         yield images
     finally:
@@ -46,7 +50,7 @@ def collect_images(load_matplotlib: bool = False) -> Iterator[list[Any]]:
             pyplot.show = original_show
         pyplot = sys.modules.get("matplotlib.pyplot")  # the code may have imported it itself
         if pyplot is not None:
-            _take_new_figures(pyplot, before, images)
+            _take_new_figures(pyplot, before, images, figures)
 
 
 def _pyplot(load: bool) -> Any:
@@ -58,7 +62,7 @@ def _pyplot(load: bool) -> Any:
     return sys.modules.get("matplotlib.pyplot")
 
 
-def _take_new_figures(pyplot: Any, before: set[int], images: list[Any]) -> None:
+def _take_new_figures(pyplot: Any, before: set[int], images: list[Any], figures: list[Any] | None) -> None:
     from PIL import Image
 
     for number in pyplot.get_fignums():
@@ -66,8 +70,12 @@ def _take_new_figures(pyplot: Any, before: set[int], images: list[Any]) -> None:
             continue
         figure = pyplot.figure(number)
         buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=90, bbox_inches="tight")
-        pyplot.close(figure)
+        try:
+            figure.savefig(buffer, format="png", dpi=90, bbox_inches="tight")
+            if figures is not None and len(figures) < MAX_FIGURES:  # read once drawn: the tick labels are laid out
+                figures.append(figure_summary(figure))
+        finally:
+            pyplot.close(figure)
         image = Image.open(io.BytesIO(buffer.getvalue()))
         image.load()
         images.append(image)

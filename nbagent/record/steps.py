@@ -140,6 +140,9 @@ class ActionStep(MemoryStep):
     granted): `{"kind": "read" | "write" | "connect" | "network", "target", "answer": "once" | "run" |
     "deny" | "never", "scope": "once" | "run" | None, "by": "person" | "policy" | "nobody" | "sandbox",
     "reason"?, "granted"?, "note"?, "error"?, "rewound"?}` (nbagent/loop/permissions.py); None when nothing was refused.
+    `figures` (nbagent's own) summarizes each matplotlib figure the code drew, one dict per figure: `{"marks":
+    int, "axes": [{"marks": int, "kind": "bar" | "line" | "scatter" | "", "ticks": [str]}]}`, the marks of the
+    largest series (nbagent/media/figures.py); None when the step drew none.
     """
 
     step_number: int = 1
@@ -162,6 +165,7 @@ class ActionStep(MemoryStep):
     edited_code_action: str | None = None
     warnings: list[str] | None = None
     permissions: list[dict[str, Any]] | None = None
+    figures: list[dict[str, Any]] | None = None
 
     def to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
         messages: list[ChatMessage] = []

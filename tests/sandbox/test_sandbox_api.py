@@ -45,6 +45,7 @@ def test_exception_hierarchy() -> None:
         "is_final_answer",
         "images",
         "warnings",
+        "figures",
     ]
 
 

@@ -15,6 +15,9 @@ Modules:
     error_keys    what key or shape a pandas or numpy error names
     answers       a final answer checked against the question and the data
     answer_kinds  the form a question asks for (two things at once, a date)
+    answer_labels a "which/who <thing>" answer is a value of the column holding the things (no row number, date, "none")
+    directions    "improved the most", "biggest drop": the pick and the sign against the way the code's difference runs
+    chart_checks  a chart's marks against the groups the question asks for (249 bars for a monthly chart)
 """
 
 from .coach import Coach, Repeat

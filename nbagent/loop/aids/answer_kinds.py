@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["both_things_missing", "date_missing"]
+__all__ = ["asks_two_things", "both_things_missing", "date_missing"]
 
 _WHICH = r"\b(?:which|who|whose)\b"
 _HOW_MUCH = r"\bhow\s+(?:much|many)\b"
@@ -33,6 +33,11 @@ _LETTERS = re.compile(r"[^\W\d_]")
 _DIGITS = re.compile(r"\d")
 _BARE_NUMBER = re.compile(r"^\s*-?\d+(?:\.\d+)?\s*$")
 _YEAR = range(1000, 3000)
+
+
+def asks_two_things(question: str) -> bool:
+    """ "Which … and how much?": the answer holds a thing and an amount (or two things)."""
+    return _TWO_THINGS.search(question) is not None
 
 
 def both_things_missing(question: str, answer: Any, line: str = "") -> str:

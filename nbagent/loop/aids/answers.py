@@ -7,21 +7,26 @@ counts rows); an id looked up as a row number (`customers.loc[customer_id]`); nu
 were asked; a value the question names ("the South region", "May 2024") never selected, or one
 it does not name selected anyway; a variable the question points at never used. Each check says
 what is wrong in one sentence, with the line to write where there is one. The form a question asks for
-(two things at once, a date) is checked in `answer_kinds`. `CodeLoop` refuses the
-answer once per problem, so a model that is sure can answer the same again.
+(two things at once, a date) is checked in `answer_kinds`; that a "which region" answer is a region of the
+data (not a row number, a date or "none found") in `answer_labels`; that "improved the most" was not answered
+with the largest fall in `directions`. `CodeLoop` refuses the answer once per problem, so a model that is sure
+can answer the same again.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from .answer_kinds import both_things_missing, date_missing
+from .answer_kinds import asks_two_things, both_things_missing, date_missing
+from .answer_labels import label_problems
 from .code_checks import is_method_call, is_text
 from .data_card import data_frames, owner_frame, value_kind
+from .directions import direction_problems
 
 __all__ = ["AnswerContext", "answer_problem", "answer_problems"]
 
@@ -116,11 +121,20 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         tree = ast.parse(context.code)
     except SyntaxError:
         return []
+    row_number = _row_number_answer(answer, tree, context)
+    two = asks_two_things(context.question)
+    labels = (
+        []
+        if row_number
+        else _guarded(label_problems, answer, context.question, context.variables, context.namespace, two)
+    )
     checks = (
-        _row_number_answer(answer, tree, context),
+        row_number,
         date_missing(context.question, answer, context.date_columns),
         both_things_missing(context.question, answer, _pair_line(tree)),
         _id_looked_up_as_row_number(tree, context),
+        *labels,
+        *_guarded(direction_problems, answer, context.question, tree, _final_answer_argument(tree), context.namespace),
         _numbers_for_names(answer, context),
         _grouped_unasked(answer, context),
         *_unused_variables(context),
@@ -130,6 +144,14 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         _percent_not_computed(context),
     )
     return [found for found in checks if found]
+
+
+def _guarded(check: Callable[..., list[str]], *args: Any) -> list[str]:
+    """A check over any data a notebook holds: one that trips over odd data says nothing, and the others still run."""
+    try:
+        return check(*args)
+    except Exception:
+        return []
 
 
 # ---------------------------------------------------------------------------------------------- row numbers
@@ -275,11 +297,12 @@ def _values_not_selected(tree: ast.Module, context: AnswerContext) -> list[str]:
     literals = {node.value for node in ast.walk(tree) if is_text(node)}
     quoted = " ".join(literals).lower()  # also inside a query string
     found: dict[str, str] = {}  # one problem per value, also when two frames hold it
-    for frame_name, column, value in _categories(context):
+    for frame_name, column, raw in _categories(context):
+        value = raw.strip()  # ' north' and 'North ' are North, as a person reads them
         named = re.search(rf"\b{re.escape(value)}(s|es)?\b", context.question, re.IGNORECASE)
         if named and value.lower() not in quoted:
             found.setdefault(
-                value,
+                value.lower(),
                 f"the question names {value!r} (a value of {frame_name}[{column!r}]), but the code never selects it",
             )
     return list(found.values())

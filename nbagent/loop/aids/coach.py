@@ -14,6 +14,7 @@ from nbagent.errors import AgentRepeatedCodeError
 from nbagent.record import ActionStep
 
 from .answers import AnswerContext, answer_problems
+from .chart_checks import chart_problems
 from .code_checks import CodeFix, code_warning, fix_totals
 from .data_card import split_task
 from .hints import execution_hint, silent_step_observation
@@ -97,5 +98,16 @@ class Coach:
         question, variables = split_task(task)
         try:
             return answer_problems(answer, AnswerContext(question, variables, code, namespace))
+        except Exception:
+            return []
+
+    def chart_doubts(self, figures: Sequence[dict[str, Any]], task: str, namespace: dict[str, Any]) -> list[str]:
+        """Why a small model's figures (their summaries, `ActionStep.figures`) do not draw what `task` asks for:
+        far more marks than the groups asked for (249 bars for a monthly chart); [] for other models."""
+        if not self.small or not figures:
+            return []
+        question, variables = split_task(task)
+        try:
+            return chart_problems(list(figures), question, variables, namespace)
         except Exception:
             return []

@@ -3,7 +3,8 @@
 The forked kernel may have the inline backend loaded, whose ``show()`` would publish on the kernel's (closed)
 connection; the worker switches pyplot to Agg at start. ``plt.show()`` in a call renders and closes the figures that
 are new since the call began (so a figure drawn after it is a new one, as in a notebook), and after the call the rest
-are rendered and closed too.
+are rendered and closed too. Each rendered figure is also read in a few numbers (``nbagent.media.figures``: the marks
+it drew), sent beside the images as plain data the host checks again.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import io
 import sys
 from typing import Any
+
+from nbagent.media.figures import figure_summary
 
 
 def use_agg() -> None:
@@ -28,8 +31,8 @@ def use_agg() -> None:
         pass
 
 
-# The current call's figures: those open when it began, and those ``plt.show()`` already took.
-_CALL: dict[str, Any] = {"before": set(), "taken": []}
+# The current call's figures: those open when it began, those ``plt.show()`` already took, and their summaries.
+_CALL: dict[str, Any] = {"before": set(), "taken": [], "summaries": []}
 
 
 def _show(*args: Any, **kwargs: Any) -> None:
@@ -42,7 +45,7 @@ def open_figures() -> set[int]:
     before = set(pyplot.get_fignums()) if pyplot is not None else set()
     if pyplot is not None and pyplot.show is not _show:
         use_agg()
-    _CALL["before"], _CALL["taken"] = before, []
+    _CALL["before"], _CALL["taken"], _CALL["summaries"] = before, [], []
     return before
 
 
@@ -50,6 +53,12 @@ def take_new(before: set[int], limit: int = 20) -> list[Any]:
     """The call's figures as PIL images: those ``plt.show()`` took, then the new ones still open (closed now)."""
     taken, _CALL["taken"] = _CALL["taken"], []
     return taken + _render_new(before, limit - len(taken))
+
+
+def take_summaries() -> list[dict[str, Any]]:
+    """The summaries of the figures the call's images were rendered from (after :func:`take_new`), in their order."""
+    summaries, _CALL["summaries"] = _CALL["summaries"], []
+    return summaries
 
 
 def _render_new(before: set[int], limit: int) -> list[Any]:
@@ -71,6 +80,7 @@ def _render_new(before: set[int], limit: int) -> list[Any]:
                 image = Image.open(io.BytesIO(buffer.getvalue()))
                 image.load()
                 images.append(image)
+                _CALL["summaries"].append(figure_summary(figure))
         except Exception:
             pass
         finally:

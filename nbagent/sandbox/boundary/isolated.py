@@ -35,6 +35,8 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from nbagent.media.figures import checked_figures
+
 from .. import errors
 from ..guards import policy
 from ..guards.capture import MAX_WARNING_CHARS, MAX_WARNINGS, CappedBuffer, capture_output
@@ -573,6 +575,7 @@ class IsolatedPythonExecutor:
         values, costs = self._decode_names(header.get("names"), decoder, watch)
         images = header.get("images", [])
         images = [decode(node) for node in images] if isinstance(images, list) else []
+        drawn = checked_figures(header.get("figures"))  # the worker's summaries, bounded and checked
         error = header.get("error")
         answer = watch.final_answer(header)
         output = decode(header.get("output")) if error is None and answer is NO_ANSWER else None
@@ -588,11 +591,18 @@ class IsolatedPythonExecutor:
             if error is not None or not header.get("final"):
                 self.note("the code went on after final_answer() and hid it; the first answer stands")
             return CodeOutput(
-                output=answer, logs=self._logs(header), is_final_answer=True, images=images, warnings=warned
+                output=answer,
+                logs=self._logs(header),
+                is_final_answer=True,
+                images=images,
+                warnings=warned,
+                figures=drawn,
             )
         if error is not None:
             raise self._error(error, watch.started)
-        return CodeOutput(output=output, logs=self._logs(header), is_final_answer=False, images=images, warnings=warned)
+        return CodeOutput(
+            output=output, logs=self._logs(header), is_final_answer=False, images=images, warnings=warned, figures=drawn
+        )
 
     def _decode_names(self, names: Any, decoder: wire.Decoder, watch: CallWatch) -> tuple[dict, dict]:
         """The write-back's values by name (aliases resolved) and what each cost the budget."""

@@ -526,6 +526,7 @@ class Worker:
         header: dict[str, Any] = {"t": "done", "id": self.call_id, "names": names, "deleted": deleted}
         header["modified"] = in_place
         header["images"] = [self._encode(encoder, image) for image in images]
+        header["figures"] = figures.take_summaries()  # plain data: the marks each figure drew
         if self.refused:
             header["refused"] = self.refused
         if isinstance(outcome, CodeOutput):

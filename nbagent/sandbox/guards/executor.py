@@ -56,13 +56,16 @@ _executor_ids = itertools.count(1)
 class CodeOutput:
     """What a call produced: the trailing expression's value (or the final answer), the printed text, the
     matplotlib figures the code drew (PIL images; the isolated executor fills it, the local one leaves it empty)
-    and the warnings it raised, one line each (kept out of ``logs``: a person reads them, the model does not)."""
+    and the warnings it raised, one line each (kept out of ``logs``: a person reads them, the model does not).
+    ``figures``: a summary per figure drawn, in the order of ``images`` (``nbagent.media.figures``: the marks it
+    drew), filled like ``images``."""
 
     output: Any
     logs: str
     is_final_answer: bool
     images: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
+    figures: list = field(default_factory=list)
 
 
 def _default_final_answer(answer: Any) -> Any:

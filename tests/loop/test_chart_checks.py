@@ -1,0 +1,204 @@
+"""A chart that answers the question: its marks against the groups the question asks for (monthly, per region)."""
+
+from __future__ import annotations
+
+import sys
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+from nbagent import ActionStep, CodeAgent, ScriptedModel
+from nbagent.loop.aids.chart_checks import chart_problems
+from nbagent.loop.code_step import AnswerRefused
+from nbagent.loop.prompting import SMALL
+from nbagent.media import collect_images
+from nbagent.media.figures import figure_summary
+
+
+def frames() -> dict[str, pd.DataFrame]:
+    rng = np.random.default_rng(5)
+    days = pd.date_range("2024-01-01", "2024-06-30", freq="D")  # 182 days, 6 months
+    dates = np.sort(np.concatenate([days.values, rng.choice(days.values, 200 - len(days))]))
+    sales = pd.DataFrame(
+        {
+            "date": dates,
+            "region": rng.choice(["North", "South", "East", "West"], 200),
+            "units": rng.integers(1, 9, 200),
+        }
+    )
+    messy = pd.DataFrame(
+        {
+            "order_date": [d.strftime("%m/%d/%Y" if i % 2 else "%Y-%m-%d") for i, d in enumerate(sales["date"])],
+            "region": [r.upper() if i % 3 == 0 else f" {r.lower()}" for i, r in enumerate(sales["region"])],
+            "units": sales["units"],
+        }
+    )
+    return {"sales": sales, "orders": messy}
+
+
+def summary(draw) -> dict:
+    figure, ax = plt.subplots()
+    try:
+        draw(ax)
+        figure.canvas.draw()
+        return figure_summary(figure)
+    finally:
+        plt.close(figure)
+
+
+def problems(question: str, *figures: dict) -> list[str]:
+    return chart_problems(list(figures), question, ["sales", "orders"], frames())
+
+
+def per_row_bars(ax) -> None:
+    ax.bar(range(200), frames()["sales"]["units"])
+
+
+def monthly_bars(ax) -> None:
+    sales = frames()["sales"]
+    sales.groupby(sales["date"].dt.to_period("M"))["units"].sum().plot.bar(ax=ax)
+
+
+# ---------------------------------------------------------------------------------------------- the summary
+
+
+def test_the_summary_counts_the_largest_series_of_each_axes():
+    bars = summary(monthly_bars)
+    assert bars["marks"] == 6 and bars["axes"][0]["kind"] == "bar"
+    ticks = bars["axes"][0]["ticks"]
+    assert 1 <= len(ticks) <= 5 and "2024" in ticks[0]  # the labels as drawn (empty ones left out), up to 5
+    many = summary(lambda ax: ax.bar([f"label {i}" for i in range(9)], range(9)))
+    assert many["axes"][0]["ticks"] == [f"label {i}" for i in range(5)]
+    line = summary(lambda ax: (ax.plot(range(30)), ax.plot([1, 2]), ax.axhline(3)))
+    assert line["marks"] == 30 and line["axes"][0]["kind"] == "line"
+    scatter = summary(lambda ax: ax.scatter(range(12), range(12)))
+    assert scatter["marks"] == 12 and scatter["axes"][0]["kind"] == "scatter"
+    assert summary(lambda ax: ax.pie([1, 2, 3]))["marks"] == 0  # no series counted: no evidence
+
+
+def test_the_local_collector_records_a_summary_per_figure():
+    figures: list = []
+    with collect_images(load_matplotlib=True, figures=figures) as images:
+        fig, ax = plt.subplots()
+        per_row_bars(ax)
+        fig2, ax2 = plt.subplots(1, 2)
+        monthly_bars(ax2[0])
+    assert len(images) == 2 and [figure["marks"] for figure in figures] == [200, 6]
+    assert [len(figure["axes"]) for figure in figures] == [1, 2]
+
+
+# ---------------------------------------------------------------------------------------------- the check
+
+
+def test_a_per_day_chart_for_a_monthly_question_is_refused_with_its_count_and_the_way_to_fix_it():
+    (said,) = problems("Plot the monthly units sold in `sales` as a bar chart.", summary(per_row_bars))
+    assert said.startswith(
+        "the chart has 200 bars, but the question asks for one per month: sales['date'] has 6 months"
+    )
+    assert "Group the rows by month first" in said and "final_answer" not in said
+    assert problems("Plot the monthly units sold in `sales` as a bar chart.", summary(monthly_bars)) == []
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Plot the units sold per month in `sales`.",
+        "Make a chart of the units of each month in `sales`.",
+        "Plot the units in `sales` by month.",
+    ],
+)
+def test_the_month_is_asked_in_many_words(question):
+    assert problems(question, summary(per_row_bars))
+
+
+def test_text_dates_are_read_as_dates_and_labels_as_a_person_reads_them():
+    assert problems("Plot the monthly units of `orders`.", summary(per_row_bars))[0].startswith(
+        "the chart has 200 bars, but the question asks for one per month: orders['order_date'] has 6 months"
+    )
+    four = summary(lambda ax: ax.bar(["North", "South", "East", "West"], [1, 2, 3, 4]))
+    assert problems("Make a bar chart of the units per region in `orders`.", four) == []  # 'NORTH', ' north': 4
+    (said,) = problems("Make a bar chart of the units per region in `orders`.", summary(per_row_bars))
+    assert said.startswith("the chart has 200 bars, but the question asks for one per region: orders['region'] has 4")
+
+
+def test_yearly_weekly_and_quarterly_charts():
+    assert problems("Plot the yearly units of `sales`.", summary(monthly_bars))  # 6 bars for 1 year
+    assert problems("Plot the quarterly units of `sales`.", summary(monthly_bars))  # 6 bars for 2 quarters
+    (said,) = problems("Plot the weekly units of `sales`.", summary(per_row_bars))
+    assert "sales['date'] has 26 weeks" in said
+    assert problems("Plot the weekly units of `sales`.", summary(monthly_bars)) == []  # fewer: not this check's
+    assert problems("Plot the daily units of `sales`.", summary(per_row_bars)) == []  # 200 rows for 182 days
+
+
+def test_one_line_per_region_names_the_series_not_the_marks():
+    lines = summary(
+        lambda ax: (
+            frames()["sales"]
+            .pivot_table(
+                index=frames()["sales"]["date"].dt.to_period("M"), columns="region", values="units", aggfunc="sum"
+            )
+            .plot(ax=ax)
+        )
+    )
+    assert lines["marks"] == 6
+    assert problems("Plot the monthly units in `sales` as a line chart with one line per region.", lines) == []
+
+
+def test_one_fitting_figure_or_axes_is_enough_and_questions_without_a_chart_or_a_grain_are_not_read():
+    assert problems("Plot the monthly units of `sales`.", summary(per_row_bars), summary(monthly_bars)) == []
+    assert problems("What were the monthly units of `sales`?", summary(per_row_bars)) == []  # no chart asked
+    assert problems("Plot the units of `sales`.", summary(per_row_bars)) == []  # no grain asked
+    assert problems("Plot the units per order in `sales`.", summary(per_row_bars)) == []  # no such column
+
+
+def test_distributions_and_groups_along_time_are_not_read():
+    bins = summary(lambda ax: ax.hist(range(100), bins=20))
+    assert problems("Plot a histogram of the units per region in `sales`.", bins) == []
+    assert problems("Plot the units per region over time in `sales`.", summary(per_row_bars)) == []
+
+
+# ---------------------------------------------------------------------------------------------- in the loop
+
+QUESTION = "Plot the monthly units sold in `sales` as a bar chart.\n- `sales`: pandas DataFrame"
+DAILY = "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.bar(range(len(sales)), sales['units'])"
+MONTHLY = (
+    "import matplotlib.pyplot as plt\nmonthly = sales.groupby(sales['date'].dt.to_period('M'))['units'].sum()\n"
+    "fig, ax = plt.subplots()\nmonthly.plot.bar(ax=ax)\nfinal_answer(monthly)"
+)
+
+
+@pytest.mark.filterwarnings("ignore::nbagent.sandbox.guards.executor.LocalNotice")  # the local run is the point
+@pytest.mark.parametrize(
+    "executor_type",
+    ["local", pytest.param("isolated", marks=pytest.mark.skipif(sys.platform != "linux", reason="a Linux worker"))],
+)
+def test_a_per_day_chart_is_refused_and_the_monthly_one_is_taken(executor_type):
+    model = ScriptedModel([f"Thought: go.\n```python\n{body}\n```" for body in (DAILY, MONTHLY)])
+    model.prompt_profile = SMALL
+    agent = CodeAgent(
+        tools=[],
+        model=model,
+        namespace={"sales": frames()["sales"]},
+        executor_type=executor_type,
+        additional_authorized_imports=["pandas", "matplotlib", "matplotlib.*"],
+        verbosity_level=-1,
+        show_widget=False,
+        max_steps=3,
+    )
+    try:
+        answer = agent.run(QUESTION)
+    finally:
+        getattr(agent.python_executor, "close", lambda: None)()
+    first, second = [step for step in agent.memory.steps if isinstance(step, ActionStep)]
+    assert [figure["marks"] for figure in first.figures] == [200] and first.observations_images
+    assert isinstance(first.error, AnswerRefused) and str(first.error).startswith(
+        "The chart was refused: the chart has 200 bars, but the question asks for one per month: sales['date'] has "
+        "6 months."
+    )
+    assert "the chart has 200 bars" in "\n".join(message.text for message in model.calls[1])
+    assert [figure["marks"] for figure in second.figures] == [6] and second.error is None
+    assert second.is_final_answer and list(answer) == list(
+        frames()["sales"].groupby(frames()["sales"]["date"].dt.to_period("M"))["units"].sum()
+    )
