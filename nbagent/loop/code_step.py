@@ -182,6 +182,9 @@ class CodeLoop(AgentLoop):
             memory_step.observations = fix.observation() + (memory_step.observations or "")
         answered = small and output.is_final_answer
         problems = self._new_answer_problems(output.output, memory_step.code_action) if answered else []
+        handle = self.coach.handle_problem(output.output) if output.is_final_answer else ""
+        if handle:  # never kept as the answer, however often sent: a handle is no value to store or show
+            problems = [handle]
         if small and memory_step.figures:  # a chart that does not draw the groups asked for, answered or not
             problems = (self._new_chart_problems(memory_step.figures) + problems)[:_MAX_PROBLEMS_SAID]
         is_final = output.is_final_answer and not problems  # a doubted answer is observed, then refused

@@ -12,6 +12,7 @@ from typing import Any
 
 from nbagent.errors import AgentRepeatedCodeError
 from nbagent.record import ActionStep
+from nbagent.sandbox import handle_advice, is_worker_handle
 
 from .answers import AnswerContext, answer_problems
 from .chart_checks import chart_problems
@@ -86,6 +87,12 @@ class Coach:
     def silent_observation(self, code: str, namespace: dict[str, Any]) -> str | None:
         """What a small model reads after code that printed and returned nothing, or None (the usual words)."""
         return silent_step_observation(code, namespace) if self.small else None
+
+    def handle_problem(self, answer: Any) -> str:
+        """Why `answer` cannot be a final answer for any model: it is (or holds) a handle on an object that stays in
+        the worker — dead after the worker is replaced, no `len()`, nothing to store in `-o` — with the call that
+        makes it a value; "" for a value."""
+        return handle_advice(answer) if is_worker_handle(answer) else ""
 
     def answer_doubts(self, answer: Any, task: str, code: str, namespace: dict[str, Any]) -> list[str]:
         """Every reason to doubt a small model's final answer to `task` (most certain first), [] for others.
