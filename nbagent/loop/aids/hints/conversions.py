@@ -1,0 +1,127 @@
+"""Text that holds numbers or dates: a conversion or a total that fails on it, said with the column's own values.
+
+Measured on messy notebook data: a 1.5B model meets `could not convert string to float: '$315.92'` and
+tries `astype(float)` in four shapes, each taking out one more character; it meets pandas' own advice
+("passing `format='mixed'`") for dates written three ways and ignores it. What it needs is what a person
+would see at a glance: which column holds text, what the text looks like (a few of its values, the
+blanks), and the one conversion that reads all of it, into a new variable so the notebook's data stays.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..data_card import data_frames
+
+__all__ = ["text_conversion"]
+
+_NUMBER_FAILED = re.compile(
+    r"could not convert string to float|Unable to parse string|invalid literal for int\(\)|"
+    r"can only concatenate str|unsupported operand type\(s\) for [-+*/]+: '(?:int|float|str)' and '(?:str|int|float)'|"
+    r"agg function failed \[how->\w+,dtype->(?:object|str)\]|does not support operation '(?:sum|mean|prod)'|"
+    r"Could not convert .+ to numeric|not supported between instances of 'str' and '(?:int|float)'|"
+    r"Cannot perform reduction '\w+' with string dtype"
+)
+_DATE_FAILED = re.compile(
+    r"doesn't match format|Unknown datetime string format|Can only use \.dt accessor with datetimelike|"
+    r"time data .* does not match|Given date string .* not likely a datetime|Invalid comparison between dtype=(?:str|object)"
+)
+_COLUMN_IN_CODE = re.compile(r"\b([A-Za-z_]\w*)\s*\[\s*['\"]([^'\"]+)['\"]\s*\]|\b([A-Za-z_]\w*)\.([A-Za-z_]\w*)\b")
+_MONEY = re.compile(
+    r"^\s*[-+(]?\s*[$€£]?\s*[-+]?\d{1,3}(?:,\d{3})*(?:\.\d+)?\s*\)?\s*%?\s*$|^\s*[-+]?\$?\d+(?:\.\d+)?\s*$"
+)
+_MARKS = re.compile(r"[$€£,%()]")
+_DIGITS = re.compile(r"\d")
+_SAMPLE = 400
+_EXAMPLES = 3
+_MOST = 0.8  # a column is "numbers as text" when this share of its filled values reads as one
+
+
+def text_conversion(found: Any) -> str:
+    """The hint for a step that failed on a text column holding numbers or dates, or ""."""
+    numbers, dates = bool(_NUMBER_FAILED.search(found.message)), bool(_DATE_FAILED.search(found.message))
+    if not (numbers or dates):
+        return ""
+    for frame_name, column, values in _text_columns_in(found.statement or found.source, found.namespace):
+        kind = _holds(values)
+        if kind == "numbers" and numbers or kind == "dates" and (dates or numbers):
+            return (
+                _numbers_hint(frame_name, column, values)
+                if kind == "numbers"
+                else _dates_hint(frame_name, column, values)
+            )
+    return ""
+
+
+def _text_columns_in(text: str, namespace: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    """(frame, column, values) of the text columns of notebook frames that `text` names (`orders["amount"]`)."""
+    frames = dict(data_frames(namespace))
+    found: list[tuple[str, str, Any]] = []
+    for match in _COLUMN_IN_CODE.finditer(text):
+        frame_name, column = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+        frame = frames.get(frame_name)
+        if frame is None or column not in map(str, frame.columns):
+            continue
+        values = frame[column]
+        if getattr(values, "ndim", 1) == 1 and values.dtype.kind in "OSU" or str(values.dtype) in ("str", "string"):
+            if (frame_name, column) not in [(f, c) for f, c, _ in found]:
+                found.append((frame_name, column, values))
+    return found
+
+
+def _filled(values: Any) -> list[str]:
+    """Up to `_SAMPLE` of the column's filled values, as text (blanks and missing values left out)."""
+    head = values.iloc[:_SAMPLE] if len(values) <= _SAMPLE else values.sample(_SAMPLE, random_state=0)
+    return [text for text in (str(value) for value in head.tolist() if isinstance(value, str)) if text.strip()]
+
+
+def _holds(values: Any) -> str:
+    """ "numbers", "dates" or "" for what a text column's filled values mostly are."""
+    filled = _filled(values)
+    if not filled:
+        return ""
+    if sum(bool(_MONEY.match(text)) for text in filled) >= _MOST * len(filled):
+        return "numbers"
+    if sum(bool(_DIGITS.search(text)) for text in filled) >= _MOST * len(filled) and _parses_as_dates(filled):
+        return "dates"
+    return ""
+
+
+def _parses_as_dates(filled: list[str]) -> bool:
+    import pandas as pd
+
+    parsed = pd.to_datetime(pd.Series(filled[:100]), format="mixed", errors="coerce")
+    return bool(parsed.notna().mean() >= _MOST)
+
+
+def _examples(values: Any, marked: bool) -> str:
+    """A few distinct raw values, those with marks ($ , % parentheses) first when `marked`."""
+    filled = list(dict.fromkeys(_filled(values)))
+    if marked:
+        filled.sort(key=lambda text: not _MARKS.search(text))
+    return ", ".join(repr(text) for text in filled[:_EXAMPLES])
+
+
+def _blanks(values: Any) -> str:
+    blank = int(values.isna().sum()) + sum(isinstance(v, str) and not v.strip() for v in values.tolist())
+    return f" and {blank} blank or missing" if blank else ""
+
+
+def _numbers_hint(frame_name: str, column: str, values: Any) -> str:
+    ref = f"{frame_name}[{column!r}]"
+    return (
+        f"Hint: {ref} holds numbers written as text ({_examples(values, marked=True)}{_blanks(values)}), so it "
+        f"cannot be totalled or converted as it is. Take out the $ and , first, then convert, into a new variable "
+        f"(your notebook's `{frame_name}` stays as it is): "
+        f"pd.to_numeric({ref}.str.replace(r'[$,]', '', regex=True), errors='coerce')."
+    )
+
+
+def _dates_hint(frame_name: str, column: str, values: Any) -> str:
+    ref = f"{frame_name}[{column!r}]"
+    return (
+        f"Hint: {ref} holds dates written as text, in more than one format ({_examples(values, marked=False)}"
+        f"{_blanks(values)}). Convert them all at once into a new variable (your notebook's `{frame_name}` stays "
+        f"as it is): pd.to_datetime({ref}, format='mixed', errors='coerce')."
+    )

@@ -1,0 +1,93 @@
+"""Numbers and dates written as text: the hint after a failed conversion or total names the column, shows its own
+values and gives the one conversion that reads them all (into a new variable), never an answer to paste."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from nbagent import ActionStep, CodeAgent, ScriptedModel
+from nbagent.loop.aids.hints import execution_hint
+from nbagent.sandbox import LocalPythonExecutor
+
+pytestmark = pytest.mark.filterwarnings("ignore::nbagent.sandbox.guards.executor.LocalNotice")
+
+
+def orders() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "amount": ["$315.92", "1,779.80", "-$18.46", "", None, "42.00"] * 4,
+            "order_date": ["2024-03-05", "03/07/2024", "March 9, 2024", "", None, "2024-01-01"] * 4,
+            "region": ["North", "north ", "South", "East", "West", "North"] * 4,
+        }
+    )
+
+
+def hint_for(code: str, frame: pd.DataFrame | None = None) -> str:
+    namespace = {"orders": orders() if frame is None else frame, "pd": pd}
+    executor = LocalPythonExecutor(additional_authorized_imports=["pandas"], namespace=namespace)
+    with pytest.raises(Exception) as failed:
+        executor(code)
+    return execution_hint(failed.value, code, namespace, "How much?")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'x = orders["amount"].str.replace("$", "").astype(float)',
+        'x = pd.to_numeric(orders["amount"])',
+        'x = orders["amount"].astype(float).sum()',
+        "x = orders.amount.mean()",
+    ],
+)
+def test_money_as_text_gets_its_values_and_the_conversion(code):
+    hint = hint_for(code)
+    assert "orders['amount'] holds numbers written as text" in hint
+    assert "'$315.92'" in hint and "'1,779.80'" in hint and "8 blank or missing" in hint
+    assert "pd.to_numeric(orders['amount'].str.replace(r'[$,]', '', regex=True), errors='coerce')" in hint
+    assert "final_answer" not in hint
+
+
+@pytest.mark.parametrize(
+    "code",
+    ['d = pd.to_datetime(orders["order_date"])', 'm = orders[orders["order_date"].dt.month == 3]'],
+)
+def test_dates_in_several_formats_get_format_mixed(code):
+    hint = hint_for(code)
+    assert "orders['order_date'] holds dates written as text, in more than one format" in hint
+    assert "'03/07/2024'" in hint and "pd.to_datetime(orders['order_date'], format='mixed', errors='coerce')" in hint
+
+
+def test_a_text_column_of_words_gets_no_conversion_hint():
+    assert "written as text" not in hint_for('x = orders["region"].astype(float)')
+
+
+def test_the_data_is_read_not_changed():
+    frame = orders()
+    hint_for('x = pd.to_numeric(orders["amount"])', frame)
+    pd.testing.assert_frame_equal(frame, orders())
+
+
+def test_the_next_step_reads_the_hint_and_its_conversion_runs():
+    model = ScriptedModel(
+        [
+            'Thought: total.\n```python\ntotal = orders["amount"].astype(float).sum()\n```',
+            "Thought: convert.\n```python\namount = pd.to_numeric(orders['amount'].str.replace(r'[$,]', '', "
+            "regex=True), errors='coerce')\nfinal_answer(round(float(amount.sum()), 2))\n```",
+        ]
+    )
+    agent = CodeAgent(
+        tools=[],
+        model=model,
+        namespace={"orders": orders(), "pd": pd},
+        executor_type="local",
+        additional_authorized_imports=["pandas"],
+        verbosity_level=-1,
+        show_widget=False,
+        max_steps=3,
+    )
+    answer = agent.run("What is the total amount of `orders`?")
+    first = next(step for step in agent.memory.steps if isinstance(step, ActionStep))
+    assert "holds numbers written as text" in str(first.error)
+    assert "holds numbers written as text" in "\n".join(message.text for message in model.calls[1])
+    assert answer == round((315.92 + 1779.80 - 18.46 + 42.00) * 4, 2)
