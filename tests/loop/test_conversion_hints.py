@@ -1,5 +1,5 @@
-"""Numbers and dates written as text: the hint after a failed conversion or total names the column, shows its own
-values and gives the one conversion that reads them all (into a new variable), never an answer to paste."""
+"""Hints for the mistakes of messy data: numbers and dates written as text (the column, its own values and the one
+conversion that reads them all, into a new variable) and final_answer given several values; never an answer to paste."""
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ def hint_for(code: str, frame: pd.DataFrame | None = None) -> str:
         'x = pd.to_numeric(orders["amount"])',
         'x = orders["amount"].astype(float).sum()',
         "x = orders.amount.mean()",
+        'x = orders.groupby("region")["amount"].mean().round(2)',
     ],
 )
 def test_money_as_text_gets_its_values_and_the_conversion(code):
@@ -91,3 +92,16 @@ def test_the_next_step_reads_the_hint_and_its_conversion_runs():
     assert "holds numbers written as text" in str(first.error)
     assert "holds numbers written as text" in "\n".join(message.text for message in model.calls[1])
     assert answer == round((315.92 + 1779.80 - 18.46 + 42.00) * 4, 2)
+
+
+def test_final_answer_given_two_values_is_told_to_pass_one():
+    frame = pd.DataFrame({"segment": ["a", "b", "a"]})
+    code = "top = frame['segment'].value_counts()\nfinal_answer(top.idxmax(), top.max())"
+    namespace = {"frame": frame}
+    executor = LocalPythonExecutor(additional_authorized_imports=["pandas"], namespace=namespace)
+    executor.send_tools({})
+    with pytest.raises(Exception) as failed:
+        executor(code)
+    hint = execution_hint(failed.value, code, namespace, "Which segment, and how many?")
+    assert hint.startswith("Hint: final_answer takes one value, and the code gave it 2.")
+    assert "final_answer((top.idxmax(), top.max()))" in hint

@@ -1,4 +1,4 @@
-"""The code's own mistakes: a name never defined, a `SyntaxError` in long code.
+"""The code's own mistakes: a name never defined, a `SyntaxError` in long code, final_answer given several values.
 
 An unknown name gets its import (pd, np, plt), or the news that the earlier code that assigns it did not
 run, or the variables the task describes; long code that fails to parse usually types data out.
@@ -6,12 +6,13 @@ run, or the variables the task describes; long code that fails to parse usually 
 
 from __future__ import annotations
 
+import ast
 import re
 
 from ..data_card import split_task
 from .failure import Failure
 
-__all__ = ["undefined_name", "long_code", "UNDEFINED"]
+__all__ = ["undefined_name", "long_code", "final_answer_arguments", "UNDEFINED"]
 
 
 UNDEFINED = re.compile(r"name '(\w+)' is not defined")
@@ -45,3 +46,29 @@ def long_code(found: Failure) -> str:
     if found.cause == "SyntaxError" and found.code.count("\n") >= _LONG_CODE_LINES:
         return "Hint: write shorter code; use the variables by name instead of typing out their data."
     return ""
+
+
+_TOO_MANY = re.compile(r"takes \d+ positional arguments? but \d+ were given|unexpected keyword argument")
+
+
+def final_answer_arguments(found: Failure) -> str:
+    """`final_answer(segment, count)`: the answer is one value; the names the code passed, put in one."""
+    call = next((node for node in ast.walk(_parsed(found.statement)) if _is_final_answer(node)), None)
+    if call is None or not _TOO_MANY.search(found.message) or len(call.args) + len(call.keywords) < 2:
+        return ""
+    parts = [ast.unparse(node) for node in [*call.args, *(keyword.value for keyword in call.keywords)]]
+    return (
+        f"Hint: final_answer takes one value, and the code gave it {len(parts)}. Put them in one: a tuple "
+        f"final_answer(({', '.join(parts)})), or a dict from names to values."
+    )
+
+
+def _is_final_answer(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "final_answer"
+
+
+def _parsed(text: str) -> ast.AST:
+    try:
+        return ast.parse(text.strip())
+    except SyntaxError:
+        return ast.Module(body=[], type_ignores=[])

@@ -21,13 +21,14 @@ _NUMBER_FAILED = re.compile(
     r"can only concatenate str|unsupported operand type\(s\) for [-+*/]+: '(?:int|float|str)' and '(?:str|int|float)'|"
     r"agg function failed \[how->\w+,dtype->(?:object|str)\]|does not support operation '(?:sum|mean|prod)'|"
     r"Could not convert .+ to numeric|not supported between instances of 'str' and '(?:int|float)'|"
-    r"Cannot perform reduction '\w+' with string dtype"
+    r"Cannot perform reduction '\w+' with string dtype|type str doesn't define __round__"
 )
 _DATE_FAILED = re.compile(
     r"doesn't match format|Unknown datetime string format|Can only use \.dt accessor with datetimelike|"
     r"time data .* does not match|Given date string .* not likely a datetime|Invalid comparison between dtype=(?:str|object)"
 )
-_COLUMN_IN_CODE = re.compile(r"\b([A-Za-z_]\w*)\s*\[\s*['\"]([^'\"]+)['\"]\s*\]|\b([A-Za-z_]\w*)\.([A-Za-z_]\w*)\b")
+_NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+_QUOTED = re.compile(r"['\"]([^'\"\n]{1,80})['\"]")
 _MONEY = re.compile(
     r"^\s*[-+(]?\s*[$€£]?\s*[-+]?\d{1,3}(?:,\d{3})*(?:\.\d+)?\s*\)?\s*%?\s*$|^\s*[-+]?\$?\d+(?:\.\d+)?\s*$"
 )
@@ -55,18 +56,18 @@ def text_conversion(found: Any) -> str:
 
 
 def _text_columns_in(text: str, namespace: dict[str, Any]) -> list[tuple[str, str, Any]]:
-    """(frame, column, values) of the text columns of notebook frames that `text` names (`orders["amount"]`)."""
-    frames = dict(data_frames(namespace))
+    """(frame, column, values) of the text columns of the notebook frames `text` names, for the columns it names
+    too, quoted or as an attribute (`orders["amount"]`, `orders.groupby("region")["amount"]`, `orders.amount`)."""
+    words = set(_NAME.findall(text)) | set(_QUOTED.findall(text))
     found: list[tuple[str, str, Any]] = []
-    for match in _COLUMN_IN_CODE.finditer(text):
-        frame_name, column = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
-        frame = frames.get(frame_name)
-        if frame is None or column not in map(str, frame.columns):
+    for frame_name, frame in data_frames(namespace):
+        if frame_name not in words:
             continue
-        values = frame[column]
-        if getattr(values, "ndim", 1) == 1 and values.dtype.kind in "OSU" or str(values.dtype) in ("str", "string"):
-            if (frame_name, column) not in [(f, c) for f, c, _ in found]:
-                found.append((frame_name, column, values))
+        for position, column in enumerate(frame.columns):
+            values = frame.iloc[:, position]
+            is_text = values.dtype.kind in "OSU" or str(values.dtype) in ("str", "string")
+            if str(column) in words and is_text:
+                found.append((frame_name, str(column), values))
     return found
 
 

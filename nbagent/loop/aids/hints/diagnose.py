@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .code_errors import long_code, undefined_name
+from .code_errors import final_answer_arguments, long_code, undefined_name
 from .comparisons import compared_types_hint, mask_precedence, nothing_found
 from .conversions import text_conversion
 from .failure import Failure, failing_line, failing_statement
@@ -54,6 +54,7 @@ def execution_hint(failure: Any, code: str, namespace: dict[str, Any], task: str
 
 
 _RULES: tuple[Callable[[Failure], str], ...] = (
+    final_answer_arguments,
     product_grouped,
     series_grouped_by_name,
     mask_precedence,
