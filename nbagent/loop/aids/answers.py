@@ -27,6 +27,7 @@ from .answer_labels import label_problems
 from .code_checks import is_method_call, is_text
 from .data_card import data_frames, owner_frame, value_kind
 from .directions import direction_problems
+from .untidy_answers import blanks_not_counted, label_spellings_missed
 
 __all__ = ["AnswerContext", "answer_problem", "answer_problems"]
 
@@ -134,6 +135,8 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         both_things_missing(context.question, answer, _pair_line(tree)),
         _id_looked_up_as_row_number(tree, context),
         *labels,
+        *_guarded(label_spellings_missed, tree, context.namespace),
+        *_guarded(blanks_not_counted, tree, context.namespace),
         *_guarded(direction_problems, answer, context.question, tree, _final_answer_argument(tree), context.namespace),
         _numbers_for_names(answer, context),
         _grouped_unasked(answer, context),

@@ -1,0 +1,105 @@
+"""Answers over untidy data that look right and are not: gaps counted without the blank texts, and a label
+selected in one spelling when the column writes it several ways.
+
+Measured on messy notebook data: "how many orders have no amount recorded?" answered with `isna().sum()`
+(9) where the column also holds 4 empty strings (13); "how many orders came from the North region?"
+answered with `== "North"` (64) where the column also writes it 'north ' and ' NORTH' (101). Both answers
+are numbers of the right kind, so only the data can tell; these checks read the column the code names.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from .code_checks import is_method_call, is_text
+from .data_card import data_frames
+
+__all__ = ["blanks_not_counted", "label_spellings_missed"]
+
+_MISSING_CALLS = ("isna", "isnull")
+_MAX_LABELS = 50  # a column with more distinct spellings than this holds names or notes, not labels
+_SHOWN = 3
+# code that also looks at blank texts: == "", .str.strip(), replace("", …), isin(["", …]), str.len(), is_missing(…)
+_BLANKS_HANDLED = re.compile(
+    r"""(==|!=)\s*(['"])\s*\2|\.str\.strip\(|replace\(\s*(['"])\s*\3|\[\s*(['"])\s*\4\s*[,\]]|\.str\.len\(|is_missing\("""
+)
+
+
+def blanks_not_counted(tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
+    """`frame["col"].isna()` where `col` also holds blank texts ("", "  ") that `isna()` does not count."""
+    found: list[str] = []
+    if _BLANKS_HANDLED.search(ast.unparse(tree)):
+        return found
+    for node in ast.walk(tree):
+        if not is_method_call(node, *_MISSING_CALLS):
+            continue
+        column = _named_column(node.func.value, namespace)
+        if column is None:
+            continue
+        frame_name, name, values = column
+        blank = sum(isinstance(value, str) and not value.strip() for value in values.tolist())
+        if blank:
+            found.append(
+                f"{frame_name}[{name!r}] also holds {blank} blank text value{'s' if blank > 1 else ''} (''), which "
+                f"{node.func.attr}() does not count as missing: count the empty strings too"
+            )
+    return found[:1]
+
+
+def label_spellings_missed(tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
+    """`frame["col"] == "North"` where `col` also writes North as 'north ' or ' NORTH': rows the code leaves out."""
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.In))):
+            continue
+        column = _named_column(node.left, namespace)
+        wanted = _texts(node.comparators[0])
+        if column is None or not wanted:
+            continue
+        frame_name, name, values = column
+        spellings = _other_spellings(values, wanted)
+        if spellings:
+            missed, others = spellings
+            shown = ", ".join(repr(text) for text in others[:_SHOWN])
+            return [
+                f"{frame_name}[{name!r}] also writes {wanted[0]!r} as {shown}, so the comparison leaves out {missed} "
+                "rows of it: compare the labels as a person reads them (strip the spaces, one case) first"
+            ]
+    return []
+
+
+def _named_column(node: ast.AST, namespace: dict[str, Any]) -> tuple[str, str, Any] | None:
+    """(frame, column, values) for `frame["col"]` or `frame.col` of a notebook frame's text column, else None."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and is_text(node.slice):
+        frame_name, name = node.value.id, node.slice.value
+    elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        frame_name, name = node.value.id, node.attr
+    else:
+        return None
+    frame = dict(data_frames(namespace)).get(frame_name)
+    if frame is None or name not in map(str, frame.columns):
+        return None
+    values = frame[name]
+    if getattr(values, "ndim", 1) != 1 or not (values.dtype.kind == "O" or str(values.dtype) in ("str", "string")):
+        return None
+    return frame_name, name, values
+
+
+def _texts(node: ast.AST) -> list[str]:
+    if is_text(node):
+        return [node.value]
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return [element.value for element in node.elts if is_text(element)]
+    return []
+
+
+def _other_spellings(values: Any, wanted: list[str]) -> tuple[int, list[str]] | None:
+    """(rows missed, the other spellings) of the wanted labels in `values`, or None when there are none."""
+    counts = values[values.map(lambda value: isinstance(value, str))].value_counts()
+    if len(counts) > _MAX_LABELS:
+        return None
+    read = {text.strip().casefold() for text in wanted}
+    others = [str(label) for label in counts.index if label not in wanted and label.strip().casefold() in read]
+    missed = int(sum(counts[label] for label in others))
+    return (missed, others) if others else None

@@ -1,0 +1,74 @@
+"""Answers over untidy data: gaps counted without the blank texts, a label selected in one of its spellings."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from nbagent import ActionStep, CodeAgent, ScriptedModel
+from nbagent.loop.aids.answers import AnswerContext, answer_problems
+from nbagent.loop.code_step import AnswerRefused
+from nbagent.loop.prompting import SMALL
+
+pytestmark = pytest.mark.filterwarnings("ignore::nbagent.sandbox.guards.executor.LocalNotice")
+
+
+def orders() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "region": ["North", "north ", " NORTH", "South", "North", "East"],
+            "amount": ["$1.00", "", None, "$2.00", "  ", "$3.00"],
+        }
+    )
+
+
+def problems(question: str, code: str, answer: object) -> list[str]:
+    context = AnswerContext(question, ["orders"], code, {"orders": orders()})
+    return answer_problems(answer, context)
+
+
+def test_isna_without_the_blank_texts_is_doubted():
+    found = problems("How many orders have no amount?", 'final_answer(int(orders["amount"].isna().sum()))', 1)
+    assert any("orders['amount'] also holds 2 blank text values ('')" in problem for problem in found)
+
+
+def test_counting_the_blanks_too_is_taken():
+    code = 'gap = orders["amount"].isna() | (orders["amount"].str.strip() == "")\nfinal_answer(int(gap.sum()))'
+    assert not any("blank text" in problem for problem in problems("How many orders have no amount?", code, 3))
+
+
+def test_a_label_in_one_spelling_is_doubted_with_the_others_named():
+    code = 'final_answer(int((orders["region"] == "North").sum()))'
+    found = problems("How many orders came from the North region?", code, 2)
+    assert any(
+        "orders['region'] also writes 'North' as 'north ', ' NORTH', so the comparison leaves out 2 rows" in problem
+        for problem in found
+    )
+
+
+def test_labels_read_as_a_person_reads_them_are_taken():
+    code = 'final_answer(int((orders["region"].str.strip().str.lower() == "north").sum()))'
+    assert not any("also writes" in p for p in problems("How many orders came from the North region?", code, 4))
+
+
+def test_the_small_model_is_asked_again_and_the_tidy_count_stands():
+    model = ScriptedModel(
+        [
+            'Thought: count.\n```python\nfinal_answer(int((orders["region"] == "North").sum()))\n```',
+            'Thought: tidy.\n```python\nfinal_answer(int((orders["region"].str.strip().str.lower() == "north").sum()))\n```',
+        ]
+    )
+    model.prompt_profile = SMALL
+    agent = CodeAgent(
+        tools=[],
+        model=model,
+        namespace={"orders": orders()},
+        executor_type="local",
+        additional_authorized_imports=["pandas"],
+        verbosity_level=-1,
+        show_widget=False,
+        max_steps=3,
+    )
+    assert agent.run("How many orders in `orders` came from the North region?") == 4
+    first = next(step for step in agent.memory.steps if isinstance(step, ActionStep))
+    assert isinstance(first.error, AnswerRefused) and "also writes 'North'" in str(first.error)
