@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "nbagent"
 
 # Lowest first. A module may import its own package and any lower layer.
 LAYERS: list[tuple[str, ...]] = [
-    ("errors", "text", "media", "_version"),
+    ("errors", "text", "media", "data", "_version"),
     ("sandbox",),
     ("tools",),
     ("models", "prompts"),

@@ -4,11 +4,19 @@ A DataFrame is described by its schema (shape, columns with dtypes, index, a few
 as a compact table), a Series or an array by dtype and shape, a container by its size
 and a short repr, anything else by its type and a short repr. Values are never dumped
 whole: a model shown the data tends to re-type it instead of using the variable.
+
+A frame's card also says what a careful analyst checks first, and only where it is so:
+text columns that hold numbers ('$1,234.50') or dates in mixed formats, with a few raw
+values; labels written several ways ('North', ' north'); missing values counted with the
+blank text `isna()` misses; exact duplicate rows; and, across the frames of one task, a
+column of one name that is a number in one frame and text in another (a join key). The
+checks read at most `CHECKED_ROWS` rows of a frame (evenly spaced) and never change it.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
 from nbagent.text import VALUE_REPR, Truncation, truncate
@@ -37,14 +45,17 @@ ADDITIONAL_ARGS_HEADING = (
 _HEADINGS = (NOTEBOOK_VARIABLES_HEADING, ADDITIONAL_ARGS_HEADING)
 SAMPLE_ROWS = 5
 MAX_COLUMNS = 30
+CHECKED_ROWS = 2000  # the data checks read this many rows of a bigger frame, evenly spaced
 _CELL = Truncation(40)
 _TABLE_LINE = Truncation(160)
 _DESCRIBED = re.compile(r"^- `([A-Za-z_][A-Za-z0-9_]*)`:", re.MULTILINE)
 
 
 def describe_variables(variables: dict[str, Any], heading: str = ADDITIONAL_ARGS_HEADING) -> str:
-    """A task suffix: `heading`, then one description per variable."""
-    return f"\n{heading}\n" + "\n".join(describe_value(name, value) for name, value in variables.items())
+    """A task suffix: `heading`, then one description per variable, then the join keys whose types differ."""
+    lines = [describe_value(name, value) for name, value in variables.items()]
+    frames = [(name, value) for name, value in variables.items() if value_kind(value) == "DataFrame"]
+    return f"\n{heading}\n" + "\n".join(lines + _key_notes(frames))
 
 
 def split_task(task: str) -> tuple[str, list[str]]:
@@ -89,10 +100,180 @@ def _describe_frame(name: str, frame: Any) -> str:
         f"  columns: {', '.join(columns)}{more}",
         f"  index: {_describe_index(frame.index)}",
     ]
+    lines += _data_notes(name, frame)
     if rows:
         lines.append(f"  first {min(rows, SAMPLE_ROWS)} rows:")
         lines += ["    " + truncate(line, _TABLE_LINE) for line in _sample_table(frame).splitlines()]
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------ what to check first
+
+_MOSTLY = 0.9  # the share of a column's text that must read as numbers (or dates) for the column to hold them
+_MAX_LABELS = 30  # a text column with more distinct labels than this is no column of labels
+_EXAMPLES = 3
+_LISTED_COLUMNS = 8  # the missing-values line names at most this many columns
+_NUMBER_MARKS = re.compile(r"[^\d\s]")  # '$1,234.50' is more than digits; '017' and '5003' may be codes
+
+
+def _data_notes(name: str, frame: Any) -> list[str]:
+    """The lines on what a careful analyst checks first (see the module's docstring); none for a tidy frame."""
+    if not len(frame):
+        return []
+    try:
+        return _checked_notes(name, frame)
+    except Exception:  # advice over any data a notebook holds: a check that fails says nothing
+        return []
+
+
+def _checked_notes(name: str, frame: Any) -> list[str]:
+    from nbagent.data import cleaning  # pandas is loaded: `frame` is a DataFrame
+
+    rows = len(frame)
+    sample = frame if rows <= CHECKED_ROWS else frame.iloc[_spread(rows, CHECKED_ROWS)]
+    scope = "" if sample is frame else f" (in {len(sample):,} of the {rows:,} rows, evenly spaced)"
+    notes: list[str] = []
+    gaps: list[tuple[str, int, int]] = []  # (column, missing, of them blank text)
+    for position in range(min(frame.shape[1], MAX_COLUMNS)):
+        column, label = sample.iloc[:, position], str(frame.columns[position])
+        text = _text_counts(column)
+        blank = sum(count for value, count in text.items() if not value.strip())
+        missing = int(column.isna().sum()) + blank
+        if missing:
+            gaps.append((label, missing, blank))
+        filled = Counter({value: count for value, count in text.items() if value.strip()})
+        note = _text_note(filled, cleaning) if filled else ""
+        if note:
+            notes.append(f"  {label}: {note}")
+    if gaps:
+        notes.append(_gaps_line(gaps, scope))
+    duplicates = _duplicate_rows(sample)
+    if duplicates:
+        notes.append(
+            f"  duplicates{scope}: {duplicates} rows repeat an earlier row; {name}.drop_duplicates() keeps one"
+        )
+    return notes
+
+
+def _spread(rows: int, count: int) -> Any:
+    import numpy as np  # loaded with pandas
+
+    return np.unique(np.linspace(0, rows - 1, count).round().astype(np.int64))
+
+
+def _text_counts(column: Any) -> Counter:
+    """How many times each text value occurs in `column` (none for a column of numbers, dates or booleans)."""
+    if column.dtype.kind in "biufcmM":
+        return Counter()
+    return Counter(value for value in column.to_numpy(dtype=object) if isinstance(value, str))
+
+
+def _text_note(values: Counter, cleaning: Any) -> str:
+    """What a column's text really holds, when it is numbers, dates in mixed formats, or labels written several ways."""
+    total = sum(values.values())
+    numbers = {value: count for value, count in values.items() if cleaning.looks_like_number(value)}
+    if sum(numbers.values()) >= _MOSTLY * total and any(_NUMBER_MARKS.search(value) for value in numbers):
+        note = f"text holding numbers ({_listed(_number_examples(numbers))})"
+        others = [value for value in values if value not in numbers]
+        if others:
+            note += f", {total - sum(numbers.values())} not numbers ({_listed(others[:2])})"
+        return note
+    formats: dict[str, str] = {}  # format -> its first value
+    dated = 0
+    for value, count in values.items():
+        shape = cleaning.date_format(value)
+        if shape:
+            formats.setdefault(shape, value)
+            dated += count
+    if dated >= _MOSTLY * total and len(formats) > 1:
+        shown = _listed(list(formats.values())[:_EXAMPLES])
+        return f"text holding dates in mixed formats ({shown})"
+    return _label_note(values)
+
+
+def _number_examples(numbers: dict[str, int]) -> list[str]:
+    """A few values of different forms, the most marked first ('-$1,020.00', '$18.46', '157.68')."""
+    forms: dict[str, str] = {}
+    for value in numbers:
+        forms.setdefault(re.sub(r"\d+", "", value.strip()), value)
+    shown = [forms[form] for form in sorted(forms, key=len, reverse=True)[:_EXAMPLES]]
+    return shown + [value for value in numbers if value not in shown][: _EXAMPLES - len(shown)]
+
+
+def _label_note(values: Counter) -> str:
+    """'North', 'north ', ' NORTH' are one label written 3 ways — for a column of a few labels, many times each."""
+    labels: dict[str, Counter] = {}
+    for value, count in values.items():
+        labels.setdefault(" ".join(value.split()).casefold(), Counter())[value] += count
+    if len(labels) > _MAX_LABELS or 2 * len(labels) > sum(values.values()):
+        return ""
+    spelled = [spellings for spellings in labels.values() if len(spellings) > 1]
+    if not spelled:
+        return ""
+    shown = _listed([value for value, _ in max(spelled, key=len).most_common(_EXAMPLES)])
+    return f"{len(labels)} labels written {len(values)} ways ({shown} are one label)"
+
+
+def _gaps_line(gaps: list[tuple[str, int, int]], scope: str) -> str:
+    shown = [f"{label} {missing}" + (f" ({blank} of them '')" if blank else "") for label, missing, blank in gaps]
+    more = f", … {len(gaps) - _LISTED_COLUMNS} more columns" if len(gaps) > _LISTED_COLUMNS else ""
+    line = f"  missing{scope}: {', '.join(shown[:_LISTED_COLUMNS])}{more}"
+    return line + ("; isna() misses the ''" if any(blank for _, _, blank in gaps) else "")
+
+
+def _duplicate_rows(frame: Any) -> int:
+    """Rows that repeat an earlier one, where that is a mistake: some column is mostly distinct (an id, an amount),
+    so a row seen twice was entered twice; in a frame of a few repeating labels, repeats are the data."""
+    try:
+        distinct = any(frame.iloc[:, i].nunique() * 2 >= len(frame) for i in range(frame.shape[1]))
+        return int(frame.duplicated().sum()) if distinct else 0
+    except TypeError:  # unhashable cells (lists, dicts)
+        return 0
+
+
+def _listed(values: list[str]) -> str:
+    return ", ".join(truncate(repr(value), _CELL) for value in values)
+
+
+def _key_notes(frames: list[tuple[str, Any]]) -> list[str]:
+    """One line per column name that is a number (or a date) in one frame and text in another: a join key to fix."""
+    if len(frames) < 2:
+        return []
+    try:
+        seen: dict[str, dict[str, list[tuple[str, Any]]]] = {}  # column -> kind -> (frame, its first values)
+        for name, frame in frames:
+            head = frame.iloc[:CHECKED_ROWS]
+            for position in range(min(frame.shape[1], MAX_COLUMNS)):
+                column = head.iloc[:, position]
+                kind = _held_as(column)
+                if kind:
+                    seen.setdefault(str(frame.columns[position]), {}).setdefault(kind, []).append((name, column))
+        return [_key_line(column, kinds) for column, kinds in seen.items() if "text" in kinds and len(kinds) > 1]
+    except Exception:
+        return []
+
+
+def _held_as(column: Any) -> str:
+    """ "number", "date", "text" (every value a str) or ""."""
+    kind = column.dtype.kind
+    if kind in "iuf":
+        return "number"
+    if kind == "M":
+        return "date"
+    values = column.dropna().to_numpy(dtype=object)[:50] if kind in "OT" or str(column.dtype) == "str" else []
+    return "text" if len(values) and all(isinstance(value, str) for value in values) else ""
+
+
+def _key_line(column: str, kinds: dict[str, list[tuple[str, Any]]]) -> str:
+    other = next(kind for kind in kinds if kind != "text")
+    held = ", ".join(f"`{name}` ({values.dtype})" for name, values in kinds[other])
+    (text_name, text), *more = kinds["text"]
+    shown = _listed(list(dict.fromkeys(text.dropna().to_numpy(dtype=object)[:50]))[:2])
+    line = f"- `{column}` is a {other} in {held} but text in `{text_name}` ({shown})"
+    line += "".join(f", `{name}`" for name, _ in more)
+    whole = other == "number" and not text.isna().any() and text.str.fullmatch(r"\s*\d{1,18}\s*").all()
+    how = f"{text_name}[{column!r}].astype(int)" if whole else "one type"
+    return f"{line}: compare or merge them as {how}"
 
 
 def _sample_table(frame: Any) -> str:
