@@ -114,7 +114,8 @@ def _last_failure(actions: list[ActionStep], failed: Callable[[ActionStep], bool
             step = earlier[-1]
             repeated = f" (step {last.step_number} sent that same code again; it was not run)"
     message = str(step.error)
-    times = len(same_failures(message, actions[: actions.index(step)], failed)) + 1
+    before = actions[: next(index for index, each in enumerate(actions) if each is step)]
+    times = len(same_failures(message, before, failed)) + 1
     again = f" — {times} times in a row with other code" if times > 1 else ""
     hint = next((line.strip() for line in message.splitlines() if line.strip().startswith("Hint:")), "")
     said = f"The last failure: step {step.step_number}: {_what_failed(message)}{again}{repeated}."
