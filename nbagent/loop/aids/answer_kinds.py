@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .data_card import is_number
+
 __all__ = ["asks_two_things", "both_things_missing", "date_missing"]
 
 _WHICH = r"\b(?:which|who|whose)\b"
@@ -55,7 +57,7 @@ def both_things_missing(question: str, answer: Any, line: str = "") -> str:
         has_both = digits and apart if quantity else bool(_TEXT_PARTS.search(answer)) or digits and apart
         only = "text without a number" if quantity and not digits else "one value"
     else:
-        numbers = sum(_is_number(part) for part in parts)
+        numbers = sum(is_number(part) for part in parts)
         has_both = len(parts) >= 2 and (0 < numbers < len(parts) if quantity else True)
         only = "one value" if len(parts) < 2 else "numbers only" if numbers == len(parts) else "names only"
     if has_both:
@@ -114,20 +116,12 @@ def _parts(answer: Any) -> list[Any] | None:
     return [answer]
 
 
-def _is_number(value: Any) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, (int, float)):
-        return True
-    return type(value).__module__ == "numpy" and getattr(value, "dtype", None) is not None and value.dtype.kind in "iuf"
-
-
 def _bare_number(value: Any, unit: str) -> bool:
     """A number (or digits as text) that cannot be the date asked: any number, but a year for "which year"."""
     if isinstance(value, str):
         if not _BARE_NUMBER.match(value):
             return False
         value = float(value)
-    if not _is_number(value):
+    if not is_number(value):
         return False
     return not (unit == "year" and float(value).is_integer() and int(value) in _YEAR)

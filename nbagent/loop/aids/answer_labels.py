@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .data_card import data_frames, value_kind
+from .data_card import data_frames, is_number, value_kind
 
 __all__ = ["label_problems"]
 
@@ -213,7 +213,7 @@ def _read(value: Any) -> tuple[str, Any]:
     """("n", 17.0) for a number (also '017'), ("t", "north") for text as a person reads it, ("", None) if missing."""
     if isinstance(value, bool) or value is None:
         return "", None
-    if _is_number(value):
+    if is_number(value):
         number = float(value)
         return ("", None) if math.isnan(number) else ("n", number)
     text = str(value).strip().casefold()
@@ -222,14 +222,6 @@ def _read(value: Any) -> tuple[str, Any]:
     if re.fullmatch(r"[-+]?\d+(?:\.\d+)?", text):
         return "n", float(text)
     return "t", text
-
-
-def _is_number(value: Any) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, (int, float)):
-        return True
-    return type(value).__module__ == "numpy" and getattr(getattr(value, "dtype", None), "kind", "-") in ("i", "u", "f")
 
 
 def _is_whole(value: Any) -> bool:
@@ -258,10 +250,10 @@ def _thing_parts(answer: Any, two: bool) -> list[Any]:
     elif value_kind(answer) in ("DataFrame", "ndarray"):
         return []
     else:
-        return [] if two and _is_number(answer) else [answer]
-    numbers = [part for part in parts if _is_number(part)]
+        return [] if two and is_number(answer) else [answer]
+    numbers = [part for part in parts if is_number(part)]
     if two or len(numbers) < len(parts):
-        return [part for part in parts if not _is_number(part)]
+        return [part for part in parts if not is_number(part)]
     return parts
 
 
@@ -297,7 +289,7 @@ def _part_problem(
         if not text_holders and _is_known_label(part, frames, namespace):  # a thing held by its id, named by name
             return ""
         return f"the answer {shown} is not {_a(thing)} of the data: {where}"
-    if kind == "n" and _is_number(part):
+    if kind == "n" and is_number(part):
         if not holders and (not _is_whole(part) or _is_known_label(part, frames, namespace)):
             return ""  # no column to read the things from: only a whole number no label has is a row number
         return _row_number_said(shown, thing, where)
@@ -421,7 +413,7 @@ def _is_label_column(values: Any, key: str) -> bool:
 
 
 def _row_of(value: Any, frame: Any) -> int | None:
-    if not _is_number(value) or float(value) != int(value) or type(frame.index).__name__ != "RangeIndex":
+    if not is_number(value) or float(value) != int(value) or type(frame.index).__name__ != "RangeIndex":
         return None
     row = int(value)
     return row if 0 <= row < len(frame) else None
@@ -430,10 +422,10 @@ def _row_of(value: Any, frame: Any) -> int | None:
 def _one_row_values(answer: dict, key: str, row: int, frame: Any, name: str, thing: str) -> str:
     """ ", and its 'revenue' 2162.4 is a value of that one row (row 61), not a total per region" when it is so."""
     record = frame.iloc[row]
-    numbers = [float(v) for v in record.values if _is_number(v) and not math.isnan(float(v))]
+    numbers = [float(v) for v in record.values if is_number(v) and not math.isnan(float(v))]
     candidates = numbers + [a * b for i, a in enumerate(numbers) for b in numbers[i + 1 :]]
     for other, value in answer.items():
-        if other == key or not _is_number(value):
+        if other == key or not is_number(value):
             continue
         if any(math.isclose(float(value), c, rel_tol=1e-6, abs_tol=0.006) for c in candidates):
             return (

@@ -25,7 +25,7 @@ from typing import Any
 from .answer_kinds import asks_two_things, both_things_missing, date_missing
 from .answer_labels import label_problems
 from .code_checks import is_method_call, is_text
-from .data_card import data_frames, owner_frame, value_kind
+from .data_card import data_frames, is_number, owner_frame, value_kind
 from .directions import direction_problems
 from .untidy_answers import blanks_not_counted, label_spellings_missed
 
@@ -267,7 +267,7 @@ def _column_named_in(question: str, frame: Any) -> str | None:
 
 def _numbers_for_names(answer: Any, context: AnswerContext) -> str:
     values = list(answer) if isinstance(answer, (list, tuple)) else [answer]
-    if not (values and all(_is_number(value) for value in values) and _NAMES_ASKED.search(context.question)):
+    if not (values and all(is_number(value) for value in values) and _NAMES_ASKED.search(context.question)):
         return ""
     holder = _names_column(context)
     where = f"; the names are in {holder[0]}[{holder[1]!r}]" if holder else ""
@@ -374,9 +374,3 @@ def _categories(context: AnswerContext) -> list[tuple[str, str, str]]:
 
 def _is_word(value: Any) -> bool:
     return isinstance(value, str) and len(value) > 1 and re.search(r"[A-Za-z]", value) is not None
-
-
-def _is_number(value: Any) -> bool:
-    return not isinstance(value, bool) and (
-        isinstance(value, (int, float)) or type(value).__module__ == "numpy" and hasattr(value, "dtype")
-    )

@@ -26,6 +26,7 @@ __all__ = [
     "describe_value",
     "split_task",
     "value_kind",
+    "is_number",
     "data_frames",
     "frames_in",
     "all_columns",
@@ -332,3 +333,12 @@ def owner_frame(series: Any, namespace: dict[str, Any], column: str | None = Non
         if same_rows and (column is None or column in map(str, frame.columns)):
             return name
     return None
+
+
+def is_number(value: Any) -> bool:
+    """True for a Python or numpy int or float (not a bool): a number an answer may hold."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return True
+    return type(value).__module__ == "numpy" and getattr(getattr(value, "dtype", None), "kind", "-") in ("i", "u", "f")

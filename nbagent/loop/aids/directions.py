@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from .code_checks import is_method_call
-from .data_card import value_kind
+from .data_card import is_number, value_kind
 
 __all__ = ["direction_problems"]
 
@@ -185,14 +185,14 @@ def _answered_changes(answer: Any, changes: Any) -> list[tuple[str, float]]:
     numbers = [float(v) for v in changes.values]
     for part in parts:
         try:
-            if not _is_number(part) and part in index:
+            if not is_number(part) and part in index:
                 value = changes.loc[part]
-                if _is_number(value):
+                if is_number(value):
                     found.append((repr(part) if isinstance(part, str) else str(part), float(value)))
                 continue
         except (TypeError, ValueError):
             continue
-        if _is_number(part) and not math.isnan(float(part)):
+        if is_number(part) and not math.isnan(float(part)):
             for number in numbers:
                 if math.isclose(abs(float(part)), abs(number), rel_tol=1e-6, abs_tol=0.006):
                     if float(part) * number != 0 and math.copysign(1, float(part)) != math.copysign(1, number):
@@ -210,14 +210,6 @@ def _parts(answer: Any) -> list[Any]:
     if isinstance(answer, (list, tuple, set)):
         return list(answer)[:50]
     return [answer]
-
-
-def _is_number(value: Any) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, (int, float)):
-        return True
-    return type(value).__module__ == "numpy" and getattr(getattr(value, "dtype", None), "kind", "-") in ("i", "u", "f")
 
 
 # ---------------------------------------------------------------------------------------------- which way
