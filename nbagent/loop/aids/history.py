@@ -6,6 +6,11 @@ A 1.5B model copies what its prompt shows it: a failed attempt kept whole is wha
 `CLEAN_SLATE_AFTER` failures in a row it reads the task again as if from the start — the task with its data
 card, the variables its steps that worked made, and one line on what failed and why — not a growing list of
 errors (`clean_slate`).
+
+Measured (Qwen2.5-Coder-1.5B, 10 messy benchmark questions that fail or loop, 6 steps each, the repeat breaker
+on in both): solved 1/10 either way; of the steps taken after two failures in a row, 6 of 14 repeated an earlier
+failing attempt with the history kept (9 questions logged; 3 refused as repeats, one run ended stuck on them)
+and 2 of 13 with the clean slate (none refused). The clean slate is the default.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from .repeats import same_code, same_failures
 
 __all__ = ["small_model_messages", "clean_slate", "compact_step_messages", "text_message", "CLEAN_SLATE_AFTER"]
 
-CLEAN_SLATE_AFTER = 2  # failed steps in a row after which a small model reads a clean slate (0: never)
+CLEAN_SLATE_AFTER = 2  # failed steps in a row after which a small model reads a clean slate
 
 
 def small_model_messages(memory: Any, failed: Callable[[ActionStep], bool] | None = None) -> list[ChatMessage]:
