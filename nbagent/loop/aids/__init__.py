@@ -10,7 +10,7 @@ Modules:
     data_card     what the model is told about each variable (a frame by its schema and a few rows)
     history       what a small model reads at a step: the memory compacted, failed attempts in one line
     code_checks   a product of totals run as the total of the products; code that cannot be fixed surely
-    repeats       the same failing code is not run a third time
+    repeats       failing code sent again (twice in a row, or as any earlier attempt) is not run; the same failure looped ends the run
     hints/        after a failed step: the mistake named in the terms of the data (one module per kind of mistake)
     error_keys    what key or shape a pandas or numpy error names
     answers       a final answer checked against the question and the data
