@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from nbagent.data import is_missing
+
 from ..data_card import data_frames
 
 __all__ = ["text_conversion"]
@@ -105,7 +107,7 @@ def _examples(values: Any, marked: bool) -> str:
 
 
 def _blanks(values: Any) -> str:
-    blank = int(values.isna().sum()) + sum(isinstance(v, str) and not v.strip() for v in values.tolist())
+    blank = int(is_missing(values).sum())
     return f" and {blank} blank or missing" if blank else ""
 
 
