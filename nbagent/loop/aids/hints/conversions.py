@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from nbagent.data import is_missing
-
 from ..data_card import data_frames
 
 __all__ = ["text_conversion"]
@@ -107,6 +105,8 @@ def _examples(values: Any, marked: bool) -> str:
 
 
 def _blanks(values: Any) -> str:
+    from nbagent.data import is_missing  # needs pandas, loaded here: `values` is a column of a frame
+
     blank = int(is_missing(values).sum())
     return f" and {blank} blank or missing" if blank else ""
 
