@@ -156,3 +156,32 @@ def test_nbagent_run_refuses_a_hub_id_it_cannot_reach(hub_cache, capsys):
 
     assert cli.main(["run", "t", "-m", "Qwen/Qwen2.5-Coder-1.5B-Instrct"]) == 2
     assert "is not available offline" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- names the options give
+
+
+@pytest.mark.parametrize(
+    ("options", "reason"),
+    [
+        ("-o 2best", r"-o 2best: not a Python variable name"),
+        ("-o class", r"-o class: `class` is a Python keyword"),
+        ("-o match", r"-o match: `match` is a Python keyword"),
+        ("--agent my-agent", r"--agent my-agent: not a Python variable name"),
+        (
+            "--imports pandsa",
+            r"--imports pandsa: no module of that name is installed in this kernel \(did you mean pandas",
+        ),
+        ("--imports pandas,nosuchmodule_xyz", r"--imports nosuchmodule_xyz: no module of that name is installed"),
+    ],
+)
+def test_a_name_the_run_could_not_use_is_refused_before_the_model(ip, unused_model, options, reason):
+    with pytest.raises(UsageError, match=reason):
+        ip.run_cell_magic("agent", f"-m m {options}", "How many rows?")
+    assert unused_model.calls == []
+
+
+def test_good_names_and_submodules_pass_the_check(ip):
+    ip.user_ns["m"] = ScriptedModel([code("final_answer(3)")])
+    ip.run_cell_magic("agent", "-m m --executor local --quiet -o best_1 --imports numpy.*,collections.abc", "Three?")
+    assert ip.user_ns["best_1"] == 3

@@ -11,6 +11,9 @@
 * `keep_agent_questions` is an IPython input transformer: IPython reads a line that ends in `?` as a
   help request (`%agent What is the capital of France?` would show help on `France`); this one hands
   such a line to the magic instead. `%agent?` alone still shows the magic's help.
+* `check_names` refuses, before any model call, an `-o`/`--agent` that is not a Python name (`-o 2best` once ran
+  the model for 2.5 minutes and stored the answer in `globals()['2best']`) and an `--imports` module that is not
+  installed, with "did you mean" over the importable modules.
 * `imports_notice` says in one line what authorizing a sensitive module (os, sys, shutil, socket, …)
   does and does not allow, as the sandbox's policy enforces it.
 """
@@ -18,6 +21,9 @@
 from __future__ import annotations
 
 import difflib
+import importlib.util
+import keyword
+import pkgutil
 import re
 import sys
 from collections.abc import Iterable
@@ -27,6 +33,7 @@ __all__ = [
     "check_options",
     "usage_line",
     "check_pointed_names",
+    "check_names",
     "did_you_mean_variable",
     "keep_agent_questions",
     "install_question_transformer",
@@ -74,6 +81,41 @@ def _did_you_mean(word: str, choices: Iterable[str]) -> str:
     names = sorted(c[2:] for c in choices if c.startswith("--"))
     close = difflib.get_close_matches(word.lstrip("-"), names, n=2, cutoff=0.7)
     return f" (did you mean {' or '.join('--' + c for c in close)}?)" if close else ""
+
+
+def check_names(out: str | None, agent: str | None, imports: Iterable[str]) -> None:
+    """Refuse names the run could not use, before the model loads: `UsageError` with the reason."""
+    from IPython.core.error import UsageError
+
+    for option, name in (("-o", out), ("--agent", agent)):
+        if name is not None and (problem := _not_a_name(name)):
+            raise UsageError(f"{option} {name}: {problem}")
+    for module in (name.removesuffix(".*") for name in imports):
+        if module != "*" and not _installed(module):
+            close = difflib.get_close_matches(module, _importable_modules(), n=2, cutoff=0.75)
+            hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+            raise UsageError(f"--imports {module}: no module of that name is installed in this kernel{hint}")
+
+
+def _not_a_name(name: str) -> str | None:
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name) and name != "_":
+        return f"`{name}` is a Python keyword: choose another variable name"
+    if not name.isidentifier():
+        return "not a Python variable name (letters, digits and _, not starting with a digit)"
+    return None
+
+
+def _installed(module: str) -> bool:
+    if not all(part.isidentifier() for part in module.split(".")):
+        return False
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent that is not a package, or a broken one
+        return False
+
+
+def _importable_modules() -> list[str]:
+    return sorted({*sys.stdlib_module_names, *(m.name for m in pkgutil.iter_modules())})
 
 
 def usage_line(parser: Any, magic: str) -> str:
