@@ -375,7 +375,9 @@ class AgentLoop:
             step.error = stopped(str(stop) or "Stopped by a keyboard interrupt.")
             yield self._finish_step(step, record)
             raise RunStopped(str(step.error)) from None
-        except RunStuck as stuck:  # the step's code was not run: the model repeated what it was told would not run
+        except (
+            RunStuck
+        ) as stuck:  # the model repeated code it was told would not run, or failed the same way again and again
             step.error = AgentStuckError(str(stuck))
             yield self._finish_step(step, record)
             raise

@@ -142,7 +142,7 @@ def _checked_notes(name: str, frame: Any) -> list[str]:
         missing = int(column.isna().sum()) + blank
         if missing:
             gaps.append((label, missing, blank))
-        filled = Counter({value: count for value, count in text.items() if value.strip()})
+        filled = filled_text(column)
         note = _text_note(filled, cleaning) if filled else ""
         if note:
             notes.append(f"  {label}: {note}")
@@ -169,26 +169,44 @@ def _text_counts(column: Any) -> Counter:
     return Counter(value for value in column.to_numpy(dtype=object) if isinstance(value, str))
 
 
+def text_kind(values: Counter) -> str:
+    """ "numbers" or "dates" when most of a column's filled text values (value -> count) are written as one, else "".
+
+    The one classifier of text columns: the card's notes and the conversion hint both ask it.
+    """
+    from nbagent.data import cleaning  # pandas is loaded: the values come from a frame
+
+    total = sum(values.values())
+    if not total:
+        return ""
+    for kind, reads_as in (("numbers", cleaning.looks_like_number), ("dates", cleaning.date_format)):
+        if sum(count for value, count in values.items() if reads_as(value)) >= _MOSTLY * total:
+            return kind
+    return ""
+
+
+def filled_text(column: Any) -> Counter:
+    """How many times each filled (non-blank) text value occurs in `column`."""
+    return Counter({value: count for value, count in _text_counts(column).items() if value.strip()})
+
+
 def _text_note(values: Counter, cleaning: Any) -> str:
     """What a column's text really holds, when it is numbers, dates in mixed formats, or labels written several ways."""
-    total = sum(values.values())
-    numbers = {value: count for value, count in values.items() if cleaning.looks_like_number(value)}
-    if sum(numbers.values()) >= _MOSTLY * total and any(_NUMBER_MARKS.search(value) for value in numbers):
+    kind = text_kind(values)
+    if kind == "numbers" and any(_NUMBER_MARKS.search(value) for value in values):
+        numbers = {value: count for value, count in values.items() if cleaning.looks_like_number(value)}
         note = f"text holding numbers ({_listed(_number_examples(numbers))})"
         others = [value for value in values if value not in numbers]
         if others:
-            note += f", {total - sum(numbers.values())} not numbers ({_listed(others[:2])})"
+            note += f", {sum(values.values()) - sum(numbers.values())} not numbers ({_listed(others[:2])})"
         return note
-    formats: dict[str, str] = {}  # format -> its first value
-    dated = 0
-    for value, count in values.items():
-        shape = cleaning.date_format(value)
-        if shape:
-            formats.setdefault(shape, value)
-            dated += count
-    if dated >= _MOSTLY * total and len(formats) > 1:
-        shown = _listed(list(formats.values())[:_EXAMPLES])
-        return f"text holding dates in mixed formats ({shown})"
+    if kind == "dates":
+        formats: dict[str, str] = {}  # format -> its first value
+        for value in values:
+            if shape := cleaning.date_format(value):
+                formats.setdefault(shape, value)
+        if len(formats) > 1:
+            return f"text holding dates in mixed formats ({_listed(list(formats.values())[:_EXAMPLES])})"
     return _label_note(values)
 
 

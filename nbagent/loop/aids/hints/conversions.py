@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..data_card import data_frames
+from ..data_card import data_frames, filled_text, text_kind
 
 __all__ = ["text_conversion"]
 
@@ -29,14 +29,9 @@ _DATE_FAILED = re.compile(
 )
 _NAME = re.compile(r"\b[A-Za-z_]\w*\b")
 _QUOTED = re.compile(r"['\"]([^'\"\n]{1,80})['\"]")
-_MONEY = re.compile(
-    r"^\s*[-+(]?\s*[$€£]?\s*[-+]?\d{1,3}(?:,\d{3})*(?:\.\d+)?\s*\)?\s*%?\s*$|^\s*[-+]?\$?\d+(?:\.\d+)?\s*$"
-)
 _MARKS = re.compile(r"[$€£,%()]")
-_DIGITS = re.compile(r"\d")
 _SAMPLE = 400
 _EXAMPLES = 3
-_MOST = 0.8  # a column is "numbers as text" when this share of its filled values reads as one
 
 
 def text_conversion(found: Any) -> str:
@@ -71,34 +66,18 @@ def _text_columns_in(text: str, namespace: dict[str, Any]) -> list[tuple[str, st
     return found
 
 
-def _filled(values: Any) -> list[str]:
-    """Up to `_SAMPLE` of the column's filled values, as text (blanks and missing values left out)."""
-    head = values.iloc[:_SAMPLE] if len(values) <= _SAMPLE else values.sample(_SAMPLE, random_state=0)
-    return [text for text in (str(value) for value in head.tolist() if isinstance(value, str)) if text.strip()]
+def _sample(values: Any) -> Any:
+    return values.iloc[:_SAMPLE] if len(values) <= _SAMPLE else values.sample(_SAMPLE, random_state=0)
 
 
 def _holds(values: Any) -> str:
-    """ "numbers", "dates" or "" for what a text column's filled values mostly are."""
-    filled = _filled(values)
-    if not filled:
-        return ""
-    if sum(bool(_MONEY.match(text)) for text in filled) >= _MOST * len(filled):
-        return "numbers"
-    if sum(bool(_DIGITS.search(text)) for text in filled) >= _MOST * len(filled) and _parses_as_dates(filled):
-        return "dates"
-    return ""
-
-
-def _parses_as_dates(filled: list[str]) -> bool:
-    import pandas as pd
-
-    parsed = pd.to_datetime(pd.Series(filled[:100]), format="mixed", errors="coerce")
-    return bool(parsed.notna().mean() >= _MOST)
+    """ "numbers", "dates" or "" for what a text column's filled values mostly are (in a sample of them)."""
+    return text_kind(filled_text(_sample(values)))
 
 
 def _examples(values: Any, marked: bool) -> str:
     """A few distinct raw values, those with marks ($ , % parentheses) first when `marked`."""
-    filled = list(dict.fromkeys(_filled(values)))
+    filled = list(filled_text(_sample(values)))
     if marked:
         filled.sort(key=lambda text: not _MARKS.search(text))
     return ", ".join(repr(text) for text in filled[:_EXAMPLES])
