@@ -72,3 +72,38 @@ def test_the_small_model_is_asked_again_and_the_tidy_count_stands():
     assert agent.run("How many orders in `orders` came from the North region?") == 4
     first = next(step for step in agent.memory.steps if isinstance(step, ActionStep))
     assert isinstance(first.error, AnswerRefused) and "also writes 'North'" in str(first.error)
+
+
+# ---------------------------------------------------------------- repeated rows
+
+
+def repeated_orders() -> pd.DataFrame:
+    return pd.DataFrame({"order_id": [1, 2, 2, 3, 3, 3], "amount": [10.0, 20.0, 20.0, 30.0, 30.0, 30.0]})
+
+
+def repeat_problems(question: str, code: str, answer: object, frame: pd.DataFrame | None = None) -> list[str]:
+    namespace = {"orders": repeated_orders() if frame is None else frame}
+    return answer_problems(answer, AnswerContext(question, ["orders"], code, namespace))
+
+
+def test_repeated_rows_counted_again_when_asked_once_are_doubted():
+    found = repeat_problems("Total amount, counting each order once?", 'final_answer(orders["amount"].sum())', 140.0)
+    assert any("orders has 3 rows that repeat an earlier row exactly" in problem for problem in found)
+
+
+@pytest.mark.parametrize(
+    ("question", "code"),
+    [
+        ("Total amount, counting each order once?", 'final_answer(orders.drop_duplicates()["amount"].sum())'),
+        ("How many distinct orders?", 'final_answer(orders["order_id"].nunique())'),
+        ("What is the total amount?", 'final_answer(orders["amount"].sum())'),  # nothing asks for once
+    ],
+)
+def test_dropped_repeats_or_a_question_without_once_pass(question, code):
+    assert not any("repeat an earlier row" in problem for problem in repeat_problems(question, code, 60.0))
+
+
+def test_a_frame_without_repeats_passes():
+    tidy = pd.DataFrame({"order_id": [1, 2], "amount": [1.0, 2.0]})
+    found = repeat_problems("Total, each order once?", 'final_answer(orders["amount"].sum())', 3.0, tidy)
+    assert not any("repeat an earlier row" in problem for problem in found)

@@ -14,7 +14,7 @@ Modules:
     hints/        after a failed step: the mistake named in the terms of the data (one module per kind of mistake)
     error_keys    what key or shape a pandas or numpy error names
     answers       a final answer checked against the question and the data
-    untidy_answers  gaps counted without blank texts; a label selected in one of its spellings
+    untidy_answers  gaps counted without blank texts; a label selected in one of its spellings; repeats counted
     answer_kinds  the form a question asks for (two things at once, a date)
     answer_labels a "which/who <thing>" answer is a value of the column holding the things (no row number, date, "none")
     directions    "improved the most", "biggest drop": the pick and the sign against the way the code's difference runs

@@ -1,5 +1,6 @@
-"""Answers over untidy data that look right and are not: gaps counted without the blank texts, and a label
-selected in one spelling when the column writes it several ways.
+"""Answers over untidy data that look right and are not: gaps counted without the blank texts, a label
+selected in one spelling when the column writes it several ways, and repeated rows counted again when the
+question asks to count each thing once.
 
 Measured on messy notebook data: "how many orders have no amount recorded?" answered with `isna().sum()`
 (9) where the column also holds 4 empty strings (13); "how many orders came from the North region?"
@@ -16,11 +17,17 @@ from typing import Any
 from .code_checks import is_method_call, is_text
 from .data_card import data_frames
 
-__all__ = ["blanks_not_counted", "label_spellings_missed"]
+__all__ = ["blanks_not_counted", "label_spellings_missed", "repeats_not_dropped"]
 
 _MISSING_CALLS = ("isna", "isnull")
 _MAX_LABELS = 50  # a column with more distinct spellings than this holds names or notes, not labels
 _SHOWN = 3
+_ONCE_ASKED = re.compile(
+    r"\b(once|unique|distinct|de-?duplicat\w*|without (?:the )?(?:duplicates|repeats)|duplicates? removed)\b",
+    re.IGNORECASE,
+)
+_DEDUPLICATING = ("drop_duplicates", "duplicated", "unique", "nunique")
+_MAX_CHECKED_ROWS = 1_000_000  # finding repeated rows hashes every row: beyond this, say nothing
 # code that also looks at blank texts: == "", .str.strip(), replace("", …), isin(["", …]), str.len(), is_missing(…)
 _BLANKS_HANDLED = re.compile(
     r"""(==|!=)\s*(['"])\s*\2|\.str\.strip\(|replace\(\s*(['"])\s*\3|\[\s*(['"])\s*\4\s*[,\]]|\.str\.len\(|is_missing\("""
@@ -103,3 +110,23 @@ def _other_spellings(values: Any, wanted: list[str]) -> tuple[int, list[str]] | 
     others = [str(label) for label in counts.index if label not in wanted and label.strip().casefold() in read]
     missed = int(sum(counts[label] for label in others))
     return (missed, others) if others else None
+
+
+def repeats_not_dropped(question: str, tree: ast.Module, namespace: dict[str, Any], variables: list[str]) -> list[str]:
+    """The question asks to count each thing once, a frame the code read repeats rows, and no code dropped them."""
+    if not _ONCE_ASKED.search(question):
+        return []
+    if any(is_method_call(node, *_DEDUPLICATING) for node in ast.walk(tree)):
+        return []
+    read = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    for frame_name, frame in data_frames(namespace):
+        if frame_name not in read or frame_name not in variables or len(frame) > _MAX_CHECKED_ROWS:
+            continue
+        repeated = int(frame.duplicated().sum())
+        if repeated:
+            return [
+                f"{frame_name} has {repeated} row{'s' if repeated > 1 else ''} that repeat an earlier row exactly, "
+                "and the question asks to count each once, but the code used every row: drop the repeated rows "
+                f"first (into a new variable: {frame_name}.drop_duplicates()), then compute the answer again"
+            ]
+    return []
