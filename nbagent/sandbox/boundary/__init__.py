@@ -15,7 +15,7 @@ A worker process forked from the kernel, confined by the OS, killed at its deadl
 * ``refusals``   -- in the host: the worker's refusal claims checked and bounded; what is never granted.
 * ``grants``     -- a person's grants after a refusal, checked again: the paths, the network, a proxy connection.
 * ``secrets``    -- the kernel's secrets cleared in the fork: session key, connection, history, API credentials, argv.
-* ``wipe``       -- mask given byte strings wherever they are in the worker's private writable memory.
+* ``wipe``       -- mask given byte strings in the worker's private writable memory, never in the data the agent sees.
 * ``mappings``   -- /proc/self/maps, and the kernel's shared file mappings made private in the worker.
 * ``figures``    -- matplotlib in the worker: Agg backend, new figures taken as images.
 * ``namespace``  -- how the host sends the notebook's values to the worker (pickle: the trusted direction).

@@ -254,12 +254,15 @@ def _worker_environment(scratch: str) -> dict[str, str]:
 # --- in the worker -------------------------------------------------------------------------------------------------
 
 
-def apply(p: Plan, namespace: dict | None = None) -> dict[str, object]:
+def apply(
+    p: Plan, namespace: dict | None = None, hidden: dict | None = None, credentials: list | None = None
+) -> dict[str, object]:
     """Confine the calling (single-threaded, freshly forked) process; returns the report. ``namespace``: the names
-    the agent's code will see (their large data buffers are the user's data: the memory pass of secrets.py skips
-    them)."""
+    the agent's code will see (what they hold is the user's data: the memory pass of secrets.py never writes it);
+    ``hidden``: the values of the names taken out of it; ``credentials``: the texts of the user's credentials taken
+    out of it, removed from memory with the kernel's secrets."""
     report: dict[str, object] = {"platform": sys.platform}
-    report["kernel_secrets"] = _scrub_environment(p, namespace)
+    report["kernel_secrets"] = _scrub_environment(p, namespace, hidden, credentials)
     report["environment"] = "scrubbed"
     report["shared_mappings"] = mappings.make_private(p.write) if sys.platform == "linux" else []
     report["memory_limit"] = _set_limits(p, report)
@@ -300,7 +303,9 @@ def apply(p: Plan, namespace: dict | None = None) -> dict[str, object]:
     return report
 
 
-def _scrub_environment(p: Plan, namespace: dict | None) -> dict[str, object]:
+def _scrub_environment(
+    p: Plan, namespace: dict | None, hidden: dict | None = None, credentials: list | None = None
+) -> dict[str, object]:
     """The environment, then the kernel's secrets held in memory (secrets.py: it masks the environment's secret
     values wherever else they were copied)."""
     environment = dict(os.environ)
@@ -314,7 +319,7 @@ def _scrub_environment(p: Plan, namespace: dict | None) -> dict[str, object]:
     import tempfile
 
     tempfile.tempdir = p.scratch
-    return secrets.scrub(environment, namespace)
+    return secrets.scrub(environment, namespace, hidden, credentials)
 
 
 def _zero_initial_environment() -> None:

@@ -40,13 +40,14 @@ from nbagent.media.figures import checked_figures
 from .. import errors
 from ..guards import policy
 from ..guards.capture import MAX_WARNING_CHARS, MAX_WARNINGS, CappedBuffer, capture_output
-from ..guards.executor import CodeOutput, _default_final_answer
+from ..guards.executor import CodeOutput, _default_final_answer, grant_variable
 from ..guards.policy import shared_name
 from ..wire import budget, changes, shared, timeline
 from ..wire import codec as wire
 from ..wire.capabilities import Grant, RefusedCapability
 from ..wire.channel import Channel, ChannelClosed, ChannelTimeout, FrameRefused
 from ..wire.proxies import DeadHandleError, RemoteClass, RemoteFunction, RemoteObject
+from ..wire.visibility import NOT_SHARED, Visibility, missing_name
 from . import confine, grants, proxy, refusals, worker
 from .namespace import dumps, execution_count
 from .process import WorkerProcess, describe_status, fork, lost_note, shutdown
@@ -216,6 +217,10 @@ class IsolatedPythonExecutor:
         self.last_refusals: list[RefusedCapability] = []
         self._grant_book = grants.GrantBook()
         self._rules_changed = False  # a grant changed what a worker is allowed at its start: a fresh one applies it
+        #: which of the namespace's names the code sees (wire/visibility.py): every name but credentials by default,
+        #: the task's names when an agent says so (``share``); the others are not in the worker at all
+        self.visibility = Visibility(None)
+        self._hidden: dict[str, str] = {}  # this call's hidden names -> why
 
     # -- smolagents surface -------------------------------------------------------------------------------------------
 
@@ -226,6 +231,12 @@ class IsolatedPythonExecutor:
 
     def send_variables(self, variables: Mapping[str, Any]) -> None:
         self.state.update(variables)
+
+    def share(self, names: Any) -> None:
+        """The namespace's names the code may see from now on: ``names`` (an iterable), or every name but credentials
+        (None); the names the code creates are its own. A hidden name is not in the worker (a credential's value not
+        in its memory either) and is asked for (``last_refusals``)."""
+        self.visibility.share(names)
 
     def request_stop(self) -> None:
         """Thread-safe: end the running call (ExecutionStopped) within ``STOP_GRACE_SECONDS`` + 0.1 s."""
@@ -246,6 +257,11 @@ class IsolatedPythonExecutor:
         self._code = code_action
         try:
             return self._locked(lambda: self._run({"t": "exec", "code": code_action}, []))
+        except errors.ExecutionError as failure:  # a hidden variable the code reached for: the loop may ask for it
+            refused = self.visibility.refusal(missing_name(str(failure)), self.state)
+            if refused is not None and refused not in self.last_refusals:
+                self.last_refusals = [*self.last_refusals, refused]
+            raise
         finally:
             if self.timeline.snapshots:  # the values the write-back replaced are now held by snapshots alone
                 self._set_snapshot_room()
@@ -412,6 +428,9 @@ class IsolatedPythonExecutor:
             self._running.release()
 
     def _run(self, header: dict, buffers: list, *, new_worker: bool = True) -> CodeOutput:
+        self._hidden = self.visibility.hidden(self.state, [n for n in self.state if self._shared(n)])
+        if new_worker and any(n in self._mirror for n, why in self._hidden.items() if why != NOT_SHARED):
+            self._rules_changed = True  # a credential the worker was given is hidden now: a fresh one never had it
         if new_worker:
             self._ensure_worker()
         elif self._holder[0] is None:
@@ -647,6 +666,8 @@ class IsolatedPythonExecutor:
                 self._kept_in_worker.add(name)  # a fresh worker would not see this change (copy_inputs)
             if value is _MISSING or kept:  # with copy_inputs the notebook's names keep their objects
                 continue
+            if name not in self.state:
+                self.visibility.created.add(name)
             self._worker_modules.pop(name, None)
             self.state[name] = value
             self._mirror[name] = value
@@ -707,6 +728,8 @@ class IsolatedPythonExecutor:
         foreign = value is _MISSING or isinstance(value, RemoteObject)
         hidden = policy.ipython_hidden_names(self.state)
         refusal = policy.writeback_refusal(name, value, self.state, foreign=foreign, hidden=hidden)
+        if refusal is None and name in self._hidden:  # a name of the user's the agent never saw: never overwritten
+            refusal = f"it is {self._hidden[name]}"
         if refusal is None and in_place.get(name) is True and value is self.state.get(name, _MISSING):
             filename = getattr(value, "filename", None)  # np.memmap: the worker wrote its private copy of the file
             granted = isinstance(filename, (str, os.PathLike)) and any(_within(filename, p) for p in self.allow_write)
@@ -862,7 +885,7 @@ class IsolatedPythonExecutor:
             confine=self.confine,
         )
         self._generation += 1
-        shared = {name: value for name, value in self.state.items() if self._shared(name)}
+        shared = {name: value for name, value in self.state.items() if self._shared(name) and name not in self._hidden}
         origins = {}
         for value in shared.values():
             if type(value) not in _PLAIN_TYPES:
@@ -879,6 +902,8 @@ class IsolatedPythonExecutor:
             modules={n: m for n, m in self._worker_modules.items() if n not in shared},
             generation=self._generation,
             host_pid=self.host_pid,
+            hidden=dict(self._hidden),
+            credentials=tuple(name for name, why in self._hidden.items() if why != NOT_SHARED),
         )
         relay = self._proxy.attach() if self._proxy is not None and plan.network_namespace else None
         plan.relay_fd = relay.fileno() if relay is not None else None
@@ -931,8 +956,8 @@ class IsolatedPythonExecutor:
 
     @property
     def grants(self) -> list[Grant]:
-        """The grants in force (``grant``), oldest first."""
-        return self._grant_book.current()
+        """The grants in force (``grant``), oldest first (variables last)."""
+        return self._grant_book.current() + [Grant("variable", name) for name in sorted(self.visibility.granted)]
 
     def grant(self, refused: RefusedCapability, scope: str = "run") -> Grant:
         """Widen the confinement for what ``refused`` names: a person's (or a policy's) answer, never the worker's.
@@ -943,12 +968,19 @@ class IsolatedPythonExecutor:
         let through the proxy at once. ``scope`` ("once" or "run") is recorded for the caller, who revokes a "once"
         grant. ValueError, in a sentence, for what is never granted.
         """
+        if refused.kind == "variable":  # sent to the worker at the next call (a hidden credential: ValueError)
+            return grant_variable(self.visibility, self.state, refused, scope)
         grant = self._grant_book.add(refused, scope, self._reach(), self._policy)
         self._widen(grant, True)
         return grant
 
     def revoke(self, grant: Grant) -> None:
         """Withdraw a grant (ValueError if it is not in force); file rules and the network at the next call."""
+        if grant.kind == "variable":  # taken out of the worker's namespace at the next call
+            if grant.target not in self.visibility.granted:
+                raise ValueError(f"{grant.describe()} is not a grant in force")
+            self.visibility.granted.discard(grant.target)
+            return
         self._grant_book.remove(grant)
         self._widen(grant, False)
 
@@ -1011,7 +1043,7 @@ class IsolatedPythonExecutor:
         sets: dict[str, tuple[int, int | None]] = {}
         unavailable: dict[str, str] = {}
         buffers: list[bytes] = []
-        current = {name: value for name, value in self.state.items() if self._shared(name)}
+        current = {name: value for name, value in self.state.items() if self._shared(name) and name not in self._hidden}
         for name, value in current.items():
             if self._mirror.get(name, _MISSING) is value:
                 continue
@@ -1032,7 +1064,7 @@ class IsolatedPythonExecutor:
             buffers.append(data)
         deleted = [name for name in self._mirror if name not in current]
         self._synced = {name: current[name] for name in sets}
-        sync: dict[str, Any] = {}
+        sync: dict[str, Any] = {"hidden": dict(self._hidden)}
         if sets:
             sync["set"] = sets
         if deleted:

@@ -12,14 +12,18 @@ kernel holds for itself, in two passes:
    the API clients we know (nbagent's models, ``openai``, ``httpx``, ``requests``, ``huggingface_hub``): their key,
    token, auth and secret-named header fields, found (only when one of those libraries is loaded) by one pass of the
    collector over the kernel's objects (``gc.get_referrers`` of the classes).
-2. **Copies** are overwritten: each secret value found above (and each secret-named environment variable's value)
-   is searched through the worker's private writable memory and masked in place (:mod:`wipe`), so freed buffers,
-   derived strings (``"Bearer <key>"``) and the message buffers that carried it are blank too.
+2. **Copies** are overwritten: each secret value found above (and each secret-named environment variable's value,
+   and the texts of the user's credential variables the agent was not given: ``credentials``) is searched through the
+   worker's private writable memory and masked in place (:mod:`wipe`), so freed buffers, derived strings
+   (``"Bearer <key>"``) and the message buffers that carried it are blank too. The search never writes the memory of
+   the data the agent can see (:func:`wipe.visible_buffers`: the texts, arrays and frame columns its namespace holds),
+   so a secret's equal in the user's data is the user's data there and stays as it is: the scrub never changes data.
 
-What stays readable: the user's own variables (a key the notebook holds in ``API_KEY`` is the notebook's data, and
-a secret equal to one is not masked anywhere), a secret never found as a value (a credential object of a library not
-listed, a history line that does not look like a credential), a value shorter than :data:`MIN_SECRET_LENGTH`, a copy
-in another encoding (a UTF-16/32 string), and derived state that is not the secret's bytes (hash midstates).
+What stays readable: a secret equal to a value the agent's namespace holds (there, not elsewhere), a secret never
+found as a value (a credential object of a library not listed, a history line that does not look like a credential),
+a value shorter than :data:`MIN_SECRET_LENGTH` (the user's credentials: :data:`MIN_CREDENTIAL_LENGTH`, and shorter
+ones are overwritten in place where only their name held them), a copy in another encoding (a UTF-16/32 string), and
+derived state that is not the secret's bytes (hash midstates).
 
 Cost, per worker start (measured in a kernel with numpy, pandas, openai and a 128 MB frame: 163k objects, 270 MB
 resident): the references 5-60 ms (mostly the collector's pass, none without a client library), the memory
@@ -47,6 +51,9 @@ SECRET_NAME = re.compile(
 )
 #: Shorter values are not searched through memory (they would match unrelated bytes).
 MIN_SECRET_LENGTH = 8
+#: The texts of the user's credential variables are searched from this length (shorter ones are overwritten in place,
+#: where only their name held them).
+MIN_CREDENTIAL_LENGTH = 6
 #: An environment value is masked only from this length (``AUTH_MODE=strict`` is no secret worth a memory search).
 MIN_ENVIRONMENT_LENGTH = 12
 #: A string literal of a history cell that looks like a credential (long, no blanks, letters and digits).
@@ -90,17 +97,26 @@ class Found:
             self.values.add(value)
 
 
-def scrub(environment: Mapping[str, str] | None = None, namespace: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def scrub(
+    environment: Mapping[str, str] | None = None,
+    namespace: Mapping[str, Any] | None = None,
+    hidden: Mapping[str, Any] | None = None,
+    credentials: list[Any] | None = None,
+) -> dict[str, Any]:
     """Clear the kernel's secrets in this (forked, single-threaded) process; returns what was done and its cost.
-    ``namespace``: the names the agent will see; the data buffers of their large arrays and frames are the user's
-    data, not searched (a kernel holding gigabytes of frames would otherwise pay a memory pass over all of them)."""
+
+    ``namespace``: the names the agent will see; nothing they hold is ever written (a secret equal to the user's data
+    is the user's data there). ``hidden``: the values of the names taken out of it (their large data buffers are not
+    searched: the user's data, where no secret of the kernel's lives). ``credentials``: the texts of the user's
+    credential variables taken out of it, removed from memory with the kernel's secrets (and, shorter than
+    :data:`MIN_SECRET_LENGTH`, overwritten in place when nothing else holds them)."""
     started = time.perf_counter()
     found = Found()
     for name, value in (environment or {}).items():
         if SECRET_NAME.search(name) and len(value) >= MIN_ENVIRONMENT_LENGTH:
             found.value(value)  # a copy held elsewhere (a client read it at start) is masked with the rest
+    _note_all(found, credentials or ())  # (a helper: a loop variable here would keep one of them alive)
     shell = _shell()
-    own = _user_strings(shell)
     costs: dict[str, float] = {}
     for step in (_sessions_and_app, _argv, _history, _clients):
         begun = time.perf_counter()
@@ -110,8 +126,13 @@ def scrub(environment: Mapping[str, str] | None = None, namespace: Mapping[str, 
             found.cleared.append(f"{step.__name__[1:]} failed: {type(exc).__name__}")
         costs[step.__name__[1:]] = round(time.perf_counter() - begun, 4)
     begun = time.perf_counter()
-    values = found.values - own  # the user's own variables stay as they are, readable by design
-    masked = wipe.mask(values, skip=wipe.data_buffers([namespace or {}, getattr(shell, "user_ns", None) or {}]))
+    values = found.values
+    seen = namespace if namespace is not None else getattr(shell, "user_ns", None) or {}
+    skip = wipe.visible_buffers(seen, values) + wipe.data_buffers([hidden or {}])
+    masked = wipe.mask(values, skip=skip)
+    if credentials:
+        masked += wipe.overwrite_unheld(credentials)
+        found.cleared.append(f"the notebook's credentials not shared with the agent ({len(credentials)} values)")
     costs["memory"] = round(time.perf_counter() - begun, 4)
     found.values.clear()
     return {
@@ -123,11 +144,12 @@ def scrub(environment: Mapping[str, str] | None = None, namespace: Mapping[str, 
     }
 
 
-def _user_strings(shell: Any) -> set[bytes]:
-    """The text values the notebook's variables hold (``API_KEY = "..."``): the user's data, never masked."""
-    namespace = getattr(shell, "user_ns", None) or {}
-    hidden = set(_history_names(namespace))
-    return secret_values(v for k, v in namespace.items() if k not in hidden and type(v) in (str, bytes))
+def _note_all(found: Found, values: Any) -> None:
+    """The user's credentials: searched from :data:`MIN_CREDENTIAL_LENGTH` (a password is no plain word to spare)."""
+    for value in values:
+        data = value.encode("utf-8", "ignore") if type(value) is str else value
+        if type(data) is bytes and len(data) >= MIN_CREDENTIAL_LENGTH:
+            found.values.add(data)
 
 
 def _shell() -> Any:

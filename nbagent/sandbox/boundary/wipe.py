@@ -5,12 +5,16 @@ built from the key all keep the bytes. :func:`mask` searches each value through 
 writable mappings (``/proc/self/maps``, resident runs by ``mincore``, ``memmem`` in place: nothing is copied) and
 overwrites each occurrence with ``*`` of the same length (a string object stays a valid string).
 
+Never written: the memory of the data the agent's code can see (:func:`visible_buffers`: each text of its namespace
+that holds a searched value, the buffers of its arrays and frames), so the scrub never changes the user's data, only
+the places where a secret is held (the freed string, the client's attribute, the message buffer).
+
 Cost: one ``memmem`` pass per value over the resident private writable memory (10-15 ms per value per 100 MB
-on the machine of the benchmark; none at all without values), less the data buffers of the namespace's large arrays
-and frames (:func:`data_buffers`: the user's data, where no secret of the kernel's lives), so that a kernel holding
-gigabytes of frames does not pay a pass over them at every worker start. Shared mappings are never written (they are the
-kernel's memory too); read-only mappings, swapped-out pages and other encodings of a value (UTF-16/32 strings) are not
-searched.
+on the machine of the benchmark; none at all without values), less those buffers and the data buffers of the hidden
+names' large arrays and frames (:func:`data_buffers`: the user's data, where no secret of the kernel's lives), so that
+a kernel holding gigabytes of frames does not pay a pass over them at every worker start. Shared mappings are never
+written (they are the kernel's memory too); read-only mappings, swapped-out pages and other encodings of a value
+(UTF-16/32 strings) are not searched.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import os
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -86,18 +91,103 @@ def _buffer(array: Any) -> tuple[int, int]:
         return 0, 0
 
 
+def visible_buffers(namespace: Mapping[str, Any], needles: Iterable[bytes]) -> list[tuple[int, int]]:
+    """The memory of the data the agent's code can see, which the memory pass never writes: every numpy buffer its
+    arrays and pandas objects hold (any size), and each text object that holds one of ``needles`` (a secret equal to
+    the user's data is the user's data there). Found by walking the namespace's values: containers, object arrays,
+    pandas columns and indexes, the attributes of instances of the notebook's own classes (at most ``_MAX_WALKED`` objects, ``_MAX_DEPTH`` deep)."""
+    texts = [n.decode("latin-1") for n in needles]
+    ranges: list[tuple[int, int]] = []
+    seen: set[int] = set()
+    stack = [(value, 0) for value in list(namespace.values())]
+    while stack and len(seen) < _MAX_WALKED:
+        value, depth = stack.pop()
+        if id(value) in seen or depth > _MAX_DEPTH:
+            continue
+        seen.add(id(value))
+        kind = type(value)
+        if kind is str or kind is bytes:
+            text = value if kind is str else value.decode("latin-1")
+            if any(t in text for t in texts):
+                ranges.append((id(value), id(value) + sys.getsizeof(value)))
+        elif kind is bytearray:
+            if value and any(n in value for n in needles):
+                start = ctypes.addressof((ctypes.c_char * len(value)).from_buffer(value))
+                ranges.append((start, start + len(value)))
+        elif kind in (list, tuple, set, frozenset):
+            stack.extend((item, depth + 1) for item in value)
+        elif kind is dict:
+            stack.extend((item, depth + 1) for pair in value.items() for item in pair)
+        else:
+            stack.extend((item, depth + 1) for item in _parts(value, ranges))
+    return ranges
+
+
+def _parts(value: Any, ranges: list[tuple[int, int]]) -> list:
+    """What a value holds: an array's elements (object dtype) or its buffer (recorded in ``ranges``), a pandas object's
+    columns and index, the attributes of an instance of a class the notebook defined; nothing else."""
+    module = type(value).__module__ or ""
+    if module.startswith("numpy") and hasattr(value, "__array_interface__"):
+        if getattr(getattr(value, "dtype", None), "hasobject", False):
+            return list(value.ravel(order="K")) if value.size <= _MAX_WALKED else []
+        start, nbytes = _buffer(value)
+        if nbytes:
+            ranges.append((start, start + nbytes))
+        return []
+    if module.startswith("pandas"):
+        parts = _arrays_of(value) + [getattr(value, name, None) for name in ("index", "columns", "_data", "_mask")]
+        return [p for p in parts if p is not None and p is not value]
+    if isinstance(value, type) or type(value).__module__ != "__main__":
+        return []  # a library's object (a client, an executor) is no data of the user's: it reaches the kernel's state
+    attributes = getattr(value, "__dict__", None)
+    return list(attributes.values()) if type(attributes) is dict else []
+
+
+def overwrite_unheld(texts: Iterable[Any]) -> int:
+    """Overwrite in place the ASCII str and bytes objects of ``texts`` that nothing else holds (the name that held
+    them was just removed): a short credential the memory pass does not search. Returns how many."""
+    count = 0
+    for text in list(texts):
+        if type(text) not in (str, bytes) or not text or sys.getrefcount(text) > _OUR_REFERENCES:
+            continue
+        if type(text) is str and not text.isascii():
+            continue
+        size = len(text)
+        ctypes.memset(id(text) + sys.getsizeof(text) - size - 1, ord("*"), size)
+        count += 1
+    return count
+
+
+_MAX_WALKED = 2_000_000
+_MAX_DEPTH = 12
+_OUR_REFERENCES = 4  # the caller's list, this function's list, the loop variable, getrefcount's argument
+
+
+def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for low, high in sorted(ranges):
+        if merged and low <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], high))
+        else:
+            merged.append((low, high))
+    return merged
+
+
 def _without(runs: list[tuple[int, int]], skip: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """``runs`` less the ``skip`` ranges (both sorted, non-overlapping runs)."""
+    """``runs`` less the ``skip`` ranges (runs sorted and non-overlapping; skip in any order): one sweep."""
+    skip = _merged(list(skip))
     out = []
+    index = 0
     for start, end in runs:
-        for low, high in skip:
-            if high <= start or low >= end:
-                continue
+        while index < len(skip) and skip[index][1] <= start:
+            index += 1
+        at = index
+        while at < len(skip) and skip[at][0] < end:
+            low, high = skip[at]
             if low > start:
                 out.append((start, low))
             start = max(start, high)
-            if start >= end:
-                break
+            at += 1
         if start < end:
             out.append((start, end))
     return out

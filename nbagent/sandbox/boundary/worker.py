@@ -43,6 +43,7 @@ from ..wire import proxies, shared
 from ..wire.budget import OUT_CHUNK_CHARS
 from ..wire.changes import is_mutable, referenced_names
 from ..wire.channel import Channel, frame
+from ..wire.visibility import credential_texts
 from . import confine, denied, figures, lifetime, mappings
 from . import namespace as host_values
 
@@ -62,6 +63,10 @@ class WorkerConfig:
     modules: dict[str, str] = field(default_factory=dict)  # name -> module an earlier worker imported
     generation: int = 1
     host_pid: int = 0
+    #: the notebook's names the agent may not see -> why (wire/visibility.py): out of the worker's namespace before any
+    #: agent code; ``credentials``: those among them whose texts leave the worker's memory too
+    hidden: dict[str, str] = field(default_factory=dict)
+    credentials: tuple[str, ...] = ()
 
 
 def main(sock: Any, config: WorkerConfig, namespace: dict) -> NoReturn:
@@ -73,16 +78,26 @@ def main(sock: Any, config: WorkerConfig, namespace: dict) -> NoReturn:
         signal.signal(STOP_SIGNAL, signal.SIG_IGN)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {STOP_SIGNAL})
         _detach(sock.fileno(), config.plan.relay_fd)
+        hidden, credentials = _withhold(namespace, config)
         try:
-            report = confine.apply(config.plan, namespace)
+            report = confine.apply(config.plan, namespace, hidden, credentials)
         except BaseException as exc:  # tell the host, which reports it and refuses to run the code
             Channel(sock).send({"t": "ready", "error": f"{type(exc).__name__}: {exc}"})
             raise
+        del hidden, credentials
         Worker(sock, config, namespace, report).serve()
     except BaseException:
         status = 70
     finally:
         os._exit(status)
+
+
+def _withhold(namespace: dict, config: WorkerConfig) -> tuple[dict, list]:
+    """Take the names the agent may not see out of the namespace (the kernel's copy keeps them): their values, and the
+    texts of the credentials among them, for the scrub to remove from memory."""
+    hidden = {name: namespace.pop(name) for name in config.hidden if name in namespace}
+    credentials = [text for name in config.credentials for text in credential_texts(hidden.pop(name, None))]
+    return hidden, credentials
 
 
 # --- cutting the ties to the kernel --------------------------------------------------------------------------------
@@ -345,6 +360,8 @@ class Worker:
             except Exception:
                 pass
         self.executor = LocalPythonExecutor(namespace=namespace, **config.executor_kwargs)
+        self.executor.visibility = None  # the host says what is hidden (a load is a NameError, a binding refused)
+        self.executor._guards.hidden_names = dict(config.hidden)
         self.outbox = Outbox(self.channel, config.max_print_outputs_length)  # threads only after confinement
         watch_parent()
         self.executor.on_output = self.outbox.output
@@ -466,6 +483,8 @@ class Worker:
             self.ns.pop(name, None)
             self.unavailable[name] = reason
         self.executor._guards.unavailable = self.unavailable
+        if isinstance(sync.get("hidden"), dict):
+            self.executor._guards.hidden_names = dict(sync["hidden"])
         for oid in header.get("release", []):
             self.objects.pop(oid, None)
         if "tools" in header:

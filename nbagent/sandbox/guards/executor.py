@@ -40,6 +40,7 @@ from ..wire.capabilities import Grant, RefusedCapability
 from ..wire.changes import NamespaceSnapshot, is_mutable, referenced_names
 from ..wire.codec import AgentValue
 from ..wire.timeline import MISSING, Branch, Rewound, Snapshot, Timeline
+from ..wire.visibility import Visibility, missing_name
 from . import policy
 from .capture import CappedBuffer, WarningLog, capture_output, capture_warnings
 from .copies import InputCopies
@@ -170,6 +171,9 @@ class LocalPythonExecutor:
         self.on_code_error: Callable[[BaseException], None] | None = None
         self._copies = InputCopies()
         self.timeline = Timeline(shared=shared_name)
+        #: which of the namespace's names the code sees (wire/visibility.py); every name but credentials by default,
+        #: the task's names when an agent says so (``share``)
+        self.visibility: Visibility | None = Visibility(None)  # None in the isolated worker: its host decides
         self.send_tools({})
 
     # -- smolagents surface -------------------------------------------------------------------------------------------
@@ -186,18 +190,28 @@ class LocalPythonExecutor:
     def send_variables(self, variables: Mapping[str, Any]) -> None:
         self.state.update(variables)
 
+    def share(self, names: Any) -> None:
+        """The namespace's names the code may see from now on: ``names`` (an iterable), or every name but credentials
+        (None); the names the code creates are its own. A hidden name is asked for (``last_refusals``)."""
+        self.visibility.share(names)
+
     @property
     def grants(self) -> list[Grant]:
-        return []
+        return [Grant("variable", name) for name in sorted(self.visibility.granted)]
 
     def grant(self, refused: RefusedCapability, scope: str = "run") -> Grant:
+        """A hidden variable becomes visible (the only thing this executor can grant); ValueError for a credential."""
+        if refused.kind == "variable":
+            return grant_variable(self.visibility, self.state, refused, scope)
         raise RuntimeError(
             "LocalPythonExecutor has no OS confinement to widen: the code runs in this process with its powers "
             "(IsolatedPythonExecutor refuses files and connections and grants them)"
         )
 
     def revoke(self, grant: Grant) -> None:
-        raise ValueError(f"{grant.describe()} is not a grant in force: LocalPythonExecutor grants nothing")
+        if grant.kind != "variable" or grant.target not in self.visibility.granted:
+            raise ValueError(f"{grant.describe()} is not a grant in force")
+        self.visibility.granted.discard(grant.target)
 
     def request_stop(self) -> None:
         """Thread-safe: stop the running call promptly; it raises ExecutionStopped. No effect when idle."""
@@ -211,6 +225,8 @@ class LocalPythonExecutor:
         if not self._running.acquire(blocking=False):
             raise RuntimeError("this executor is already running code (calls cannot overlap or nest)")
         self.last_changes = []
+        self.last_refusals = []
+        names_before = set(self.state)
         copying = self.copy_inputs
         if copying:
             self._copies.enter(self.state, code_action, shared_name)
@@ -218,7 +234,13 @@ class LocalPythonExecutor:
         bindings = self._bindings() if self.timeline.snapshots else None
         try:
             return self._run(code_action)
+        except ExecutionError as failure:  # a hidden variable the code reached for: the loop may ask for it
+            refused = self.visibility.refusal(missing_name(str(failure)), self.state) if self.visibility else None
+            self.last_refusals = [refused] if refused is not None else []
+            raise
         finally:
+            if self.visibility is not None:
+                self.visibility.created.update(n for n in self.state if n not in names_before and shared_name(n))
             try:
                 if bindings is not None:
                     self._note_writes(bindings, code_action)
@@ -404,7 +426,11 @@ class LocalPythonExecutor:
     def _context(self) -> RewriteContext:
         ns, guards = self.state, self._guards
         guards.ipython_hidden = _ipython_hidden_names(ns)
-        hidden: dict[str, str] = {}
+        if self.visibility is not None:  # (the isolated worker's executor is told its hidden names by the host)
+            guards.hidden_names = self.visibility.hidden(ns)
+        hidden: dict[str, str] = {
+            name: f"{name!r} is {why}; use another name" for name, why in guards.hidden_names.items()
+        }
         modules: set[str] = set()
         for key, value in list(ns.items()):
             if not key.isidentifier() or policy.is_dunder(key):
@@ -528,6 +554,17 @@ _CLASS_MAKING = re.compile(r"\btype\b|__new__|__prepare__|metaclass|__init_subcl
 _CLASS_DICT = type.__dict__["__dict__"]
 _TYPE_NAME = type.__dict__["__name__"]
 _PLAIN_CONTAINERS = (list, tuple, set, frozenset, dict)
+
+
+def grant_variable(visibility: Visibility, namespace: dict, refused: RefusedCapability, scope: str) -> Grant:
+    """Make the hidden variable ``refused`` names visible; ValueError when it is never granted (a credential)."""
+    asked = visibility.refusal(refused.target, namespace)
+    if asked is None:
+        raise ValueError(f"`{refused.target}` is no hidden variable of the notebook")
+    if not asked.grantable:
+        raise ValueError(f"{asked.describe()} is never granted: {asked.reason}")
+    visibility.granted.add(refused.target)
+    return Grant("variable", refused.target, scope)
 
 
 def _class_dict(cls: type) -> Any:

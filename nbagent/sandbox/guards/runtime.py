@@ -140,6 +140,9 @@ class Guards(AllocationGuard):
         self.alias_sources: dict[str, types.ModuleType] = {}
         self.ipython_hidden: frozenset[str] = frozenset()
         self.unavailable: dict[str, str] = {}  # names the isolated executor could not bring into its worker
+        #: the notebook's names the task did not give the agent -> why (wire/visibility.py): a load is a NameError
+        #: (which the executor turns into an ask), a binding is refused (it would change the user's variable)
+        self.hidden_names: dict[str, str] = {}
         self.notebook_classes: weakref.WeakSet = weakref.WeakSet()
         for value in list(namespace.values()):  # the user's classes, before any agent code ran
             if isinstance(value, type) and value.__module__ == namespace.get("__name__"):
@@ -164,6 +167,8 @@ class Guards(AllocationGuard):
 
     def hidden_reason(self, key: str, value: Any) -> str | None:
         """Why the namespace entry ``key`` is invisible to agent code, or None."""
+        if key in self.hidden_names:
+            return f"{key!r} is {self.hidden_names[key]}; use another name"
         if key in self.ipython_hidden or (self.ipython_hidden and policy.is_ipython_internal(key)):
             return f"{key!r} is an IPython internal and is not visible to agent code"
         if id(value) in _DANGEROUS_BUILTIN_IDS or self.views.denied_reason(value):
@@ -191,6 +196,8 @@ class Guards(AllocationGuard):
 
     def name(self, key: str) -> Any:
         """Checked lookup of a global name (used where a plain lookup could reach something hidden)."""
+        if key in self.hidden_names:  # not shared with the agent: as if it were not there (the executor asks)
+            raise NameError(f"name {key!r} is not defined")
         try:
             value = self.ns[key]
         except KeyError:

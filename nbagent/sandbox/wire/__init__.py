@@ -14,4 +14,5 @@ The lowest room of the sandbox: both layers above speak it, and it trusts nothin
   answer is still one (``is_worker_handle``) and what to write instead (``handle_advice``).
 * ``changes``  -- what a call did to the shared namespace (created, rebound, changed in place, deleted), in words.
 * ``capabilities`` -- what the boundary refused the code (RefusedCapability) and what a person granted (Grant).
+* ``visibility`` -- which notebook names the code sees (the task's, its own, granted ones); what a credential is.
 """

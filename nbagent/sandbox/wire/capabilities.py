@@ -16,18 +16,26 @@ from typing import Any
 
 __all__ = ["CAPABILITY_KINDS", "RefusedCapability", "Grant"]
 
-#: ``read`` / ``write``: a path; ``connect``: ``host:port`` through the proxy; ``network``: any (no network grant).
-CAPABILITY_KINDS = ("read", "write", "connect", "network")
+#: ``read`` / ``write``: a path; ``connect``: ``host:port`` through the proxy; ``network``: any (no network grant);
+#: ``variable``: a notebook variable the task did not give the agent (``visibility.py``).
+CAPABILITY_KINDS = ("read", "write", "connect", "network", "variable")
 
-_VERBS = {"read": "read", "write": "write", "connect": "connect to", "network": "use the network"}
+_VERBS = {
+    "read": "read",
+    "write": "write",
+    "connect": "connect to",
+    "network": "use the network",
+    "variable": "read your variable",
+}
 
 
 @dataclass(frozen=True)
 class RefusedCapability:
     """One thing the code tried and was refused.
 
-    ``target``: an absolute path (read, write; a folder's ends with ``/``), ``host:port`` (connect) or "" (network).
-    ``reason``: one line saying why it was refused. ``grantable``: False for what is never granted (the kernel's secrets, cloud metadata...), in
+    ``target``: an absolute path (read, write; a folder's ends with ``/``), ``host:port`` (connect), "" (network) or a
+    variable's name (variable). ``reason``: one line saying why it was refused. ``detail``: what the target is, never
+    its value (``str, 14 chars``, ``DataFrame 400×6``), said after it. ``grantable``: False for what is never granted (the kernel's secrets, cloud metadata...), in
     which case nobody is asked.
     """
 
@@ -35,18 +43,21 @@ class RefusedCapability:
     target: str
     reason: str = ""
     grantable: bool = True
+    detail: str = ""
 
     def describe(self) -> str:
-        """``write `out/report.csv``` , ``connect to `api.example.com:443```, ``use the network``."""
+        """``write `out/report.csv```, ``connect to `api.example.com:443```, ``use the network``, ``read your
+        variable `internal_memo` (str, 14 chars)``."""
         verb = _VERBS.get(self.kind, self.kind)
-        return f"{verb} `{self.target}`" if self.target else verb
+        said = f"{verb} `{self.target}`" if self.target else verb
+        return f"{said} ({self.detail})" if self.detail else said
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RefusedCapability:
-        return cls(**{k: data[k] for k in ("kind", "target", "reason", "grantable") if k in data})
+        return cls(**{k: data[k] for k in ("kind", "target", "reason", "grantable", "detail") if k in data})
 
 
 @dataclass(frozen=True)
