@@ -6,7 +6,9 @@
 
 The cell body is the task. The model is told about the notebook variables the task
 points at, and only those: names in backticks (`` `sales` ``), `{name}` placeholders of
-data values, and `--vars a,b` (`--vars '*'`: every data variable). `{name}` of a string
+data values, and `--vars a,b` (`--vars '*'`: every data variable). The agent's code sees
+those variables, what it creates and modules; reading another is asked (Allow once / for
+this run / Deny), and `--vars '*'` shares every name but credentials, the old way. `{name}` of a string
 or number is replaced by its value (write `{{` and `}}` for literal braces); `{name}` of
 anything else becomes `` `name` `` and is described (a DataFrame by its schema, never
 its whole data). A backticked or `{}` name that is not defined is a `UsageError` with
@@ -130,7 +132,9 @@ class AgentMagics(Magics):
     )
     @argument("--tools", default=None, help="comma-separated names of variables holding tools")
     @argument(
-        "--vars", default=None, help="comma-separated notebook variables to describe to the model ('*': all data)"
+        "--vars",
+        default=None,
+        help="comma-separated notebook variables to give the agent besides the task's ('*': every one but credentials)",
     )
     @argument("--imports", default=None, help="comma-separated modules the agent's code may import, e.g. pandas,numpy")
     @argument("--max-steps", type=int, default=None, help="maximum number of steps")
@@ -234,6 +238,8 @@ class AgentMagics(Magics):
         if args.n_ctx is not None and args.n_ctx < 256:
             raise UsageError(f"--n-ctx must be at least 256 tokens, got {args.n_ctx}")
         agent = self._agent_for(args, namespace)
+        if vars_named and hasattr(agent, "share_variables"):  # the task's names are the agent's anyway
+            agent.share_variables = "*" if vars_named == ["*"] else [n for n in vars_named if n != "*"]
         if args.copy:  # h14-widget: copy_inputs of the executor (nbagent/sandbox/copies.py), kept for the agent
             if not hasattr(getattr(agent, "python_executor", None), "copy_inputs"):
                 raise UsageError("--copy needs a CodeAgent (an agent whose code runs in nbagent's executor)")

@@ -21,7 +21,8 @@ person, never in the observation the model reads.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -60,6 +61,7 @@ _CUT_SLACK = 3  # streamed token counts are re-tokenized: a cut step may count a
 _MAX_REFUSALS = 2  # final answers refused per task: then the model's answer stands
 _MAX_PROBLEMS_SAID = 2
 RETRY_TEMPERATURE = 0.9  # a small model retrying greedily after an error tends to write the same code again
+_NAMED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`|\{([A-Za-z_][A-Za-z0-9_]*)\}")  # `name` or {name} in a task
 
 
 class AnswerRefused(AgentExecutionError):
@@ -84,6 +86,11 @@ class CodeLoop(AgentLoop):
         executor_kwargs: passed to the executor (e.g. `timeout_seconds`, `memory_limit_bytes`, `allow_read`).
         namespace: the dict the code runs in, e.g. a notebook's `get_ipython().user_ns`;
             what the code defines stays there. Default: a private dict.
+        share_variables: which of `namespace`'s names the code sees besides what it creates and modules: "task"
+            (the default: the names the task writes as `name` or {name}, and `additional_args`), "*" (every name
+            but credentials: the old way), or a list of names (those and the task's). Another name is asked for
+            (`on_permission`) when the code reaches for it; a credential only when the task names it. Without
+            `namespace` the code sees all of its own namespace.
         executor_type: "isolated" (a confined worker process; the default where the platform can fork) or
             "local" (this process, for trusted code: it guards against a mistaken model, not a hostile
             one). See nbagent/loop/executors.py.
@@ -106,8 +113,11 @@ class CodeLoop(AgentLoop):
         executor_kwargs: dict[str, Any] | None = None,
         max_print_outputs_length: int | None = None,
         namespace: dict[str, Any] | None = None,
+        share_variables: str | Iterable[str] = "task",
         **kwargs: Any,
     ) -> None:
+        self.share_variables = _checked_share(share_variables)
+        self._namespace_given = namespace is not None
         self.additional_authorized_imports = list(additional_authorized_imports or [])
         self.max_print_outputs_length = max_print_outputs_length
         self.executor_type = default_executor_type() if executor_type is None else executor_type
@@ -130,6 +140,15 @@ class CodeLoop(AgentLoop):
         self.gates.on_stop(self.python_executor.request_stop)
         self.coach = Coach(small=self.prompt_profile == SMALL, failed=_failed)
 
+    def shared_names(self) -> list[str] | None:
+        """The notebook names this run's code sees (besides what it creates, modules and what a person allows);
+        None: every name but credentials (`share_variables="*"`, or no notebook namespace)."""
+        choice = _checked_share(self.share_variables)
+        if not self._namespace_given or choice == "*":
+            return None
+        named = {a or b for a, b in _NAMED.findall(self.task or "")} | set(self.state)  # the task's, additional_args
+        return sorted(named | (set() if choice == "task" else set(choice)))
+
     @property
     def authorized_imports(self) -> list[str]:
         return list(self.python_executor.authorized_imports)
@@ -140,6 +159,9 @@ class CodeLoop(AgentLoop):
     def _prepare_executor(self, resume: bool = False) -> None:
         if not resume:  # a re-run goes on from the namespace as it was before the step, not the run's first values
             self.python_executor.send_variables(self.state)
+            share = getattr(self.python_executor, "share", None)
+            if share is not None:
+                share(self.shared_names())
         self.python_executor.send_tools({**self.tools, **self.managed_agents})
 
     def _step_stream(self, memory_step: ActionStep) -> Iterator[Any]:
@@ -355,6 +377,17 @@ class CodeLoop(AgentLoop):
             f"{observed.rstrip(chr(10))}\n{figures}" if figures and observed else observed + figures
         )
         return output
+
+
+def _checked_share(choice: Any) -> str | tuple[str, ...]:
+    """ "task", "*", or a tuple of names; else a ValueError of one line."""
+    if choice in ("task", "*"):
+        return choice
+    if not isinstance(choice, str) and isinstance(choice, Iterable):
+        names = tuple(choice)
+        if all(isinstance(name, str) and name.isidentifier() for name in names):
+            return names
+    raise ValueError(f'share_variables takes "task", "*" or a list of variable names, got {choice!r}')
 
 
 def _failed(step: ActionStep) -> bool:

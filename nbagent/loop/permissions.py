@@ -1,7 +1,8 @@
 """Asking for what the sandbox refused: the run's policy (`on_permission`), who answers, what the step records.
 
-When the code of a step is refused a file, a host or the network (the executor lists what in
-`last_refusals`), the code step asks, one question per refusal and at most `MAX_ASKS_PER_STEP` per step:
+When the code of a step is refused a file, a host, the network or a notebook variable the task did not give it (the
+executor lists what in `last_refusals`), the code step asks, one question per refusal and at most `MAX_ASKS_PER_STEP`
+per step:
 
 * ``on_permission="ask"`` (the default) asks a person: the widget when one shows the run (the gates'
   `answerer`), else the terminal when stdin is one and the run is on the main thread ("a/r/d"), else
@@ -51,6 +52,7 @@ _INSTEAD = {
     "read": "use the data you already have (the variables in the namespace)",
     "connect": "work without that host: use the data you already have",
     "network": "work without the network: use the data you already have",
+    "variable": "use the variables the task gave you and what you create; do not guess other names",
 }
 
 
@@ -228,6 +230,8 @@ class StepAsks:
             "scope": decision.answer if decision.answer in ("once", "run") and grant is not None else None,
             "by": decision.by,
         }
+        if refused.detail:
+            entry["detail"] = refused.detail  # what a variable is (str, 14 chars), never its value
         if decision.reason:
             entry["reason"] = decision.reason
         if grant is not None and grant.target != refused.target:
