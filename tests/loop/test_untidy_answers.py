@@ -107,3 +107,24 @@ def test_a_frame_without_repeats_passes():
     tidy = pd.DataFrame({"order_id": [1, 2], "amount": [1.0, 2.0]})
     found = repeat_problems("Total, each order once?", 'final_answer(orders["amount"].sum())', 3.0, tidy)
     assert not any("repeat an earlier row" in problem for problem in found)
+
+
+# ---------------------------------------------------------------- one label, several spellings, counted apart
+
+
+def test_groups_that_are_one_label_written_several_ways_are_doubted():
+    answer = {"North": 2.0, "north ": 1.0, "South": 2.0}
+    found = problems("Amount per region?", 'final_answer(orders.groupby("region")["amount"].count().to_dict())', answer)
+    assert any("the answer's groups 'North', 'north ' are one label written several ways" in p for p in found)
+
+
+def test_a_label_counted_in_one_spelling_is_doubted():
+    code = 'counts = orders["region"].value_counts()\nfinal_answer((counts.idxmax(), int(counts.max())))'
+    found = problems("Which region has the most orders, and how many?", code, ("North", 2))
+    assert any("orders['region'] also writes 'North' as 'north ', ' NORTH'" in p for p in found)
+
+
+def test_labels_read_as_a_person_reads_them_pass_the_spelling_check():
+    code = 'counts = orders["region"].str.strip().str.title().value_counts()\nfinal_answer((counts.idxmax(), 4))'
+    found = problems("Which region has the most orders, and how many?", code, ("North", 4))
+    assert not any("written several ways" in p or "also writes" in p for p in found)

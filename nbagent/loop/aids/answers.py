@@ -27,7 +27,7 @@ from .answer_labels import label_problems
 from .code_checks import is_method_call, is_text
 from .data_card import data_frames, is_number, owner_frame, value_kind
 from .directions import direction_problems
-from .untidy_answers import blanks_not_counted, label_spellings_missed, repeats_not_dropped
+from .untidy_answers import blanks_not_counted, label_spellings_missed, repeats_not_dropped, spellings_counted_apart
 
 __all__ = ["AnswerContext", "answer_problem", "answer_problems"]
 
@@ -137,6 +137,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *labels,
         *_guarded(label_spellings_missed, tree, context.namespace),
         *_guarded(blanks_not_counted, tree, context.namespace),
+        *_guarded(spellings_counted_apart, answer, context.code, context.namespace, context.variables),
         *_guarded(repeats_not_dropped, context.question, tree, context.namespace, context.variables),
         *_guarded(direction_problems, answer, context.question, tree, _final_answer_argument(tree), context.namespace),
         _numbers_for_names(answer, context),

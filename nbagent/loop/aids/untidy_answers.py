@@ -17,7 +17,7 @@ from typing import Any
 from .code_checks import is_method_call, is_text
 from .data_card import data_frames
 
-__all__ = ["blanks_not_counted", "label_spellings_missed", "repeats_not_dropped"]
+__all__ = ["blanks_not_counted", "label_spellings_missed", "repeats_not_dropped", "spellings_counted_apart"]
 
 _MISSING_CALLS = ("isna", "isnull")
 _MAX_LABELS = 50  # a column with more distinct spellings than this holds names or notes, not labels
@@ -26,6 +26,8 @@ _ONCE_ASKED = re.compile(
     r"\b(once|unique|distinct|de-?duplicat\w*|without (?:the )?(?:duplicates|repeats)|duplicates? removed)\b",
     re.IGNORECASE,
 )
+# code that reads labels as a person does before grouping or counting them
+_LABELS_NORMALISED = re.compile(r"\.str\.(?:strip|lower|upper|title|casefold|capitalize)\(|clean_labels\(")
 _DEDUPLICATING = ("drop_duplicates", "duplicated", "unique", "nunique")
 _MAX_CHECKED_ROWS = 1_000_000  # finding repeated rows hashes every row: beyond this, say nothing
 # code that also looks at blank texts: == "", .str.strip(), replace("", …), isin(["", …]), str.len(), is_missing(…)
@@ -130,3 +132,59 @@ def repeats_not_dropped(question: str, tree: ast.Module, namespace: dict[str, An
                 f"first (into a new variable: {frame_name}.drop_duplicates()), then compute the answer again"
             ]
     return []
+
+
+def spellings_counted_apart(answer: Any, code: str, namespace: dict[str, Any], variables: list[str]) -> list[str]:
+    """An answer whose labels are one label written several ways (a dict with keys ' BUSINESS' and 'Business'),
+    or a label whose column also writes it otherwise, from code that never read the labels as a person does."""
+    if _LABELS_NORMALISED.search(code):
+        return []
+    labels = _answer_labels(answer)
+    split = _same_label_keys(labels)
+    if split:
+        shown = ", ".join(repr(label) for label in split[:_SHOWN])
+        return [
+            f"the answer's groups {shown} are one label written several ways: read the labels as a person does "
+            "(strip the spaces, one case) before grouping, so each label is counted once"
+        ]
+    for frame_name, frame in data_frames(namespace):
+        if frame_name not in variables:
+            continue
+        for label in labels:
+            found = _column_with_other_spellings(frame, label)
+            if found:
+                column, others = found
+                shown = ", ".join(repr(text) for text in others[:_SHOWN])
+                return [
+                    f"{frame_name}[{column!r}] also writes {label!r} as {shown}, and the code counted each spelling "
+                    "apart: read the labels as a person does (strip the spaces, one case) before grouping or counting"
+                ]
+    return []
+
+
+def _answer_labels(answer: Any) -> list[str]:
+    if isinstance(answer, str):
+        return [answer]
+    if isinstance(answer, dict):
+        return [key for key in answer if isinstance(key, str)]
+    if isinstance(answer, (list, tuple)):
+        return [item for item in answer if isinstance(item, str)]
+    return []
+
+
+def _same_label_keys(labels: list[str]) -> list[str]:
+    seen: dict[str, list[str]] = {}
+    for label in labels:
+        seen.setdefault(label.strip().casefold(), []).append(label)
+    return next((spellings for spellings in seen.values() if len(spellings) > 1), [])
+
+
+def _column_with_other_spellings(frame: Any, label: str) -> tuple[str, list[str]] | None:
+    for position in range(frame.shape[1]):
+        values = frame.iloc[:, position]
+        if not (values.dtype.kind == "O" or str(values.dtype) in ("str", "string")):
+            continue
+        found = _other_spellings(values, [label])
+        if found and label in set(values.dropna()):
+            return str(frame.columns[position]), found[1]
+    return None
