@@ -19,7 +19,7 @@ def test_copy_keeps_the_notebooks_list_and_returns_new_names(ip, executor: str) 
     ip.user_ns["m"] = ScriptedModel(
         [code("prices.append(4)\ndoubled = [2 * p for p in prices]"), code("final_answer(len(prices))")]
     )
-    value = ip.run_cell_magic("agent", f"-m m --quiet --copy --executor {executor} -o answer", "Double the prices")
+    value = ip.run_cell_magic("agent", f"-m m --quiet --copy --executor {executor} -o answer", "Double the `prices`")
     assert value == 4  # the agent saw its own change across steps
     assert ip.user_ns["prices"] is original and original == [1, 2, 3]
     assert ip.user_ns["doubled"] == [2, 4, 6, 8]
