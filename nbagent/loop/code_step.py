@@ -232,7 +232,7 @@ class CodeLoop(AgentLoop):
         """Code the same as the code that just failed twice, or as an earlier failing attempt, is not run; sent
         again after that, the run ends."""
         try:
-            self.coach.repeated(code, self._task_actions(), getattr(self.python_executor, "state", {}))
+            self.coach.repeated(code, self._task_actions(), self._seen_namespace())
         except Exception:
             memory_step.code_action = code  # shown in the step, never run
             raise
@@ -245,6 +245,14 @@ class CodeLoop(AgentLoop):
         if warning:
             memory_step.code_action = fix.code
             raise AgentExecutionError(warning)
+
+    def _seen_namespace(self) -> dict[str, Any]:
+        """The namespace as the code sees it: the hints, notes and answer checks never tell the model about a
+        variable it was not given (its name, its columns)."""
+        state = getattr(self.python_executor, "state", {})
+        visibility = getattr(self.python_executor, "visibility", None)
+        hidden = visibility.hidden(state) if visibility is not None else {}
+        return {name: value for name, value in state.items() if name not in hidden} if hidden else state
 
     def _task_actions(self) -> list[ActionStep]:
         """The action steps of the current task so far (small models repeat themselves within a task)."""
@@ -268,7 +276,7 @@ class CodeLoop(AgentLoop):
         if refusals >= _MAX_REFUSALS:
             return []
         ran = [step.code_action for step in actions if _ran(step) and step.code_action] + [code]
-        namespace = getattr(self.python_executor, "state", {})
+        namespace = self._seen_namespace()
         problems = self.coach.answer_doubts(answer, self.task or "", "\n".join(ran), namespace)
         return [problem for problem in problems if problem not in said][:_MAX_PROBLEMS_SAID]
 
@@ -279,7 +287,7 @@ class CodeLoop(AgentLoop):
         said = " ".join(str(step.error) for step in actions if isinstance(step.error, AnswerRefused))
         if sum(isinstance(step.error, AnswerRefused) for step in actions) >= _MAX_REFUSALS:
             return []
-        namespace = getattr(self.python_executor, "state", {})
+        namespace = self._seen_namespace()
         problems = self.coach.chart_doubts(figures, self.task or "", namespace)
         return [problem for problem in problems if problem not in said]
 
@@ -345,7 +353,6 @@ class CodeLoop(AgentLoop):
 
     def _execute(self, memory_step: ActionStep) -> Any:
         code = memory_step.code_action
-        namespace = getattr(self.python_executor, "state", {})  # what the hints and notes look up
         asks = StepAsks(self.permissions, self.gates, memory_step.step_number)
         try:
             output, images = self._run_asking(memory_step, asks)
@@ -359,7 +366,7 @@ class CodeLoop(AgentLoop):
             if self.gates.stopping:  # whatever ended the code after Stop was asked, the step was stopped
                 raise RunStopped(self.gates.stop_reason or str(failure)) from None
             self.coach.stuck(failure, self._task_actions())  # the same failure once more after it was named a loop
-            hint = self.coach.hint(failure, code, namespace, self.task or "", self._task_actions())
+            hint = self.coach.hint(failure, code, self._seen_namespace(), self.task or "", self._task_actions())
             said = "\n".join(part for part in (str(failure), asks.error_note(), hint) if part)
             raise AgentExecutionError(said) from None
         finally:  # "Allow once" ends with the step; what was asked and answered stays on it
@@ -371,7 +378,7 @@ class CodeLoop(AgentLoop):
         observed = _observation(output.logs, output.output)
         if output.output is None and not output.logs and not output.is_final_answer:
             # "Last output: None" after an assignment read as "no rows" to a 1.5B model
-            observed = self.coach.silent_observation(code, namespace) or observed
+            observed = self.coach.silent_observation(code, self._seen_namespace()) or observed
         figures = _figures_note(images)
         memory_step.observations = (
             f"{observed.rstrip(chr(10))}\n{figures}" if figures and observed else observed + figures

@@ -40,5 +40,5 @@ def test_agent_code_cleans_with_the_helpers(executor_type: str) -> None:
         show_widget=False,
         max_steps=1,
     )
-    assert agent.run("Clean and count") == {"north": 1206.04, "march": 2, "gaps": 1}
+    assert agent.run("Clean and count `orders`") == {"north": 1206.04, "march": 2, "gaps": 1}
     pd.testing.assert_frame_equal(orders, before)

@@ -133,7 +133,7 @@ def test_every_plotting_step_keeps_its_figure_and_tells_the_model(executor_type:
         verbosity_level=-1,
         show_widget=False,
     )
-    agent.run("Draw four charts.")
+    agent.run("Draw four charts of `table`.")
     for step in agent.memory.action_steps()[:4]:
         assert len(step.observations_images) == 1, (step.step_number, step.observations)
         width, height = step.observations_images[0].size

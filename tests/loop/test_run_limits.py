@@ -24,6 +24,7 @@ def code(body: str) -> str:
 
 
 def make_agent(model, **kwargs) -> CodeAgent:
+    kwargs.setdefault("share_variables", "*")  # the tests' spies (`ran`) are read by code the tasks do not name
     return CodeAgent(tools=[], model=model, verbosity_level=-1, show_widget=False, **kwargs)
 
 

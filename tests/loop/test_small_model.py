@@ -458,7 +458,7 @@ def test_a_silent_step_shows_a_small_model_the_variable_it_made():
     namespace = {**sales_namespace(), "shops": pd.DataFrame({"shop": ["a"], "city": ["Graz"]})}
     namespace["sales"]["shop"] = "a"
     agent = agent_for(model, namespace=namespace)
-    assert agent.run("How many rows after the merge?") == 2
+    assert agent.run("How many rows after merging `sales` with `shops`?") == 2
     seen = actions(agent)[0].observations
     assert seen.startswith("The code ran and printed nothing. `merged` is now:\n- `merged`: pandas DataFrame, 2 rows")
     assert "columns: units (int64), unit_price (float64), shop (" in seen and "city (" in seen
@@ -480,7 +480,7 @@ def test_grouping_a_series_by_a_column_name_gets_the_owner_frames_column():
         [code(failing), code("total = value.groupby(june['region']).sum()\nfinal_answer(total.to_dict())")]
     )
     agent = agent_for(model, namespace={"sales": sales, "june": june, "value": value})
-    assert agent.run("Revenue of `june` by region?") == {"N": 12.0, "S": 6.0}
+    assert agent.run("Revenue of `june` by region (`value` holds it)?") == {"N": 12.0, "S": 6.0}
     hint = str(actions(agent)[0].error)
     assert "`value` is a Series, not a table, so it has no column 'region'" in hint
     assert "value.groupby(june['region'])" in hint  # june has value's rows; sales has the column too

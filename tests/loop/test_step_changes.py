@@ -32,7 +32,7 @@ def run(namespace: dict, executor_type: str, **executor_kwargs) -> CodeAgent:
         verbosity_level=-1,
         show_widget=False,
     )
-    agent.run("Add a revenue column")
+    agent.run("Add a revenue column to `sales` (and count in `x`)")
     return agent
 
 

@@ -31,11 +31,11 @@ def agent_on(make_agent, namespace: dict, answers: list[str], **kwargs):
 def test_a_rerun_from_step_1_sees_the_notebook_as_it_was_and_equals_a_clean_run(make_agent):
     clean_ns = {"df": sales()}
     clean = agent_on(make_agent, clean_ns, [RELATIVE])
-    assert clean.run("Which row improved most, relatively?") == 0.5
+    assert clean.run("Which row of `df` improved most, relatively?") == 0.5
 
     namespace = {"df": sales()}
     agent = agent_on(make_agent, namespace, FIRST_TRY + [RELATIVE])
-    assert agent.run("Which row improved most?") == 1000.0
+    assert agent.run("Which row of `df` improved most?") == 1000.0
     assert "gain" in namespace["df"] and namespace["best"] == 10.0
     agent.driver.rerun(1)
     assert agent.driver.join(10)
@@ -48,7 +48,7 @@ def test_a_rerun_from_step_1_sees_the_notebook_as_it_was_and_equals_a_clean_run(
 def test_the_replaced_run_can_be_made_live_again_with_its_variables(make_agent):
     namespace = {"df": sales()}
     agent = agent_on(make_agent, namespace, FIRST_TRY + [RELATIVE])
-    agent.run("Which row improved most?")
+    agent.run("Which row of `df` improved most?")
     agent.driver.rerun(1)
     assert agent.driver.join(10)
     assert "rel" in namespace["df"]

@@ -5,7 +5,7 @@ it (``print(secret_token)``). So both executors hide the notebook's other names:
 
 * the variables the task names (backticks, ``{}``, ``--vars``, ``additional_args``: :meth:`Visibility.share`),
 * the names it bound itself (``created``),
-* modules (whether it may *use* one is the import policy's question),
+* modules, and the functions and classes of libraries (whether it may *use* one is the import policy's question),
 * and the names a person allowed after it asked (``granted``: a refusal of kind ``"variable"``, asked and granted
   like a file).
 
@@ -133,7 +133,7 @@ class Visibility:
         return (self.shared is not None and name in self.shared) or name in self.granted or name in self.created
 
     def visible(self, name: str, value: Any) -> bool:
-        if self.named(name) or isinstance(value, types.ModuleType):
+        if self.named(name) or isinstance(value, types.ModuleType) or _library_code(value):
             return True
         return self.shared is None and not credential_reason(name, value)
 
@@ -168,3 +168,13 @@ class Visibility:
 
 
 _ABSENT = object()
+
+
+def _library_code(value: Any) -> bool:
+    """A function or class a library defined (``from sklearn.metrics import f1_score``, a numpy ufunc, a wrapped helper
+    such as ``nbagent.data.to_number``): code like a module's, not the
+    user's data (whether the code may use it is the import policy's question); the notebook's own are its variables."""
+    if not callable(value) or not isinstance(getattr(value, "__name__", None), str):
+        return False  # (an instance, a model or a client, has no name of its own: it is the user's object)
+    module = getattr(value, "__module__", None)
+    return isinstance(module, str) and module not in ("__main__", "builtins") and not module.startswith("__")
