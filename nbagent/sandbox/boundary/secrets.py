@@ -126,7 +126,7 @@ def scrub(
             found.cleared.append(f"{step.__name__[1:]} failed: {type(exc).__name__}")
         costs[step.__name__[1:]] = round(time.perf_counter() - begun, 4)
     begun = time.perf_counter()
-    values = found.values
+    values = set(found.values)
     seen = namespace if namespace is not None else getattr(shell, "user_ns", None) or {}
     skip = wipe.visible_buffers(seen, values) + wipe.data_buffers([hidden or {}])
     masked = wipe.mask(values, skip=skip)

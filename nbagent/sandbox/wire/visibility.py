@@ -80,8 +80,10 @@ def credential_reason(name: str, value: Any) -> str:
         return reason
     items = value.items() if type(value) is dict else ((name, item) for item in value)
     for key, item in items:
-        if _text_reason(key if type(key) is str else name, item):
-            return f"it holds a credential ({_text_reason(key if type(key) is str else name, item)})"
+        if type(item) is str or type(item) is bytes:
+            inner = _text_reason(key if type(key) is str else name, item)
+            if inner:
+                return f"it holds a credential ({inner})"
     return ""
 
 
@@ -122,6 +124,8 @@ class Visibility:
         self.shared: frozenset[str] | None = None if shared is None else frozenset(shared)
         self.granted: set[str] = set()
         self.created: set[str] = set()
+        self._verdicts: dict[str, tuple[Any, str]] = {}  # name -> (the text it held, credential_reason): texts are
+        # immutable, so a name still bound to the same text object has the same verdict (a step costs no regex)
 
     def share(self, names: Iterable[str] | None) -> None:
         """A new run: these names (None: every name but credentials); grants end, what the agent made stays its own."""
@@ -135,7 +139,18 @@ class Visibility:
     def visible(self, name: str, value: Any) -> bool:
         if self.named(name) or isinstance(value, types.ModuleType) or _library_code(value):
             return True
-        return self.shared is None and not credential_reason(name, value)
+        return self.shared is None and not self.credential(name, value)
+
+    def credential(self, name: str, value: Any) -> str:
+        """`credential_reason`, remembered for texts."""
+        if type(value) not in (str, bytes):
+            return credential_reason(name, value)
+        seen = self._verdicts.get(name)
+        if seen is not None and seen[0] is value:
+            return seen[1]
+        reason = credential_reason(name, value)
+        self._verdicts[name] = (value, reason)
+        return reason
 
     def hidden(self, namespace: Mapping[str, Any], candidates: Iterable[str] | None = None) -> dict[str, str]:
         """The names of ``namespace`` (or of ``candidates``) the code may not see -> what it is ("one of your
@@ -146,7 +161,7 @@ class Visibility:
             value = namespace.get(name, _ABSENT)
             if value is _ABSENT or self.visible(name, value):
                 continue
-            credential = credential_reason(name, value)
+            credential = self.credential(name, value)
             hidden[name] = (
                 f"a credential ({credential}), never shared unless the task names it" if credential else NOT_SHARED
             )
