@@ -8,14 +8,16 @@ must survive with its threads bounded, and the next call must work.
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import os
+import select
 import socket
 import ssl
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -270,6 +272,10 @@ REFUSED = [
     ("::ffff:127.0.0.1", 443, "::ffff:127.0.0.1 is a loopback address"),
     ("localhost", 443, "localhost resolves to 127.0.0.1, a loopback address"),
     ("0.0.0.0", 443, "0.0.0.0 is an unspecified address"),
+    ("2002:7f00:1::1", 443, "2002:7f00:1::1 is a 6to4 address"),  # 127.0.0.1 carried in 6to4
+    ("2002:a9fe:a9fe::1", 443, "2002:a9fe:a9fe::1 is a 6to4 address"),  # cloud metadata carried in 6to4
+    ("64:ff9b::a9fe:a9fe", 443, "64:ff9b::a9fe:a9fe is a NAT64 address"),
+    ("2001:0:4136:e378:8000:63bf:80ff:fffe", 443, "2001:0:4136:e378:8000:63bf:80ff:fffe is a Teredo address"),
 ]
 
 
@@ -460,3 +466,241 @@ def test_policy_parameters_are_checked() -> None:
     with pytest.raises(proxy.Refused, match="not in this agent's allow_domains"):
         policy.resolve("example.com.evil.org", 443)
     assert proxy.not_public("8.8.8.8") == "" and proxy.not_public("::ffff:10.1.2.3") == "a private address"
+
+
+#: IPv4 inside IPv6 (loopback, cloud metadata, a private address, and a public one: refused outright all the same).
+#: Teredo carries the client's address inverted in its last 32 bits (0x80fffffe is 127.0.0.1).
+CARRIED = {
+    "6to4": ["2002:7f00:1::1", "2002:a9fe:a9fe::1", "2002:c0a8:101::1", "2002:808:808::1"],
+    "Teredo": ["2001:0:4136:e378:8000:63bf:80ff:fffe", "2001:0:4136:e378:8000:63bf:5601:5601", "2001::f5ff:fffe"],
+    "NAT64": ["64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe", "64:ff9b::a00:1", "64:ff9b:1::7f00:1", "64:ff9b:1::a9fe:a9fe"],
+    "IPv4-compatible": ["::127.0.0.1", "::169.254.169.254"],
+}
+
+
+@pytest.mark.parametrize("form", list(CARRIED))
+def test_ipv4_carried_in_ipv6_is_refused_whatever_it_carries(form: str) -> None:
+    policy = proxy.Policy.make()
+    for address in CARRIED[form]:
+        with pytest.raises(proxy.Refused, match=f"^{address} is an? {form} address$"):
+            policy.resolve(address, 443)
+        assert proxy.literal_not_public(address)  # and never grantable by a person's "yes" (grants.py)
+
+
+def test_public_addresses_pass_by_the_reviewed_ranges_alone() -> None:
+    for public in ("8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "2a00:1450:4001:82a::200e", "::ffff:8.8.8.8"):
+        assert proxy.not_public(public) == "", public
+    for address, words in [
+        ("100.64.0.1", "a shared (carrier-grade NAT) address"),  # not in 3.10's is_private: the table decides
+        ("192.0.0.170", "a reserved address"),
+        ("fd00::1", "a private address"),
+        ("fe80::1%eth0", "a link-local address"),
+        ("4000::1", "not a public address"),  # outside global unicast (2000::/3)
+    ]:
+        assert proxy.not_public(address) == words, address
+
+
+# --- the proxy cannot be pinned -----------------------------------------------------------------------------------
+
+
+class Sink:
+    """A loopback server that accepts and holds every connection; it never reads (``push``: it sends without end)."""
+
+    def __init__(self, push: bool = False) -> None:
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # fills fast: inherited when accepted
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.port = self.listener.getsockname()[1]
+        self.held: list[socket.socket] = []
+        self.push = push
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            self.held.append(conn)
+            if self.push:
+                threading.Thread(target=self._send_forever, args=(conn,), daemon=True).start()
+
+    @staticmethod
+    def _send_forever(conn: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                conn.sendall(b"x" * 65536)
+
+    def close(self) -> None:
+        self.listener.close()
+        for conn in self.held:
+            conn.close()
+
+
+@pytest.fixture
+def sink() -> Iterator[Sink]:
+    s = Sink()
+    yield s
+    s.close()
+
+
+def stream_threads() -> int:
+    return sum(t.name == "nbagent-proxy-stream" for t in threading.enumerate())
+
+
+def wait_for(condition: Callable[[], bool], seconds: float) -> float:
+    """Seconds until ``condition`` held (fails past ``seconds``)."""
+    start = time.monotonic()
+    while not condition():
+        assert time.monotonic() - start < seconds, f"still not true after {seconds} s"
+        time.sleep(0.02)
+    return time.monotonic() - start
+
+
+class Relay:
+    """The test plays a worker's relay (netns.py): its control socket, and a stream from the proxy for each ask."""
+
+    def __init__(self, connect_proxy: proxy.ConnectProxy) -> None:
+        self.control = connect_proxy.attach()  # (held: the worker's end closing means the worker is gone)
+
+    def stream(self) -> socket.socket:
+        self.control.sendall(b"c")
+        message, fds, _, _ = socket.recv_fds(self.control, 1, 1)
+        assert message == b"y" and fds
+        return socket.socket(fileno=fds[0])
+
+
+def connected(stream: socket.socket, port: int) -> socket.socket:
+    stream.sendall(b"CONNECT 127.0.0.1:%d HTTP/1.1\r\n\r\n" % port)
+    stream.settimeout(5)
+    assert stream.recv(100).startswith(b"HTTP/1.1 200")
+    return stream
+
+
+def fill(stream: socket.socket) -> int:
+    """Send until nothing more is taken for 0.3 s (every buffer between here and a peer that does not read is full) or
+    the proxy ends the stream."""
+    stream.setblocking(False)
+    sent = 0
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        while select.select([], [stream], [], 0.3)[1]:
+            with contextlib.suppress(BlockingIOError):
+                sent += stream.send(b"x" * 65536)
+    return sent
+
+
+@pytest.mark.parametrize("stalled", ["upstream", "worker"], ids=["server stops reading", "worker stops reading"])
+def test_a_side_that_stops_reading_loses_its_stream_at_the_send_deadline(stalled: str) -> None:
+    server = Sink(push=stalled == "worker")
+    connect_proxy = proxy.ConnectProxy(
+        proxy.Policy.make(allow_hosts=[f"127.0.0.1:{server.port}"]), proxy.Deadlines(send=0.5, idle=60)
+    )
+    try:
+        relay = Relay(connect_proxy)
+        stream = connected(relay.stream(), server.port)
+        assert stream_threads() == 1
+        start = time.monotonic()
+        if stalled == "upstream":
+            assert fill(stream) > 0  # the kernel's thread now has bytes the server never takes
+        # (else the server's bytes fill the stream: the worker reads none)
+        wait_for(lambda: stream_threads() == 0, 5.0)  # a blocking sendall waited here for ever
+        assert time.monotonic() - start < 0.5 + 1.5
+        stream.setblocking(True)
+        stream.settimeout(5)
+        with contextlib.suppress(ConnectionResetError):
+            while stream.recv(1 << 20):  # what was already buffered, then the end of the stream
+                pass
+    finally:
+        connect_proxy.close()
+        server.close()
+
+
+def test_a_tunnel_where_nothing_moves_ends_at_the_idle_deadline(sink: Sink) -> None:
+    connect_proxy = proxy.ConnectProxy(
+        proxy.Policy.make(allow_hosts=[f"127.0.0.1:{sink.port}"]), proxy.Deadlines(idle=0.4)
+    )
+    relay = Relay(connect_proxy)
+    try:
+        stream = connected(relay.stream(), sink.port)
+        start = time.monotonic()
+        assert stream.recv(100) == b""  # the proxy closed it
+        assert 0.3 < time.monotonic() - start < 2.0
+        wait_for(lambda: stream_threads() == 0, 2.0)
+    finally:
+        connect_proxy.close()
+
+
+def test_a_workers_streams_end_when_its_end_of_the_control_socket_closes(sink: Sink) -> None:
+    connect_proxy = proxy.ConnectProxy(proxy.Policy.make(allow_hosts=[f"127.0.0.1:{sink.port}"]))
+    try:
+        gone, alive = Relay(connect_proxy), Relay(connect_proxy)
+        streams = [connected(gone.stream(), sink.port) for _ in range(3)]
+        kept = connected(alive.stream(), sink.port)
+        gone.control.close()  # what the worker's death does (its end is its alone)
+        for stream in streams:
+            assert stream.recv(100) == b""  # shut at once: no deadline was reached
+        wait_for(lambda: stream_threads() == 1, 2.0)
+        kept.settimeout(0.2)
+        with pytest.raises(TimeoutError):
+            kept.recv(100)  # another worker's stream is left alone
+    finally:
+        connect_proxy.close()
+
+
+def test_a_connect_head_that_drips_in_is_cut_at_the_total_deadline(sink: Sink) -> None:
+    connect_proxy = proxy.ConnectProxy(
+        proxy.Policy.make(allow_hosts=[f"127.0.0.1:{sink.port}"]), proxy.Deadlines(head=0.6)
+    )
+    relay = Relay(connect_proxy)
+    stream = relay.stream()
+    head = b"CONNECT 127.0.0.1:%d HTTP/1.1\r\nX-Pad: " % sink.port + b"a" * 200  # never the blank line
+
+    def drip() -> None:  # a byte every 50 ms: each recv gets one well within any per-recv timeout
+        with contextlib.suppress(OSError):
+            for byte in head:
+                stream.send(bytes([byte]))
+                time.sleep(0.05)
+
+    try:
+        start = time.monotonic()
+        threading.Thread(target=drip, daemon=True).start()
+        stream.settimeout(5)
+        answer = stream.recv(200)
+        assert answer.startswith(b"HTTP/1.1 408 nbagent: the request head did not arrive within 0.6 s"), answer
+        assert time.monotonic() - start < 0.6 + 1.0
+        wait_for(lambda: stream_threads() == 0, 2.0)
+        assert connect_proxy.take_notes() == ["refused a request head too slow"]
+    finally:
+        connect_proxy.close()
+        stream.close()
+
+
+PIN = """
+import socket
+held = []
+for _ in range({n}):
+    s = socket.create_connection(('127.0.0.1', 3128), timeout=5)
+    try:
+        s.sendall(b'CONNECT 127.0.0.1:{port} HTTP/1.1\\r\\n\\r\\n')
+        if not s.recv(100).startswith(b'HTTP/1.1 200'):
+            break
+    except OSError:  # the relay closed it: the proxy refused a stream (every slot taken)
+        break
+    held.append(s)
+len(held)
+"""
+
+
+@pytest.mark.parametrize("guards", [False, True], ids=["guards off", "guards on"])
+def test_tunnels_that_fill_every_slot_are_freed_by_a_restart(sink: Sink, web: int, guards: bool) -> None:
+    executor = make(guards=guards, allow_hosts=[f"127.0.0.1:{sink.port}", f"127.0.0.1:{web}"])
+    try:
+        assert executor(PIN.format(n=proxy.MAX_STREAMS + 8, port=sink.port)).output == proxy.MAX_STREAMS
+        assert stream_threads() == proxy.MAX_STREAMS
+        assert not executor(tunnel("127.0.0.1", web)).output.startswith("200")  # every slot is taken
+        executor.restart()
+        wait_for(lambda: stream_threads() == 0, 3.0)  # the old worker's streams were shut with it
+        assert executor(tunnel("127.0.0.1", web)).output == "200 hello through the tunnel"  # a free slot
+    finally:
+        executor.close()

@@ -11,6 +11,8 @@ A worker process forked from the kernel, confined by the OS, killed at its deadl
 * ``confine``    -- the confinement plan (computed in the host) and its application in the worker.
 * ``netns``      -- the worker's own network namespace, and its relay to the host's proxy (worker side).
 * ``proxy``      -- the host's CONNECT proxy: the policy (public addresses, allow_domains), every connection noted.
+* ``addresses``  -- which IP addresses are public: the reviewed ranges (6to4, Teredo, NAT64 refused outright).
+* ``streams``    -- copy between two sockets without blocking, with send and idle deadlines (proxy and relay).
 * ``denied``     -- in the worker: what the OS refused the code (a file read or write, a socket), from its error.
 * ``refusals``   -- in the host: the worker's refusal claims checked and bounded; what is never granted.
 * ``grants``     -- a person's grants after a refusal, checked again: the paths, the network, a proxy connection.

@@ -8,7 +8,7 @@ kernel's ports on 127.0.0.1, not 169.254.169.254.
 With a network grant the loopback is brought up and a relay listens on ``127.0.0.1:RELAY_PORT`` *inside* the
 namespace (bound and listening now, since Landlock and seccomp forbid ``bind``/``listen`` later). For each connection
 it accepts, the relay asks the host for a fresh stream over a pre-made AF_UNIX control socket (the host answers with
-one end of a new socketpair, passed with ``SCM_RIGHTS``), then copies bytes both ways. The host's end is served by the
+one end of a new socketpair, passed with ``SCM_RIGHTS``), then copies bytes both ways (streams.py). The host's end is served by the
 CONNECT proxy (proxy.py), which holds the policy. The relay is Python the code can tamper with; that is fine: it only
 ever reaches the same host proxy.
 
@@ -25,11 +25,12 @@ from __future__ import annotations
 import ctypes
 import fcntl
 import os
-import select
 import socket
 import struct
 import threading
 from dataclasses import dataclass
+
+from .streams import pipe
 
 RELAY_PORT = 3128  # inside the worker's own namespace, where nothing else listens
 RELAY_URL = f"http://127.0.0.1:{RELAY_PORT}"
@@ -37,7 +38,6 @@ FORCE_FALLBACK_VARIABLE = "NBAGENT_NETWORK_NAMESPACE"
 _CLONE_NEWUSER, _CLONE_NEWNET = 0x10000000, 0x40000000
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
 _PR_SET_DUMPABLE = 4
-_CHUNK = 65536
 
 
 def wanted() -> bool:
@@ -205,38 +205,5 @@ def _ask_host(control: socket.socket) -> socket.socket | None:
 
 
 def _copy_both_ways(a: socket.socket, b: socket.socket) -> None:
-    """Until both directions have ended (a half-close is passed on, as TLS and HTTP/1.0 clients expect)."""
-    pipe(a, b, idle_seconds=None)
-
-
-def pipe(a: socket.socket, b: socket.socket, idle_seconds: float | None) -> None:
-    """Copy bytes between ``a`` and ``b`` until both directions have ended, or nothing moved for ``idle_seconds``;
-    then close both. A half-close is passed on (TLS and HTTP/1.0 clients expect it). Used by the host proxy too."""
-    peers = {a.fileno(): (a, b), b.fileno(): (b, a)}
-    poller = select.poll()
-    for fd in peers:
-        poller.register(fd, select.POLLIN)
-    reading = len(peers)
-    timeout = None if idle_seconds is None else int(idle_seconds * 1000)
-    try:
-        while reading:
-            events = poller.poll(timeout)
-            if not events:
-                return  # idle
-            for fd, _ in events:
-                source, sink = peers[fd]
-                data = source.recv(_CHUNK)
-                if data:
-                    sink.sendall(data)
-                    continue
-                poller.unregister(fd)
-                reading -= 1
-                try:
-                    sink.shutdown(socket.SHUT_WR)
-                except OSError:
-                    pass
-    except OSError:
-        pass
-    finally:
-        a.close()
-        b.close()
+    """Until both directions have ended (the worker's own streams: no deadline here, the host's proxy has them)."""
+    pipe(a, b, idle_seconds=None, send_seconds=None)

@@ -4,28 +4,31 @@ The worker lives in a network namespace of its own (netns.py); its relay asks fo
 the proxy answers with one end of a fresh socketpair, serving the other end in a thread of its own. Nothing listens on
 a port of the host. Per stream:
 
-1. The request head (at most 8 KiB, within 10 s). Only ``CONNECT host:port``: a plain-HTTP request gets ``405`` (its
-   text says why), so a tunnel's contents (TLS) are the client's business and the proxy never parses them.
+1. The request head (at most 8 KiB, all of it within ``Deadlines.head``, 10 s: a head that drips in is cut then). Only
+   ``CONNECT host:port``: a plain-HTTP request gets ``405`` (its text says why), so a tunnel's contents (TLS) are the
+   client's business and the proxy never parses them.
 2. The policy (:class:`Policy`): the port (80/443), the per-agent ``allow_domains`` (``example.com`` covers its
    subdomains; None: any), then the name is **resolved once, here**, and the stream connects to that address (no DNS
-   rebinding between check and use). Only public addresses (``ipaddress``'s ``is_global``; v4-mapped IPv6 judged as
-   IPv4): never loopback, link-local (cloud metadata at 169.254.169.254), private, multicast, reserved or unspecified.
-   ``allow_hosts`` entries (``"127.0.0.1:8080"``) are the user's explicit grant of one host and port, which bypasses
-   the public-address rule (and ``allow_domains``) for exactly that pair.
+   rebinding between check and use). Only public addresses, by the reviewed ranges of addresses.py (not by the Python
+   version's ``is_global``): never loopback, link-local (cloud metadata at 169.254.169.254), private, multicast,
+   reserved or unspecified, nor 6to4, Teredo or NAT64 forms of anything. ``allow_hosts`` entries
+   (``"127.0.0.1:8080"``) are the user's explicit grant of one host and port, which bypasses the public-address rule
+   (and ``allow_domains``) for exactly that pair.
 3. A refusal answers ``403 nbagent: <why>`` (the status line is what ``requests``/``urllib`` show the code); a success
-   answers ``200`` and copies bytes both ways until both ends close or nothing moves for ``IDLE_SECONDS``.
+   answers ``200`` and copies bytes both ways without ever blocking (streams.py) until both ends close, a side takes
+   none of the bytes waiting for it for ``Deadlines.send`` (30 s), or nothing moves for ``Deadlines.idle`` (300 s).
 
 Every connection and refusal is recorded; the executor drains the records into the step's notes
 (``connected to api.example.com:443``), and the policy's refusals also as data (:meth:`ConnectProxy.take_refusals`:
 the step may ask a person). A grant (``Policy.granting``) lets one more ``host:port`` past ``allow_domains`` at once,
-still only to public addresses. At most ``MAX_STREAMS`` streams at once per executor. The proxy runs in
-daemon threads and never blocks the executor's call loop; its threads end with the worker's sockets or :meth:`close`.
+still only to public addresses. At most ``MAX_STREAMS`` streams at once per worker; they belong to it and are shut
+when it is gone (a restart frees every slot). The proxy runs in daemon threads, none of which waits on a peer
+without a deadline, and never blocks the executor's call loop; they end with the worker, a deadline or :meth:`close`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import re
 import socket
 import threading
@@ -33,16 +36,14 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
+from .addresses import literal_not_public, not_public
 from .confine import NETWORK_PORTS
-from .netns import pipe
+from .streams import pipe
 
 #: A host name (ASCII, as IDNA gives it) or an IP address literal: what a note or an answer may quote.
 _HOST_NAME = re.compile(r"[a-z0-9_.-]{1,253}|[0-9a-f:.]{2,45}")
 MAX_STREAMS = 32
 MAX_HEAD_BYTES = 8192
-HANDSHAKE_SECONDS = 10.0
-CONNECT_SECONDS = 10.0
-IDLE_SECONDS = 300.0
 MAX_RECORDS = 200
 MAX_REFUSAL_RECORDS = 20
 REFUSAL_PAUSE_SECONDS = 0.05
@@ -143,53 +144,52 @@ def _addresses(host: str, port: int) -> list[tuple[str, str]]:
     return list(seen.items())
 
 
-def literal_not_public(host: str) -> str:
-    """Why ``host``, an IP address literal, is not public ("" if it is public or a name)."""
-    try:
-        ipaddress.ip_address(host.split("%")[0])
-    except ValueError:
-        return ""
-    return not_public(host)
-
-
-def not_public(address: str) -> str:
-    """Why ``address`` is not a public address ('' if it is), in words."""
-    ip = ipaddress.ip_address(address.split("%")[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    for test, words in (
-        ("is_unspecified", "an unspecified address"),
-        ("is_loopback", "a loopback address"),
-        ("is_link_local", "a link-local address"),
-        ("is_multicast", "a multicast address"),
-        ("is_reserved", "a reserved address"),
-        ("is_private", "a private address"),
-    ):
-        if getattr(ip, test):
-            return words
-    return "" if ip.is_global else "not a public address"
-
-
 # --- the proxy -----------------------------------------------------------------------------------------------------
 
 
-class ConnectProxy:
-    """One executor's proxy: :meth:`attach` a worker, :meth:`take_notes` after a call, :meth:`close` at the end."""
+@dataclass(frozen=True)
+class Deadlines:
+    """The proxy's time limits, in seconds (parameters so tests can make them short)."""
 
-    def __init__(self, policy: Policy) -> None:
+    head: float = 10.0  #: the whole CONNECT head, however slowly it drips in
+    connect: float = 10.0  #: opening the connection to the target
+    send: float = 30.0  #: a side that accepts none of the bytes waiting for it (a peer that stopped reading)
+    idle: float = 300.0  #: nothing read from either side (a peer that stopped sending)
+
+
+class _Worker:
+    """One attached worker: its control socket and the streams it opened, shut together when it is gone."""
+
+    def __init__(self) -> None:
+        self.sockets: set[socket.socket] = set()
+        self.streams = 0
+        self.closed = False
+
+
+class ConnectProxy:
+    """One executor's proxy: :meth:`attach` a worker, :meth:`take_notes` after a call, :meth:`close` at the end.
+
+    Streams belong to the worker that opened them. A worker's end of its control socket is its alone (the fork
+    replaces every other inherited descriptor), so when it dies (replaced, restarted, stopped, crashed) the control
+    thread sees the end of that socket and shuts the worker's streams; the next worker has its own ``MAX_STREAMS``."""
+
+    def __init__(self, policy: Policy, deadlines: Deadlines | None = None) -> None:
         self.policy = policy
+        self.deadlines = deadlines or Deadlines()
         self._lock = threading.Lock()
         self._records: dict[str, int] = {}  # note -> how many times, in first-seen order
         self._refusals: list[tuple[str, int, str, bool]] = []  # the policy's refusals: host, port, why, grantable
-        self._sockets: set[socket.socket] = set()
-        self._streams = 0
+        self._workers: list[_Worker] = []
         self._closed = False
 
     def attach(self) -> socket.socket:
         """A control socket for a new worker (its end; the proxy serves the other in a thread of its own)."""
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._track(mine)
-        threading.Thread(target=self._serve_control, args=(mine,), name="nbagent-proxy", daemon=True).start()
+        worker = _Worker()
+        with self._lock:
+            self._workers.append(worker)
+        self._track(worker, mine)
+        threading.Thread(target=self._serve_control, args=(worker, mine), name="nbagent-proxy", daemon=True).start()
         return theirs
 
     def take_notes(self) -> list[str]:
@@ -204,37 +204,47 @@ class ConnectProxy:
             refusals, self._refusals = self._refusals, []
         return refusals
 
+    def release(self) -> None:
+        """Shut every worker attached so far: its control socket and every stream it opened (their threads end)."""
+        with self._lock:
+            workers = list(self._workers)
+        for worker in workers:
+            self._release(worker)
+
     def close(self) -> None:
-        """Stop: every control socket and stream is shut down (their threads end)."""
+        """Stop: every control socket and stream is shut down (their threads end); no worker is served again."""
         with self._lock:
             self._closed = True
-            sockets, self._sockets = list(self._sockets), set()
-        for sock in sockets:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
+        self.release()
 
     # -- threads ------------------------------------------------------------------------------------------------------
 
-    def _serve_control(self, control: socket.socket) -> None:
-        """Each byte from the relay asks for one stream; the answer is b"y" with the stream's fd, or b"x"."""
+    def _serve_control(self, worker: _Worker, control: socket.socket) -> None:
+        """Each byte from the relay asks for one stream; the answer is b"y" with the stream's fd, or b"x". An answer
+        the worker does not take within the send deadline ends its control socket (no thread waits on it forever)."""
+        control.settimeout(self.deadlines.send)
         try:
             while True:
-                requests = control.recv(64)
+                try:
+                    requests = control.recv(64)
+                except TimeoutError:
+                    continue
                 if not requests:
                     return
                 for _ in requests:
-                    self._hand_out(control)
+                    self._hand_out(worker, control)
                     time.sleep(HAND_OUT_INTERVAL_SECONDS)
         except OSError:
             return
         finally:
-            self._untrack(control)
+            self._release(worker)  # the worker is gone (its end closed when it died) or misbehaved: so are its streams
+            control.close()
 
-    def _hand_out(self, control: socket.socket) -> None:
+    def _hand_out(self, worker: _Worker, control: socket.socket) -> None:
         with self._lock:
-            refuse = self._closed or self._streams >= MAX_STREAMS
+            refuse = self._closed or worker.closed or worker.streams >= MAX_STREAMS
             if not refuse:
-                self._streams += 1
+                worker.streams += 1
         if refuse:
             self._record(f"refused a connection ({MAX_STREAMS} already open)")
             control.sendall(b"x")
@@ -245,47 +255,43 @@ class ConnectProxy:
             socket.send_fds(control, [b"y"], [theirs.fileno()])
         except OSError:
             mine.close()
-            self._stream_ended()
+            self._stream_ended(worker)
             raise
         finally:
             theirs.close()
-        self._track(mine)
-        threading.Thread(target=self._serve_stream, args=(mine,), name="nbagent-proxy-stream", daemon=True).start()
+        self._track(worker, mine)
+        args = (worker, mine)
+        threading.Thread(target=self._serve_stream, args=args, name="nbagent-proxy-stream", daemon=True).start()
 
-    def _serve_stream(self, client: socket.socket) -> None:
+    def _serve_stream(self, worker: _Worker, client: socket.socket) -> None:
         try:
-            self._tunnel(client)
+            self._tunnel(worker, client)
         except OSError:
             pass
         finally:
-            self._untrack(client)
+            self._untrack(worker, client)
             client.close()
-            self._stream_ended()
+            self._stream_ended(worker)
 
-    def _tunnel(self, client: socket.socket) -> None:
-        client.settimeout(HANDSHAKE_SECONDS)
+    def _tunnel(self, worker: _Worker, client: socket.socket) -> None:
         try:
-            head, rest = _read_head(client)
+            head, rest = _read_head(client, self.deadlines.head)
             host, port = _connect_target(head)
         except Refused as refusal:
             self._record(f"refused {refusal.short}")
-            client.sendall(_refusal(refusal))
+            _answer(client, _refusal(refusal), self.deadlines.send)
             return
         try:
             upstream = self._open(host, port)
         except Refused as refusal:
-            client.sendall(_refusal(refusal))
+            _answer(client, _refusal(refusal), self.deadlines.send)
             return
-        self._track(upstream)
+        self._track(worker, upstream)
         try:
-            client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
-            if rest:
-                upstream.sendall(rest)
-            client.settimeout(None)
-            upstream.settimeout(None)
-            pipe(client, upstream, IDLE_SECONDS)
+            _answer(client, b"HTTP/1.1 200 Connection established\r\n\r\n", self.deadlines.send)
+            pipe(client, upstream, idle_seconds=self.deadlines.idle, send_seconds=self.deadlines.send, first=rest)
         finally:
-            self._untrack(upstream)
+            self._untrack(worker, upstream)
             upstream.close()
 
     def _open(self, host: str, port: int) -> socket.socket:
@@ -298,7 +304,7 @@ class ConnectProxy:
                 self._record_refusal((host, port, str(refusal), refusal.grantable))
             raise
         try:
-            upstream = socket.create_connection((address, port), timeout=CONNECT_SECONDS)
+            upstream = socket.create_connection((address, port), timeout=self.deadlines.connect)
             upstream.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a relay adds no delay of its own
         except OSError as exc:
             self._record(f"could not connect to {target} ({exc.strerror or exc})")
@@ -318,31 +324,62 @@ class ConnectProxy:
             if refusal not in self._refusals and len(self._refusals) < MAX_REFUSAL_RECORDS:
                 self._refusals.append(refusal)
 
-    def _track(self, sock: socket.socket) -> None:
+    def _track(self, worker: _Worker, sock: socket.socket) -> None:
+        """``sock`` belongs to ``worker``: shut with it (at once if it is already gone)."""
         with self._lock:
-            closed = self._closed
-            if not closed:
-                self._sockets.add(sock)
-        if closed:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
+            gone = worker.closed
+            if not gone:
+                worker.sockets.add(sock)
+        if gone:
+            _shut([sock])
 
-    def _untrack(self, sock: socket.socket) -> None:
+    def _release(self, worker: _Worker) -> None:
+        """``worker`` is gone: its streams are shut now, and its slots no longer count."""
         with self._lock:
-            self._sockets.discard(sock)
+            worker.closed = True
+            if worker in self._workers:
+                self._workers.remove(worker)
+            sockets, worker.sockets = list(worker.sockets), set()
+        _shut(sockets)
 
-    def _stream_ended(self) -> None:
+    def _untrack(self, worker: _Worker, sock: socket.socket) -> None:
         with self._lock:
-            self._streams -= 1
+            worker.sockets.discard(sock)
+
+    def _stream_ended(self, worker: _Worker) -> None:
+        with self._lock:
+            worker.streams -= 1
 
 
-def _read_head(client: socket.socket) -> tuple[bytes, bytes]:
-    """The request head and whatever followed it (a client may send its TLS hello without waiting for the 200)."""
+def _shut(sockets: Iterable[socket.socket]) -> None:
+    """Shut both directions: a thread polling, reading or sending on the socket wakes and ends."""
+    for sock in list(sockets):
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+
+
+def _answer(client: socket.socket, data: bytes, seconds: float) -> None:
+    """Send the proxy's answer; a client that does not take it within ``seconds`` loses its stream (an OSError)."""
+    client.settimeout(seconds)
+    client.sendall(data)
+
+
+def _read_head(client: socket.socket, seconds: float) -> tuple[bytes, bytes]:
+    """The request head and whatever followed it (a client may send its TLS hello without waiting for the 200), all
+    within ``seconds`` in total: a head that drips in a byte at a time is cut at the deadline, not at each ``recv``."""
+    deadline = time.monotonic() + seconds
     data = b""
     while b"\r\n\r\n" not in data:
         if len(data) > MAX_HEAD_BYTES:
             raise Refused("the request head is too long", "a request head over 8 KiB", "431")
-        chunk = client.recv(4096)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise Refused(f"the request head did not arrive within {seconds:g} s", "a request head too slow", "408")
+        client.settimeout(left)
+        try:
+            chunk = client.recv(4096)
+        except TimeoutError:
+            continue
         if not chunk:
             raise ConnectionError("the client left before its request")
         data += chunk
