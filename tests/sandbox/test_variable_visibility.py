@@ -122,7 +122,10 @@ def probe(needles):
         elif kind in (list, tuple, set, frozenset):
             items = holder
         else:
-            attributes = getattr(holder, "__dict__", None)
+            try:  # (a library's lazy object may raise on any attribute)
+                attributes = getattr(holder, "__dict__", None)
+            except Exception:
+                attributes = None
             items = attributes.values() if type(attributes) is dict else ()
         for item in items:
             if type(item) in (str, bytes) and id(item) not in seen and all(item is not n for n in needles):
