@@ -273,12 +273,15 @@ class AgentMagics(Magics):
 
     def _new_agent(self, args: Any, namespace: dict[str, Any]) -> Any:
         from nbagent.agents import CodeAgent
-        from nbagent.loop.executors import default_executor_type
+        from nbagent.loop.executors import NoForkError, resolve_executor_type
 
+        try:  # before the model loads: where there is no fork, the local executor only by name
+            executor = resolve_executor_type(args.executor or self.default_executor or None, "--executor")
+        except (NoForkError, ValueError) as error:
+            raise UsageError(f"%%agent: {error}") from None
         spec = args.model or self.default_model
         tools = self._tools(args.tools, namespace)
         self._check_model(spec, args.n_ctx, namespace)
-        executor = args.executor or self.default_executor or default_executor_type()
         imports = [*self.default_imports, *_split_names(args.imports)]
         self._tell_imports(_split_names(args.imports), executor, args.quiet)
         model = self._model(spec, namespace, args.n_ctx, show=not args.quiet and self.show_widget)

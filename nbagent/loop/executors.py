@@ -5,46 +5,61 @@
   killed at its deadline; a crash costs the worker, never this process. The boundary.
 * "local" — `LocalPythonExecutor`: the code runs in this process behind an AST rewrite
   and guards. It protects against a *mistaken* model, not a hostile one: use it for
-  trusted code, or where there is no `fork` (Windows).
+  trusted code, and only when asked for by name.
 
-The default is "isolated" wherever the platform can fork; `NBAGENT_EXECUTOR=local` (or
-`executor_type="local"`) chooses the other.
+The default is "isolated"; `NBAGENT_EXECUTOR=local` (or `executor_type="local"`, `--executor local`) chooses the
+other. Where the platform cannot fork (Windows) there is no silent fallback: an agent that did not ask for the local
+executor by name fails at once with `NoForkError`, which says why and how to ask (a hostile model's code would
+otherwise run in the kernel's own process, next to the widget that owns the page, without the person knowing).
 """
 
 from __future__ import annotations
 
 import os
-import warnings
 from typing import Any
 
 from nbagent.sandbox import IsolatedPythonExecutor, LocalPythonExecutor
 
-__all__ = ["EXECUTOR_TYPES", "default_executor_type", "make_executor"]
+__all__ = ["EXECUTOR_TYPES", "NoForkError", "default_executor_type", "make_executor", "resolve_executor_type"]
 
 EXECUTOR_TYPES = ("isolated", "local")
 ENV_VAR = "NBAGENT_EXECUTOR"
 _EXECUTORS = {"isolated": IsolatedPythonExecutor, "local": LocalPythonExecutor}
-_NO_FORK_NOTICE = (
-    "this platform cannot fork a worker process, so the agent's code runs in this process "
-    "(executor_type='local'): its guards protect against a mistaken model, not a hostile one."
+_NO_FORK = (
+    "this platform has no os.fork, so nbagent cannot start the isolated worker that confines the agent's code. "
+    "The local executor would run that code in this process (the kernel's, which owns the notebook page), behind "
+    "guards that protect against a mistaken model, not a hostile one, so it is used only when asked for by name: "
+    "CodeAgent(executor_type='local'), %%agent --executor local, or NBAGENT_EXECUTOR=local."
 )
 
 
+class NoForkError(ValueError):
+    """The isolated executor was wanted (by default or by name) where the platform cannot fork: a choice this
+    platform cannot honour, reported like any bad option (the CLI and the magic print it as one line)."""
+
+
 def default_executor_type() -> str:
-    """`$NBAGENT_EXECUTOR` if set, else "isolated" where the platform can fork, else "local"."""
+    """`$NBAGENT_EXECUTOR` if set, else "isolated"; `NoForkError` where the platform cannot fork and nothing chose."""
     chosen = os.environ.get(ENV_VAR, "").strip().lower()
     if chosen:
         return _checked(chosen, f"${ENV_VAR}")
-    return "isolated" if hasattr(os, "fork") else "local"
+    if not hasattr(os, "fork"):
+        raise NoForkError(_NO_FORK)
+    return "isolated"
+
+
+def resolve_executor_type(executor_type: str | None, where: str = "executor_type") -> str:
+    """The executor that runs: `executor_type` checked (None: the default); `NoForkError` for "isolated" where the
+    platform cannot fork."""
+    kind = default_executor_type() if executor_type is None else _checked(executor_type, where)
+    if kind == "isolated" and not hasattr(os, "fork"):
+        raise NoForkError(_NO_FORK)
+    return kind
 
 
 def make_executor(executor_type: str | None, **options: Any) -> Any:
     """The executor of that type, built with `options` (the executors share their arguments)."""
-    kind = default_executor_type() if executor_type is None else _checked(executor_type, "executor_type")
-    if kind == "isolated" and not hasattr(os, "fork"):
-        warnings.warn(f"nbagent: {_NO_FORK_NOTICE}", RuntimeWarning, stacklevel=3)
-        kind = "local"
-    return _EXECUTORS[kind](**options)
+    return _EXECUTORS[resolve_executor_type(executor_type)](**options)
 
 
 def _checked(kind: str, where: str) -> str:
