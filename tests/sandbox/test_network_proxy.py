@@ -549,6 +549,12 @@ def stream_threads() -> int:
     return sum(t.name == "nbagent-proxy-stream" for t in threading.enumerate())
 
 
+@pytest.fixture
+def counted() -> None:
+    """Streams are counted by their threads: an earlier test's must have ended (they do as its proxy closes)."""
+    wait_for(lambda: stream_threads() == 0, 3.0)
+
+
 def wait_for(condition: Callable[[], bool], seconds: float) -> float:
     """Seconds until ``condition`` held (fails past ``seconds``)."""
     start = time.monotonic()
@@ -591,7 +597,7 @@ def fill(stream: socket.socket) -> int:
 
 
 @pytest.mark.parametrize("stalled", ["upstream", "worker"], ids=["server stops reading", "worker stops reading"])
-def test_a_side_that_stops_reading_loses_its_stream_at_the_send_deadline(stalled: str) -> None:
+def test_a_side_that_stops_reading_loses_its_stream_at_the_send_deadline(stalled: str, counted: None) -> None:
     server = Sink(push=stalled == "worker")
     connect_proxy = proxy.ConnectProxy(
         proxy.Policy.make(allow_hosts=[f"127.0.0.1:{server.port}"]), proxy.Deadlines(send=0.5, idle=60)
@@ -616,7 +622,7 @@ def test_a_side_that_stops_reading_loses_its_stream_at_the_send_deadline(stalled
         server.close()
 
 
-def test_a_tunnel_where_nothing_moves_ends_at_the_idle_deadline(sink: Sink) -> None:
+def test_a_tunnel_where_nothing_moves_ends_at_the_idle_deadline(sink: Sink, counted: None) -> None:
     connect_proxy = proxy.ConnectProxy(
         proxy.Policy.make(allow_hosts=[f"127.0.0.1:{sink.port}"]), proxy.Deadlines(idle=0.4)
     )
@@ -631,7 +637,7 @@ def test_a_tunnel_where_nothing_moves_ends_at_the_idle_deadline(sink: Sink) -> N
         connect_proxy.close()
 
 
-def test_a_workers_streams_end_when_its_end_of_the_control_socket_closes(sink: Sink) -> None:
+def test_a_workers_streams_end_when_its_end_of_the_control_socket_closes(sink: Sink, counted: None) -> None:
     connect_proxy = proxy.ConnectProxy(proxy.Policy.make(allow_hosts=[f"127.0.0.1:{sink.port}"]))
     try:
         gone, alive = Relay(connect_proxy), Relay(connect_proxy)
@@ -648,7 +654,7 @@ def test_a_workers_streams_end_when_its_end_of_the_control_socket_closes(sink: S
         connect_proxy.close()
 
 
-def test_a_connect_head_that_drips_in_is_cut_at_the_total_deadline(sink: Sink) -> None:
+def test_a_connect_head_that_drips_in_is_cut_at_the_total_deadline(sink: Sink, counted: None) -> None:
     connect_proxy = proxy.ConnectProxy(
         proxy.Policy.make(allow_hosts=[f"127.0.0.1:{sink.port}"]), proxy.Deadlines(head=0.6)
     )
@@ -693,7 +699,7 @@ len(held)
 
 
 @pytest.mark.parametrize("guards", [False, True], ids=["guards off", "guards on"])
-def test_tunnels_that_fill_every_slot_are_freed_by_a_restart(sink: Sink, web: int, guards: bool) -> None:
+def test_tunnels_that_fill_every_slot_are_freed_by_a_restart(sink: Sink, web: int, guards: bool, counted: None) -> None:
     executor = make(guards=guards, allow_hosts=[f"127.0.0.1:{sink.port}", f"127.0.0.1:{web}"])
     try:
         assert executor(PIN.format(n=proxy.MAX_STREAMS + 8, port=sink.port)).output == proxy.MAX_STREAMS
