@@ -1,12 +1,13 @@
 // The permission ask: when the sandbox refused a step's code a file, a host or the network, the run waits
-// (status "awaiting_permission") and this panel asks "Step 3 wants to write `out/report.csv`" with three
+// (status "awaiting_permission") and this panel asks "Step 3 wants to write [out/report.csv]" (nbagent's words and
+// the target as separate parts, the target one text node, never parsed) with three
 // buttons: Allow once (the step's code runs again with the grant, which ends with the step), Allow for this
 // run, and Deny (the model is told, and does without). State: the `controls` snapshot's `pending_ask` and
 // `can.permission` (nbagent/notebook/driver.py); a click sends {action: "permission", answer}.
 import { h } from "./dom.js";
 import { RunStatus } from "./status.js";
 
-/** @import { ControlCommand, ControlsState, PendingAsk, PermissionAnswer } from "./types.js" */
+/** @import { AskPart, ControlCommand, ControlsState, PendingAsk, PermissionAnswer } from "./types.js" */
 
 /** @type {ReadonlyArray<[PermissionAnswer, string, string]>} answer, label, title */
 export const ASK_BUTTONS = Object.freeze([
@@ -15,16 +16,34 @@ export const ASK_BUTTONS = Object.freeze([
   ["deny", "Deny", "Do not allow it: the model is told and does without"],
 ]);
 
+/** Characters a target never shows as they are (nbagent/sandbox/wire/capabilities.py `_UNSAFE_TARGET`). */
+export const UNSAFE_TARGET = /[\u0000-\u001f\u007f-\u009f`\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
 /**
- * A question or an answer's line as nodes: text, with each `backticked` part (a path, a host) as code.
- * @param {string} text e.g. "Step 3 wants to write `out/report.csv`"
+ * A target as it is shown: each control, bidi, zero-width or backtick character written as `\uXXXX` (Python
+ * escapes it already; this is the same rule again, idempotent, for a state that did not come through it).
+ * @param {string} target
+ * @returns {string}
+ */
+export function shownTarget(target) {
+  return String(target).replace(UNSAFE_TARGET, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/**
+ * A question or an answer's line as nodes, part by part: nbagent's words as text, the target as one `<code>` text
+ * node and a detail (a reason, what a variable is) as a text span. Nothing is parsed: a target holding backticks or
+ * bidi overrides cannot write nbagent's sentence. An older state without parts shows its text as one text node.
+ * @param {AskPart[] | null | undefined} parts
+ * @param {string} [text] the plain-text line (older states)
  * @returns {Array<Node | string>}
  */
-export function askNodes(text) {
-  return String(text)
-    .split("`")
-    .map((part, index) => (index % 2 === 1 ? h("code", { class: "nba-ask-target" }, part) : part))
-    .filter((part) => part !== "");
+export function askNodes(parts, text = "") {
+  if (!Array.isArray(parts)) return [document.createTextNode(String(text ?? ""))];
+  return parts.map(([role, part]) => {
+    if (role === "target") return h("code", { class: "nba-ask-target" }, document.createTextNode(shownTarget(part)));
+    if (role === "detail") return h("span", { class: "nba-ask-detail" }, document.createTextNode(shownTarget(part)));
+    return document.createTextNode(String(part));
+  });
 }
 
 /**
@@ -96,7 +115,7 @@ export class AskView {
       return;
     }
     if (this.key !== before) this.answered = null; // a new question
-    this.text.replaceChildren(...askNodes(ask.text));
+    this.text.replaceChildren(...askNodes(ask.parts, ask.text));
     this.el.dataset.step = String(ask.step ?? "");
     const can = Boolean(state?.can?.permission) && this.answered !== this.key;
     for (const button of this.buttons.values()) button.disabled = !can;

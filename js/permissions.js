@@ -1,6 +1,6 @@
 // A step's permission asks and their answers, one line each ("Allowed once: write `/work/out.csv` (by you)"):
 // the text comes from Python (nbagent/views/permissions.py), so the widget and the static page say the same.
-// A `backticked` path or host shows as code. Styles: js/asks.css (bundled through the controls).
+// The line comes as parts (words, target, detail): the target shows as code, one text node, never parsed. Styles: js/asks.css (bundled through the controls).
 import { askNodes } from "./asks.js";
 import { h } from "./dom.js";
 
@@ -17,7 +17,7 @@ export function renderPermissions(permissions) {
     "ul",
     { class: "nba-block nba-permissions", "aria-label": "Permissions" },
     permissions.map((entry) =>
-      h("li", { class: "nba-permission", dataset: { answer: entry.answer } }, askNodes(entry.text)),
+      h("li", { class: "nba-permission", dataset: { answer: entry.answer } }, askNodes(entry.parts, entry.text)),
     ),
   );
 }

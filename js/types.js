@@ -112,10 +112,17 @@
 /**
  * A refused file, host or network use the step asked about, and the answer (nbagent/views/permissions.py).
  * @typedef {object} Permission
- * @property {"read" | "write" | "connect" | "network"} kind
+ * @property {"read" | "write" | "connect" | "network" | "variable"} kind
  * @property {string} target a path, "host:port", or "" (network)
  * @property {"once" | "run" | "deny" | "never"} answer never: the sandbox never grants it, nobody was asked
- * @property {string} text the line to show, e.g. "Allowed once: write `/work/out.csv` (by you)"
+ * @property {AskPart[]} [parts] the line as parts, what is rendered (absent in older states)
+ * @property {string} text the line as plain text, e.g. "Allowed once: write `/work/out.csv` (by you)"
+ */
+
+/**
+ * A part of an ask's sentence: nbagent's words, the target (a path, "host:port", a name: escaped, shown as one text
+ * node) or a detail nbagent did not write (a reason, an error; escaped). nbagent/sandbox/wire/capabilities.py.
+ * @typedef {["words" | "target" | "detail", string]} AskPart
  */
 
 /** @typedef {StepFields & {kind: "action"}} ActionStep a step where the model wrote code or called tools */
@@ -188,9 +195,10 @@
  * A permission the run asks a person for (`RunGates.ask_permission`, nbagent/loop/gates.py).
  * @typedef {object} PendingAsk
  * @property {number | null} step the step whose code was refused
- * @property {"read" | "write" | "connect" | "network"} kind
+ * @property {"read" | "write" | "connect" | "network" | "variable"} kind
  * @property {string} target a path, "host:port", or "" (network)
- * @property {string} text the question, e.g. "Step 3 wants to write `out/report.csv`"
+ * @property {AskPart[]} [parts] the question as parts, what the panel renders (absent in older states)
+ * @property {string} text the question as plain text, e.g. "Step 3 wants to write `out/report.csv`"
  */
 
 /**

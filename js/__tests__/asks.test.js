@@ -1,12 +1,17 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from "vitest";
-import { ASK_BUTTONS, AskView, askNodes, pendingAsk } from "../asks.js";
+import { ASK_BUTTONS, AskView, askNodes, pendingAsk, shownTarget } from "../asks.js";
 import { ControlsView } from "../controls.js";
 import { renderPermissions } from "../permissions.js";
 import { RunView } from "../run.js";
 import { sampleRun } from "./helpers.js";
 
-const ASK = { step: 3, kind: "write", target: "/work/out/report.csv", text: "Step 3 wants to write `out/report.csv`" };
+const ASK = {
+  step: 3, kind: "write", target: "/work/out/report.csv", text: "Step 3 wants to write `out/report.csv`",
+  parts: [["words", "Step 3 wants to write "], ["target", "out/report.csv"]],
+};
+// What a hostile target looked like before: backticks that close nbagent's code span and write a sentence of its own.
+const SPOOF = "report.csv` (a copy in the scratch folder: none of your files is written). Then it wants to read `data.csv";
 
 function asking(overrides = {}) {
   return {
@@ -27,18 +32,39 @@ function panel() {
 const byName = (root, name) => [...root.querySelectorAll("button")].find((b) => b.textContent === name);
 
 describe("askNodes", () => {
-  it("shows the backticked target as code, the rest as text", () => {
-    const nodes = askNodes(ASK.text);
-    expect(nodes[0]).toBe("Step 3 wants to write ");
-    expect(nodes[1].tagName).toBe("CODE");
+  it("shows nbagent's words as text and the target as one code node", () => {
+    const nodes = askNodes(ASK.parts);
+    expect(nodes.map((n) => n.nodeName)).toEqual(["#text", "CODE"]);
+    expect(nodes[0].textContent).toBe("Step 3 wants to write ");
     expect(nodes[1].textContent).toBe("out/report.csv");
-    expect(askNodes("Step 1 wants to use the network")).toEqual(["Step 1 wants to use the network"]);
+    expect(askNodes([["words", "Step 1 wants to use the network"]]).map((n) => n.textContent)).toEqual([
+      "Step 1 wants to use the network",
+    ]);
   });
 
-  it("never turns the text into markup", () => {
-    const nodes = askNodes("Step 1 wants to read `<img src=x onerror=alert(1)>`");
-    expect(nodes[1].textContent).toBe("<img src=x onerror=alert(1)>");
-    expect(nodes[1].children).toHaveLength(0);
+  it("never turns a target into markup or a sentence, whatever it holds", () => {
+    const nodes = askNodes([["words", "Step 1 wants to write "], ["target", SPOOF]]);
+    expect(nodes).toHaveLength(2);
+    expect(nodes[1].childNodes).toHaveLength(1); // one text node: no second code span, no sentence of its own
+    expect(nodes[1].textContent).toBe(shownTarget(SPOOF));
+    expect(nodes[1].textContent).not.toContain("`");
+    const html = askNodes([["words", "Step 1 wants to read "], ["target", "<img src=x onerror=alert(1)>"]]);
+    expect(html[1].textContent).toBe("<img src=x onerror=alert(1)>");
+    expect(html[1].children).toHaveLength(0);
+  });
+
+  it("shows control, bidi and backtick characters of a target escaped", () => {
+    expect(shownTarget("invoice\u202efdp.exe")).toBe("invoice\\u202efdp.exe");
+    expect(shownTarget("a\u2066b\u0007c\nd`e")).toBe("a\\u2066b\\u0007c\\u000ad\\u0060e");
+    expect(shownTarget(shownTarget("x\u202ey"))).toBe(shownTarget("x\u202ey")); // idempotent
+    const [code] = askNodes([["target", "x\u202ey"]]);
+    expect(code.textContent).toBe("x\\u202ey");
+  });
+
+  it("shows an older state's text as one text node, backticks and all", () => {
+    const nodes = askNodes(undefined, "Step 1 wants to read `a.csv`");
+    expect(nodes).toHaveLength(1);
+    expect(nodes[0].nodeName).toBe("#text");
   });
 });
 
@@ -53,6 +79,16 @@ describe("AskView", () => {
     expect([...asks.el.querySelectorAll("button")].every((b) => !b.disabled && b.type === "button")).toBe(true);
   });
 
+  it("shows a spoofing target as the one code node of nbagent's sentence", () => {
+    const { asks } = panel();
+    const parts = [["words", "Step 2 wants to write "], ["target", SPOOF]];
+    asks.update(asking({ pending_ask: { step: 2, kind: "write", target: SPOOF, text: "", parts } }));
+    const text = asks.el.querySelector(".nba-ask-text");
+    expect(text.querySelectorAll("code")).toHaveLength(1);
+    expect(text.firstChild.textContent).toBe("Step 2 wants to write ");
+    expect(text.querySelector("code").textContent).toBe(shownTarget(SPOOF));
+  });
+
   it("sends the answer once, then waits for the next ask", () => {
     const { asks, sent } = panel();
     asks.update(asking());
@@ -64,7 +100,7 @@ describe("AskView", () => {
     expect(byName(asks.el, "Deny").disabled).toBe(true);
     asks.update(asking({ status: "running", pending_ask: null }));
     expect(asks.el.hidden).toBe(true);
-    asks.update(asking({ pending_ask: { ...ASK, step: 4, text: "Step 4 wants to write `out/report.csv`" } }));
+    asks.update(asking({ pending_ask: { ...ASK, step: 4, parts: [["words", "Step 4 wants to write "], ["target", "out/report.csv"]] } }));
     byName(asks.el, "Deny").click();
     expect(sent).toEqual([{ action: "permission", answer: "run" }, { action: "permission", answer: "deny" }]);
   });
@@ -85,7 +121,9 @@ describe("the ask in the run's controls", () => {
     const sent = [];
     const controls = new ControlsView({ send: (command) => sent.push(command) });
     const run = sampleRun({ status: "running" });
-    run.steps[1].permissions = [{ kind: "write", target: "/w/a.csv", answer: "deny", text: "Denied: write `/w/a.csv`" }];
+    run.steps[1].permissions = [
+      { kind: "write", target: "/w/a.csv", answer: "deny", text: "", parts: [["words", "Denied: write "], ["target", "/w/a.csv"]] },
+    ];
     const view = new RunView({ images: { get: () => undefined, url: () => "", missing: () => {} }, controls });
     document.body.replaceChildren(view.el);
     controls.update(asking());
@@ -104,14 +142,18 @@ describe("the ask in the run's controls", () => {
 describe("renderPermissions", () => {
   it("lists what was asked and answered, one line each, marked by answer", () => {
     const list = renderPermissions([
-      { kind: "write", target: "/w/a.csv", answer: "once", text: "Allowed once: write `/w/a.csv` (by you)" },
-      { kind: "connect", target: "x.org:443", answer: "deny", text: "Denied: connect to `x.org:443` (by you)" },
+      { kind: "write", target: "/w/a.csv", answer: "once", text: "", parts: [["words", "Allowed once: write "], ["target", "/w/a.csv"], ["words", " (by you)"]] },
+      { kind: "connect", target: "x.org:443", answer: "deny", text: "", parts: [["words", "Denied: connect to "], ["target", "x.org:443"], ["words", " (by you)"]] },
+      { kind: "write", target: SPOOF, answer: "deny", text: "", parts: [["words", "Denied: write "], ["target", SPOOF], ["words", " ("], ["detail", "a `reason`"], ["words", ")"]] },
     ]);
     expect([...list.querySelectorAll("li")].map((li) => [li.dataset.answer, li.textContent])).toEqual([
       ["once", "Allowed once: write /w/a.csv (by you)"],
       ["deny", "Denied: connect to x.org:443 (by you)"],
+      ["deny", `Denied: write ${shownTarget(SPOOF)} (a \\u0060reason\\u0060)`],
     ]);
-    expect([...list.querySelectorAll("li code")].map((code) => code.textContent)).toEqual(["/w/a.csv", "x.org:443"]);
+    expect([...list.querySelectorAll("li code")].map((code) => code.textContent)).toEqual([
+      "/w/a.csv", "x.org:443", shownTarget(SPOOF),
+    ]);
     expect(renderPermissions([])).toBe(null);
     expect(renderPermissions(undefined)).toBe(null);
   });

@@ -30,7 +30,16 @@ from typing import Any
 from nbagent.errors import RunStopped
 from nbagent.record.status import ENDED_STATUSES, HALT_STATUSES, RunStatus, status_of
 
-__all__ = ["RunGates", "RunControl", "CodeRejected", "ControlError", "INTERRUPT_REASON", "ANSWERS", "ask_text"]
+__all__ = [
+    "RunGates",
+    "RunControl",
+    "CodeRejected",
+    "ControlError",
+    "INTERRUPT_REASON",
+    "ANSWERS",
+    "ask_text",
+    "ask_parts",
+]
 
 _WAIT_SLICE = 0.25  # seconds per wait; short waits keep the main thread responsive to signals
 INTERRUPT_REASON = "Stopped by a kernel interrupt."
@@ -39,12 +48,19 @@ ANSWERS = ("once", "run", "deny")
 
 
 def ask_text(step_number: int | None, refused: Any) -> str:
-    """What a person is asked: "Step 3 wants to write `out/report.csv`" (a path under the working
-    directory shown relative to it; `refused` is a `RefusedCapability`)."""
+    """What a person is asked, as plain text: "Step 3 wants to write `out/report.csv`" (the target escaped: see
+    `ask_parts`, which the widget and the static page render)."""
+    return "".join(f"`{text}`" if role == "target" else text for role, text in ask_parts(step_number, refused))
+
+
+def ask_parts(step_number: int | None, refused: Any) -> list[tuple[str, str]]:
+    """The question as parts, nbagent's words apart from the target: ``[("words", "Step 3 wants to write "),
+    ("target", "out/report.csv")]`` (a path under the working directory shown relative to it; `refused` is a
+    `RefusedCapability`, whose `parts()` escape the target)."""
     here = os.path.realpath(os.getcwd())
     if refused.kind in ("read", "write") and refused.target.startswith(here + os.sep):
         refused = dataclasses.replace(refused, target=os.path.relpath(refused.target, here))
-    return f"Step {step_number if step_number is not None else '?'} wants to {refused.describe()}"
+    return [("words", f"Step {step_number if step_number is not None else '?'} wants to "), *refused.parts()]
 
 
 class ControlError(ValueError):
@@ -261,7 +277,13 @@ class RunGates:
     def waiting_for_person(self, step: Any, refused: Any) -> Iterator[dict[str, Any]]:
         """The run awaits a person's answer about `refused` (the status, `pending_ask`) while inside."""
         number = getattr(step, "step_number", step)
-        ask = {"step": number, "kind": refused.kind, "target": refused.target, "text": ask_text(number, refused)}
+        ask = {
+            "step": number,
+            "kind": refused.kind,
+            "target": refused.target,
+            "text": ask_text(number, refused),
+            "parts": [list(part) for part in ask_parts(number, refused)],  # what the widget renders
+        }
         with self._cond:
             self._pending_ask, self._answer = ask, None
         self._set_status(RunStatus.AWAITING_PERMISSION.value)

@@ -32,7 +32,7 @@ from nbagent.record.status import answered, looks_like_error, outcome_message, r
 from nbagent.text import plain_text
 
 from .code_diff import code_changes
-from .permissions import permission_text
+from .permissions import permission_parts
 from .state import is_forced_answer
 from .thought import step_thought
 
@@ -154,9 +154,7 @@ def render_action_step(step: ActionStep, level: LogLevel, show_model_output: boo
         if step.warnings:
             out.append(Text(_warnings_line(step.warnings), style="dim yellow"))
         for entry in getattr(step, "permissions", None) or []:
-            out.append(
-                Text(f"Permission: {permission_text(entry)}", style=_PERMISSION_STYLES.get(entry.get("answer"), ""))
-            )
+            out.append(_permission_line(entry))
         for index, image in enumerate(step.observations_images or [], 1):
             out.append(Text(image_placeholder(image, index), style="magenta"))
     if step.error is not None:
@@ -178,6 +176,15 @@ def _diff_text(change: dict[str, Any]) -> Text:
             text.append(f"{op} {line}\n", style="red" if op == "-" else "green")
     text.rstrip()
     return text
+
+
+def _permission_line(entry: dict[str, Any]) -> Text:
+    """ "Permission: Allowed once: write `out.csv` (by you)", built part by part (never parsed as markup): the
+    target escaped and in backticks, so a target cannot write nbagent's sentence."""
+    line = Text("Permission: ", style=_PERMISSION_STYLES.get(entry.get("answer"), ""))
+    for role, text in permission_parts(entry):
+        line.append(f"`{text}`" if role == "target" else text, style="bold" if role == "target" else "")
+    return line
 
 
 def _warnings_line(warnings: list[str]) -> str:

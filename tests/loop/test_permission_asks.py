@@ -219,7 +219,13 @@ def test_a_person_answers_through_the_gates_while_the_run_waits():
     thread.start()
     wait_until(lambda: agent.gates.status == "awaiting_permission")
     ask = agent.gates.snapshot()["pending_ask"]
-    assert ask == {"step": 1, "kind": "write", "target": OUT, "text": f"Step 1 wants to write `{OUT}`"}
+    assert ask == {
+        "step": 1,
+        "kind": "write",
+        "target": OUT,
+        "text": f"Step 1 wants to write `{OUT}`",
+        "parts": [["words", "Step 1 wants to "], ["words", "write "], ["target", OUT]],
+    }
     with pytest.raises(ControlError, match="takes one of once, run, deny"):
         agent.gates.answer_permission("always")
     agent.gates.answer_permission("once")
@@ -331,7 +337,8 @@ def test_the_asks_are_saved_loaded_and_shown(tmp_path):
     assert f"Permission: Denied: write `{OUT}` (by on_permission)" in text
     html = memory_to_html(loaded)
     once = (
-        f'<li class="nba-permission" data-answer="once">Allowed once: write <code>{OUT}</code> (by on_permission)</li>'
+        f'<li class="nba-permission" data-answer="once">Allowed once: write <code class="nba-ask-target">{OUT}</code> '
+        "(by on_permission)</li>"
     )
     assert once in html
     run, _ = memory_to_state(loaded)

@@ -18,7 +18,7 @@ import pytest
 from sandbox_helpers import TO_THE_HOST, assert_next_call_works, outcome
 
 from nbagent.sandbox import ExecutionError, IsolatedPythonExecutor, LocalPythonExecutor
-from nbagent.sandbox.boundary import confine, netns, proxy
+from nbagent.sandbox.boundary import confine, netns, proxy, refusals
 from nbagent.sandbox.wire.capabilities import RefusedCapability
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the worker's OS confinement is Linux-only")
@@ -230,8 +230,7 @@ def test_forged_refusals_are_bounded_checked_and_grant_nothing(
     secrets = [str(home / ".ssh" / "id_rsa"), str(connection), "/proc/self/environ"]
     junk = [
         "read /etc/passwd", None, 5, {"kind": 5}, {"kind": "read", "target": ["/x"]}, {"kind": "read"},
-        {"kind": "read", "target": "relative/path"}, {"kind": "write", "target": "/tmp/a\nb"},
-        {"kind": "write", "target": "/tmp/\x1b[31mred"}, {"kind": "write", "target": "/" + "a" * 100_000},
+        {"kind": "read", "target": "relative/path"}, {"kind": "write", "target": "/" + "a" * 100_000},
         {"kind": "connect", "target": "evil.example:443"}, {"kind": "network", "target": "x"},
         {"kind": "exec", "target": "/bin/sh"},
     ]  # fmt: skip
@@ -256,6 +255,17 @@ def test_forged_refusals_are_bounded_checked_and_grant_nothing(
         assert_next_call_works(executor)
     finally:
         executor.close()
+
+
+def test_a_path_a_person_cannot_read_is_refused_with_the_reason_never_asked(tmp_path: Path) -> None:
+    """Control or bidi characters in a claimed path (issue 29, item 2): never grantable, the reason said, so the views
+    show it escaped and nobody is asked about a name that reads as something else."""
+    reach = refusals.Reach(scratch=str(tmp_path / "scratch"))
+    claims = ["/tmp/a\nb", "/tmp/\x1b[31mred", "/tmp/invoice\u202efdp.exe", "/tmp/x\u2066y", "/tmp/nul\0l", "rel\u202e"]
+    found = refusals.from_worker([{"kind": "write", "target": t} for t in claims], reach)
+    assert [r.target for r in found] == ["/tmp/a\nb", "/tmp/\x1b[31mred", "/tmp/invoice\u202efdp.exe", "/tmp/x\u2066y"]
+    assert not any(r.grantable for r in found) and all("bidi" in r.reason for r in found)
+    assert refusals.from_worker([{"kind": "write", "target": "/tmp/report`x.csv"}], reach)[0].grantable  # escaped
 
 
 def test_the_local_executor_has_the_same_surface_and_grants_nothing() -> None:

@@ -9,7 +9,8 @@ the worker) and the host's proxy (connections its policy refused). The worker is
   taken from the worker (the proxy knows its own refusals); the reason is the host's own sentence;
 * a path the worker may already reach (its scratch folder, ``allow_write``, ``allow_read``) is no refusal of the
   boundary and is dropped; so is a network refusal when the network is granted;
-* what is never granted (:func:`never_granted`) is marked ``grantable=False``: nobody is asked.
+* what is never granted (:func:`never_granted`) is marked ``grantable=False``: nobody is asked; so is a path whose
+  name holds control or bidi characters (a person could not read what they would allow).
 
 Nothing here grants anything: a refusal only leads to a question (grants.py acts on the answer and checks again).
 """
@@ -27,6 +28,10 @@ from . import confine
 MAX_REFUSALS = 5
 MAX_SCANNED = 50
 MAX_TARGET_CHARS = 4096
+_UNREADABLE = (
+    "its name holds control, bidi or invisible characters (shown escaped): nbagent never grants a path a person "
+    "cannot read as it is"
+)
 
 _CLOSED = (
     "nbagent never grants the kernel's connection file, your home's dotfiles, /proc, /sys, /dev or the system's secrets"
@@ -93,10 +98,22 @@ def _checked(entry: Any, reach: Reach) -> RefusedCapability | None:
     if kind not in ("read", "write"):
         return None
     path = normalised(target)
-    if path is None or reach.covers(kind, path.rstrip("/") or "/"):
+    if path is None:
+        return _unreadable(kind, target)
+    if reach.covers(kind, path.rstrip("/") or "/"):
         return None
     why = never_granted(kind, path)
     return RefusedCapability(kind, path, why or REASONS[kind], grantable=not why)
+
+
+def _unreadable(kind: str, target: Any) -> RefusedCapability | None:
+    """A path a person cannot read as it is (control or bidi characters: ``report\u202ecsv.exe``) is refused with
+    the reason, never asked about (the views show it escaped); any other malformed claim is dropped."""
+    if not isinstance(target, str) or not 0 < len(target) <= MAX_TARGET_CHARS or not os.path.isabs(target):
+        return None
+    if "\0" in target or target.isprintable():
+        return None
+    return RefusedCapability(kind, os.path.realpath(target), _UNREADABLE, grantable=False)
 
 
 def normalised(target: Any) -> str | None:

@@ -7,14 +7,31 @@ confinement for the next calls (a fresh worker where the OS rules are fixed at i
 it again ("Allow once").
 
 Both are plain, frozen data: the step records them and a saved run carries them.
+
+A target is the agent's choice (a path, a host, a name), shown to the person who decides. So it is never mixed into a
+sentence that is rendered as markup: :meth:`RefusedCapability.parts` gives the sentence as nbagent's words and the
+target as separate parts (the widget, the static page and the console show the target as one text node), and
+:func:`shown_target` escapes the characters that could make a target look like something else (controls, bidi
+overrides and isolates, zero-width marks, line separators, the backtick): ``report.csv\u202e`` reads as written.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["CAPABILITY_KINDS", "RefusedCapability", "Grant"]
+__all__ = ["CAPABILITY_KINDS", "RefusedCapability", "Grant", "shown_target", "needs_escape", "ESCAPED_NOTE"]
+
+#: What a target may not show as it is: C0/C1 controls and DEL, the Arabic letter mark, zero-width and bidi marks,
+#: line/paragraph separators, bidi embeddings, overrides and isolates, word joiners, the BOM, and the backtick.
+#: Keep in step with UNSAFE_TARGET in js/asks.js.
+_UNSAFE_TARGET = re.compile("[\x00-\x1f\x7f-\x9f`\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+#: Said after a target that held such characters (nbagent's words, so the person knows what they see is escaped).
+ESCAPED_NOTE = " (shown escaped: it holds control, bidi or backtick characters)"
+#: A part of a sentence about a capability: ("words", nbagent's text), ("target", an escaped target) or
+#: ("detail", what nbagent says the target is, escaped too).
+Part = tuple[str, str]
 
 #: ``read`` / ``write``: a path; ``connect``: ``host:port`` through the proxy; ``network``: any (no network grant);
 #: ``variable``: a notebook variable the task did not give the agent (``visibility.py``).
@@ -27,6 +44,15 @@ _VERBS = {
     "network": "use the network",
     "variable": "read your variable",
 }
+
+
+def shown_target(text: str) -> str:
+    """``text`` with each character of ``_UNSAFE_TARGET`` written as ``\\uXXXX`` (idempotent: the result holds none)."""
+    return _UNSAFE_TARGET.sub(lambda found: f"\\u{ord(found.group()):04x}", str(text))
+
+
+def needs_escape(text: str) -> bool:
+    return bool(_UNSAFE_TARGET.search(str(text)))
 
 
 @dataclass(frozen=True)
@@ -47,10 +73,21 @@ class RefusedCapability:
 
     def describe(self) -> str:
         """``write `out/report.csv```, ``connect to `api.example.com:443```, ``use the network``, ``read your
-        variable `internal_memo` (str, 14 chars)``."""
-        verb = _VERBS.get(self.kind, self.kind)
-        said = f"{verb} `{self.target}`" if self.target else verb
-        return f"{said} ({self.detail})" if self.detail else said
+        variable `internal_memo` (str, 14 chars)`` (plain text: the target escaped, so its backticks are ours)."""
+        return "".join(f"`{text}`" if role == "target" else text for role, text in self.parts())
+
+    def parts(self) -> list[Part]:
+        """The same, as parts: ``[("words", "write "), ("target", "out/report.csv")]`` (+ the detail, + a note when
+        the target was escaped). The verb is nbagent's, chosen by ``kind`` (an unknown kind is said as such)."""
+        verb = _VERBS.get(self.kind) or f"use a capability of kind {shown_target(self.kind)!r}"
+        if not self.target:
+            return [("words", verb)]
+        parts: list[Part] = [("words", f"{verb} "), ("target", shown_target(self.target))]
+        if self.detail:
+            parts += [("words", " ("), ("detail", shown_target(self.detail)), ("words", ")")]
+        if needs_escape(self.target):
+            parts.append(("words", ESCAPED_NOTE))
+        return parts
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
