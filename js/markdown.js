@@ -1,6 +1,7 @@
 // A small, safe Markdown renderer: builds DOM nodes (never innerHTML), so raw HTML in model text is
 // shown as text. Covers what models write: paragraphs, headings, fenced code, lists, quotes, tables,
-// rules, `code`, **bold**, *em*, [links](https://…) (http/https/mailto only). Single newlines are kept
+// rules, `code`, **bold**, *em*, [links](https://…) (http/https/mailto only, each followed by where it goes, so a
+// link cannot carry data out behind its text). Single newlines are kept
 // as line breaks, as chat UIs do. The static HTML page renders the same subset with markdown-it-py.
 import { h } from "./dom.js";
 import { highlightPython } from "./highlight.js";
@@ -237,11 +238,40 @@ export function inline(text) {
 }
 
 /**
- * A link, or its text alone when the URL is not http(s)/mailto/#.
+ * Where a link goes, as a person should read it next to its text: host and path, and the query, fragment and user
+ * part when there is one (`attacker.example/r?k=…` in full: data a link carries out is never hidden behind its
+ * text); the address of a mailto link; "" for an in-page `#fragment`. The browser's own URL parser normalises it
+ * (an international host as punycode, spaces and controls percent-encoded), so what is shown is what is opened.
+ * nbagent/views/links.py `link_destination` says the same for the static page.
+ * @param {string} href a URL that passed SAFE_URL
+ * @returns {string}
+ */
+export function linkDestination(href) {
+  if (href.startsWith("#")) return "";
+  let url;
+  try {
+    url = new URL(href);
+  } catch {
+    return href;
+  }
+  if (url.protocol === "mailto:") return url.href.slice("mailto:".length);
+  const shown = url.href.slice(url.protocol.length + 2); // past "https://"
+  return url.pathname === "/" && !url.search && !url.hash && shown.endsWith("/") ? shown.slice(0, -1) : shown;
+}
+
+/**
+ * A link followed by its destination ("Open the report (attacker.example/r?k=…)"), or its text alone when the URL
+ * is not http(s)/mailto/#.
  * @param {string} href
  * @param {Child[]} children
  */
 function link(href, children) {
   if (!SAFE_URL.test(href)) return h("span", null, children);
-  return h("a", { href, target: "_blank", rel: "noopener noreferrer" }, children);
+  const anchor = h("a", { href, target: "_blank", rel: "noopener noreferrer" }, children);
+  const destination = linkDestination(href);
+  const text = anchor.textContent ?? "";
+  if (!destination || text === href || text === destination) return anchor;
+  const frame = document.createDocumentFragment();
+  frame.append(anchor, h("span", { class: "nba-link-dest" }, ` (${destination})`));
+  return frame;
 }

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from "vitest";
-import { inline, renderMarkdown } from "../markdown.js";
+import { inline, linkDestination, renderMarkdown } from "../markdown.js";
 
 const md = (text) => renderMarkdown(text);
 
@@ -25,6 +25,30 @@ describe("renderMarkdown", () => {
     expect(links).toEqual(["https://example.org", "http://a.b/c"]);
     expect(el.textContent).toContain("bad");
     expect(el.querySelector("a").getAttribute("rel")).toBe("noopener noreferrer");
+  });
+
+  it("shows where a link goes next to its text: host, path and the query a link would carry out", () => {
+    const el = md("Open [the full report](https://attacker.example/r?k=s3cr3t-t0ken) now.");
+    const a = el.querySelector("a");
+    expect(a.textContent).toBe("the full report");
+    expect(a.nextSibling.textContent).toBe(" (attacker.example/r?k=s3cr3t-t0ken)");
+    expect(el.textContent).toBe("Open the full report (attacker.example/r?k=s3cr3t-t0ken) now.");
+    // inside emphasis, lists and tables alike
+    const nested = md("- **[report](https://x.example/a/b#frag)**\n\n| c |\n|---|\n| [t](https://y.example) |");
+    expect(nested.querySelector("li").textContent).toBe("report (x.example/a/b#frag)");
+    expect(nested.querySelector("td").textContent).toBe("t (y.example)");
+  });
+
+  it("says a link's destination as the browser will open it, and not twice", () => {
+    expect(linkDestination("https://Attacker.Example:8443/a b?q=1")).toBe("attacker.example:8443/a%20b?q=1");
+    expect(linkDestination("https://user:pw@evil.example/")).toBe("user:pw@evil.example");
+    expect(linkDestination("https://bücher.example/x")).toBe("xn--bcher-kva.example/x"); // no look-alike host
+    expect(linkDestination("mailto:a@b.example?body=secret")).toBe("a@b.example?body=secret");
+    expect(linkDestination("#section")).toBe("");
+    const auto = md("<https://a.example/x> [https://a.example/y](https://a.example/y) [in page](#top)");
+    expect(auto.querySelectorAll(".nba-link-dest")).toHaveLength(0);
+    expect(auto.textContent).toBe("https://a.example/x https://a.example/y in page");
+    expect(md("[a.example/z](https://a.example/z)").textContent).toBe("a.example/z");
   });
 
   it("never links relative URLs, which would act on Jupyter's own origin", () => {

@@ -137,7 +137,7 @@ def render_action_step(step: ActionStep, level: LogLevel, show_model_output: boo
         if show_model_output and step.model_output:
             thought = step_thought(step)
             if thought:
-                out.append(Markdown(thought))
+                out.append(Markdown(thought, hyperlinks=False))  # a link shows where it goes
         if step.code_action:
             changes = code_changes(step)
             said = f" ({', '.join(change['label'] for change in changes)})" if changes else ""
@@ -165,7 +165,11 @@ def render_action_step(step: ActionStep, level: LogLevel, show_model_output: boo
 
 
 def render_planning_step(step: PlanningStep) -> list[Any]:
-    return [Rule("[bold]Plan", style="orange1"), Markdown(step.plan), Text(step_footer(step), style="dim")]
+    return [
+        Rule("[bold]Plan", style="orange1"),
+        Markdown(step.plan, hyperlinks=False),
+        Text(step_footer(step), style="dim"),
+    ]
 
 
 def _diff_text(change: dict[str, Any]) -> Text:

@@ -9,7 +9,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from nbagent.views.html import run_to_html
-from nbagent.views.links import SAFE_URL, is_safe_url
+from nbagent.views.links import SAFE_URL, is_safe_url, link_destination
 
 ROOT = Path(__file__).resolve().parents[2]
 SAFE = ["https://example.org/a?b=1", "http://a.b/c", "HTTPS://EXAMPLE.ORG", "mailto:a@b.c", "#top"]
@@ -67,3 +67,52 @@ def test_the_rule_is_the_widgets() -> None:
     for href in SAFE + UNSAFE:
         assert bool(js_rule.match(href)) == is_safe_url(href) == (href in SAFE), href
     assert SAFE_URL.flags & re.IGNORECASE
+
+
+SECRET_LINK = "[Open the full report](https://attacker.example/r?k=s3cr3t-t0ken)"
+
+
+def test_a_link_shows_where_it_goes_next_to_its_text() -> None:
+    """A model (or an injection in its data) hides a secret in a link's query behind friendly text (issue 29 item 6):
+    the page says the host, path and query next to the text."""
+    page = _links(f"Done. {SECRET_LINK}, or **[mail us](mailto:x@evil.example?body=s3cr3t)**. [top](#top)")
+    final = page.select_one(".nba-final")
+    assert [span.text for span in final.select(".nba-link-dest")] == [
+        " (attacker.example/r?k=s3cr3t-t0ken)",
+        " (x@evil.example?body=s3cr3t)",
+    ]
+    assert "Open the full report (attacker.example/r?k=s3cr3t-t0ken), or mail us (x@evil.example?body=s3cr3t)." in (
+        final.text
+    )
+    assert final.select_one("a").find_next_sibling().text == " (attacker.example/r?k=s3cr3t-t0ken)"
+
+
+@pytest.mark.parametrize(
+    ("href", "shown"),
+    [
+        ("https://Attacker.Example:8443/a%20b?q=1#f", "attacker.example:8443/a%20b?q=1#f"),
+        ("https://user:pw@evil.example/", "user:pw@evil.example"),
+        ("https://bücher.example/x y", "xn--bcher-kva.example/x%20y"),  # no look-alike host, no hidden space
+        ("https://e.example/\u202eexe.pdf", "e.example/%E2%80%AEexe.pdf"),
+        ("#top", ""),
+    ],
+)
+def test_the_destination_is_said_as_it_will_be_opened(href: str, shown: str) -> None:
+    assert link_destination(href) == shown
+
+
+def test_a_link_that_says_its_url_is_not_said_twice() -> None:
+    page = _links("<https://a.example/x> and [https://a.example/y](https://a.example/y)")
+    assert page.select(".nba-link-dest") == []
+
+
+def test_the_console_shows_a_links_destination() -> None:
+    from rich.console import Console, Group
+
+    from nbagent.record import ActionStep
+    from nbagent.views.console import LogLevel, render_action_step
+
+    step = ActionStep(step_number=1, model_output=f"Thought: see {SECRET_LINK}\n")
+    console = Console(record=True, width=200)
+    console.print(Group(*render_action_step(step, LogLevel.INFO)))
+    assert "Open the full report (https://attacker.example/r?k=s3cr3t-t0ken)" in console.export_text()
