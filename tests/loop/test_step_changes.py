@@ -46,11 +46,17 @@ def test_each_step_records_its_changes(namespace: dict, executor_type: str, tmp_
     agent = run(namespace, executor_type)
     first, failed, last = agent.memory.action_steps()[:3]
     assert first.namespace_changes == [
-        {"name": "sales", "change": "modified", "type": "DataFrame 3×3", "detail": "+1 column total_revenue"},
+        {
+            "name": "sales",
+            "change": "modified",
+            "type": "DataFrame 3×3",
+            "detail": "+1 column total_revenue",
+            "yours": True,  # the notebook's frame: a warning in the views
+        },
         {"name": "region_data", "change": "created", "type": "DataFrame 2×3", "detail": ""},
     ]
     assert failed.error is not None
-    assert failed.namespace_changes == [{"name": "x", "change": "rebound", "type": "int", "detail": ""}]
+    assert failed.namespace_changes == [{"name": "x", "change": "rebound", "type": "int", "detail": "", "yours": True}]
     assert last.namespace_changes == []
 
     run_state, _ = memory_to_state(agent.memory)

@@ -67,12 +67,13 @@ def test_every_kind_of_change_is_reported_in_words(kind: str, notebook: dict) ->
         "change": "modified",
         "type": "DataFrame 3×3",
         "detail": "+1 column revenue",
+        "yours": True,  # the notebook's frame: the views warn
     }
     assert changes["region"] == {"name": "region", "change": "created", "type": "DataFrame 2×3", "detail": ""}
     assert changes["x"]["change"] == "rebound" and changes["x"]["type"] == "int"
     assert changes["items"]["detail"] == "length 1 → 2"
     assert changes["config"]["detail"] == "+1 key 'b'"
-    assert changes["tmp"] == {"name": "tmp", "change": "deleted", "type": "", "detail": ""}
+    assert changes["tmp"] == {"name": "tmp", "change": "deleted", "type": "", "detail": "", "yours": True}
     assert changes["math"]["type"] == "module"
     assert "untouched" not in changes  # read, not changed
     assert list(notebook["sales"].columns) == ["units", "price", "revenue"]  # without copy_inputs: changed
@@ -93,14 +94,20 @@ def test_a_failing_call_still_reports_what_it_changed(kind: str, notebook: dict)
 
 
 def test_the_isolated_worker_proves_an_in_place_change_of_values(notebook: dict) -> None:
-    """Same shape, other values: the worker's checksum sees it (the local executor's outline cannot)."""
+    """Same shape, other values: the worker's checksum sees it, and the host's comparison says which column."""
     executor = make("isolated", notebook)
     try:
         executor("sales.loc[0, 'units'] = 100")
         changes = by_name(executor.last_changes)
     finally:
         executor.close()
-    assert changes["sales"] == {"name": "sales", "change": "modified", "type": "DataFrame 3×2", "detail": ""}
+    assert changes["sales"] == {
+        "name": "sales",
+        "change": "modified",
+        "type": "DataFrame 3×2",
+        "detail": "column units changed",
+        "yours": True,
+    }
 
 
 def test_copy_inputs_leaves_the_notebooks_objects_alone(kind: str, notebook: dict) -> None:

@@ -687,7 +687,7 @@ class IsolatedPythonExecutor:
             if not self._shared(name):
                 continue
             kept = self.copy_inputs and self._notebook_owns(name)
-            report.append(changes.change(name, "deleted", kept=kept))
+            report.append(changes.change(name, "deleted", kept=kept, yours=self._notebook_owns(name)))
             if kept:
                 self._kept_in_worker.add(name)
                 continue
@@ -730,6 +730,10 @@ class IsolatedPythonExecutor:
         refusal = policy.writeback_refusal(name, value, self.state, foreign=foreign, hidden=hidden)
         if refusal is None and name in self._hidden:  # a name of the user's the agent never saw: never overwritten
             refusal = f"it is {self._hidden[name]}"
+        current = self.state.get(name, _MISSING)
+        if refusal is None and value is not current and changes.users_code(current) and self._notebook_owns(name):
+            kind = "class" if isinstance(current, type) else "function"
+            refusal = f"it would replace your {kind} {name}, which the agent's code would then run when you call it"
         if refusal is None and in_place.get(name) is True and value is self.state.get(name, _MISSING):
             filename = getattr(value, "filename", None)  # np.memmap: the worker wrote its private copy of the file
             granted = isinstance(filename, (str, os.PathLike)) and any(_within(filename, p) for p in self.allow_write)
@@ -746,12 +750,14 @@ class IsolatedPythonExecutor:
             return changes.change(name, "created" if old is _MISSING else "rebound", sys)
         if old is _MISSING:
             return changes.change(name, "created", value)
+        yours = self._notebook_owns(name)  # the person's name: a warning that says what changed (columns, rows, keys)
         if name not in in_place:
-            return changes.change(name, "rebound", value)
-        detail = changes.difference(changes.snapshot(old), changes.snapshot(value))
+            detail = changes.value_difference(old, value) if yours else ""
+            return changes.change(name, "rebound", value, detail, yours=yours)
+        detail = changes.value_difference(old, value)  # both at hand: the host's object and the worker's changed copy
         if not detail and not in_place[name]:
             return None  # sent back in case (it cannot be checksummed), with no visible change
-        return changes.change(name, "modified", value, detail)
+        return changes.change(name, "modified", value, detail, yours=yours)
 
     def _notebook_owns(self, name: str) -> bool:
         """True for a name the notebook bound (not one this executor bound for the agent)."""

@@ -37,7 +37,7 @@ from ..errors import (
     timeout_message,
 )
 from ..wire.capabilities import Grant, RefusedCapability
-from ..wire.changes import NamespaceSnapshot, is_mutable, referenced_names
+from ..wire.changes import NamespaceSnapshot, is_mutable, referenced_names, users_code
 from ..wire.codec import AgentValue
 from ..wire.timeline import MISSING, Branch, Rewound, Snapshot, Timeline
 from ..wire.visibility import Visibility, missing_name
@@ -230,7 +230,8 @@ class LocalPythonExecutor:
         copying = self.copy_inputs
         if copying:
             self._copies.enter(self.state, code_action, shared_name)
-        before = NamespaceSnapshot(self.state, shared_name, code_action) if self.report_changes else None
+        agents = (lambda name: name in self.visibility.created) if self.visibility is not None else (lambda name: False)
+        before = NamespaceSnapshot(self.state, shared_name, code_action, agents) if self.report_changes else None
         bindings = self._bindings() if self.timeline.snapshots else None
         try:
             return self._run(code_action)
@@ -454,7 +455,19 @@ class LocalPythonExecutor:
             hidden=hidden,
             module_names=frozenset(modules),
             defined=lambda name: name in ns or hasattr(builtins, name),
+            users_code=self._users_code(),
         )
+
+    def _users_code(self) -> dict[str, str]:
+        """The notebook's own functions and classes (not the agent's): the code may call them, never rebind them."""
+        if self.visibility is None:  # in the isolated worker: the host keeps such a binding out of the notebook
+            return {}
+        created = self.visibility.created
+        return {
+            name: "class" if isinstance(value, type) else "function"
+            for name, value in list(self.state.items())
+            if name not in created and users_code(value)
+        }
 
     def _inject(self, call: CallState) -> None:
         ns, prefix = self.state, self._prefix

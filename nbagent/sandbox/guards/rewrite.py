@@ -38,6 +38,7 @@ class RewriteContext:
     hidden: Mapping[str, str] = field(default_factory=dict)  # namespace names invisible to agent code -> reason
     module_names: frozenset[str] = frozenset()  # namespace names bound to granted modules
     defined: Callable[[str], bool] = lambda name: False  # visible in the namespace or a builtin
+    users_code: Mapping[str, str] = field(default_factory=dict)  # the notebook's functions and classes -> "function"
     max_allocation_bytes: int | None = policy.DEFAULT_MAX_ALLOCATION_BYTES
 
     @property
@@ -208,6 +209,9 @@ class Rewriter(ast.NodeTransformer):
             return
         if is_global and name in self.ctx.hidden and name not in self.ctx.localizable:
             self._refuse(f"cannot bind {name!r}: {self.ctx.hidden[name]}", node)
+        if is_global and name in self.ctx.users_code:  # the person's next call would run the agent's code
+            kind = self.ctx.users_code[name]
+            self._refuse(f"cannot bind {name!r}: it is your notebook's {kind}, never replaced; use another name", node)
 
     # -- names --------------------------------------------------------------------------------------------------------
 
