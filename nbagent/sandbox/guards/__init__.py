@@ -10,6 +10,7 @@ what holds.
 * ``rewrite``    -- parse, check, rewrite the code into one guarded function.
 * ``allocation`` -- the ``*``/``**``/``<<`` allocation guard.
 * ``modules``    -- read-only module views and checked wrappers of a few library functions.
+* ``frontend``   -- live widgets, comms and the kernel's traitlets objects: read-only, their mutating methods refused.
 * ``pandas_calls`` -- pandas' string dispatch (``agg("eval")``...), ``eval``/``query`` and the Styler, checked.
 * ``runtime``    -- the runtime guards the rewritten code calls.
 * ``limits``     -- timeouts, stop requests, operation budget, recursion and memory limits of a call.

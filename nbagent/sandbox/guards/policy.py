@@ -41,6 +41,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .frontend import FRONTEND_ATTRIBUTES
+
 # --- 1. imports ---------------------------------------------------------------------------------------------------
 
 #: smolagents' base set, always authorized.
@@ -201,10 +203,12 @@ PUBLIC_UNDERSCORE_ATTRIBUTES: frozenset[str] = frozenset({"_asdict", "_replace",
 #: ``str.format``/``format_map`` walk attribute paths; pandas ``eval``/``query`` resolve ``@names`` in the caller's
 #: frame, its dispatching methods look strings up as attributes, its Styler (and ``to_latex``'s formatters) apply
 #: ``str.format`` templates to the cells (see pandas_calls.py).
-RUNTIME_CHECKED_ATTRIBUTES: frozenset[str] = frozenset(
+_CHECKED_FOR_STRINGS = frozenset(
     {"format", "format_map", "eval", "query", "style", "agg", "aggregate", "apply", "transform", "pivot_table",
      "crosstab", "to_latex"}
 )  # fmt: skip
+#: ... and the methods of live widgets, comms and the kernel's objects (frontend.py: the page is the person's).
+RUNTIME_CHECKED_ATTRIBUTES: frozenset[str] = _CHECKED_FOR_STRINGS | FRONTEND_ATTRIBUTES
 
 
 _DISPLAY_HOOK = re.compile(r"_repr_\w*_|_ipython_\w*_|_mime\w*_")

@@ -48,7 +48,7 @@ from ..errors import (
     NameNotAllowed,
     OperationNotAllowed,
 )
-from . import pandas_calls, policy
+from . import frontend, pandas_calls, policy
 from .allocation import AllocationGuard
 from .modules import ModuleViews, SandboxModule
 
@@ -298,6 +298,11 @@ class Guards(AllocationGuard):
 
     def attr(self, obj: Any, name: str) -> Any:
         """Attributes in policy.RUNTIME_CHECKED_ATTRIBUTES."""
+        if name in frontend.FRONTEND_ATTRIBUTES:
+            reason = frontend.attribute_refusal(obj, name)
+            if reason:
+                raise AttributeNotAllowed(reason)
+            return _REAL_GETATTR(obj, name)
         value = _REAL_GETATTR(obj, name)
         if name in ("format", "format_map"):
             return self.checked_format(value)
@@ -351,6 +356,9 @@ class Guards(AllocationGuard):
 
     def store_target(self, obj: Any) -> Any:
         """The object itself if agent code may set/delete its (public) attributes, else a refusing stand-in."""
+        reason = frontend.store_refusal(obj)
+        if reason:  # a live widget, comm or kernel object: the page is the person's
+            return _ReadOnly(reason)
         if isinstance(obj, types.ModuleType):
             return _ReadOnly(f"cannot modify module {obj.__name__!r}: modules are read-only for agent code")
         if isinstance(obj, type) and not self.is_notebook_class(obj):
@@ -360,6 +368,9 @@ class Guards(AllocationGuard):
         return obj
 
     def private_store_target(self, obj: Any) -> Any:
+        reason = frontend.store_refusal(obj)
+        if reason:  # `w._esm = ...`: said as what it is, before the private-attribute rule
+            return _ReadOnly(reason)
         cls = obj if isinstance(obj, type) else type(obj)
         if not (isinstance(obj, types.FunctionType) and obj.__globals__ is self.ns) and not self.is_notebook_class(cls):
             return _ReadOnly(
