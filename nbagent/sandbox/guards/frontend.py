@@ -22,7 +22,6 @@ sockets and session key are not the worker's), so even code past the guards cann
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 __all__ = ["FRONTEND_ATTRIBUTES", "frontend_kind", "attribute_refusal", "store_refusal"]
@@ -48,7 +47,8 @@ FRONTEND_ATTRIBUTES: frozenset[str] = frozenset(
     }
 )  # fmt: skip
 
-_KINDS: weakref.WeakKeyDictionary[type, str] = weakref.WeakKeyDictionary()
+_KINDS: dict[type, str] = {}  # a class's kind, judged once (a plain dict: a weak one costs a reference per lookup)
+_MAX_KINDS = 4096  # classes agent code makes in a loop cannot grow it without bound
 
 
 def _class(obj: Any) -> type:
@@ -62,15 +62,11 @@ def frontend_kind(obj: Any) -> str:
     """ "a live widget" / "a comm" / "a traitlets object of the kernel" / "a kernel socket" when ``obj`` (an
     instance, a class, or a ``super()`` over one) is the page's or the kernel's; "" otherwise."""
     cls = _class(obj)
-    try:
-        return _KINDS[cls]
-    except (KeyError, TypeError):
-        pass
-    kind = _kind_of(cls)
-    try:
-        _KINDS[cls] = kind
-    except TypeError:  # a class that cannot be weakly referenced: judged each time
-        pass
+    kind = _KINDS.get(cls)
+    if kind is None:
+        if len(_KINDS) >= _MAX_KINDS:
+            _KINDS.clear()
+        kind = _KINDS[cls] = _kind_of(cls)
     return kind
 
 
