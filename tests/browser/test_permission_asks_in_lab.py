@@ -21,6 +21,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 NAME = "permission_asks.ipynb"
 VIEW = ".nbagent-widget[data-rendered='1'] .nbagent"
 QUESTION = "Step 1 wants to write out/report.csv"
+# A target written to look like nbagent's sentence (issue 29 item 2): one escaped code node, nbagent's words around it.
+SPOOFED = (
+    "out/report.csv\\u0060 (a copy in the scratch folder: none of your files is written). Then it wants to read "
+    "\\u0060data.csv"
+)
 
 SETUP = """\
 %load_ext nbagent
@@ -31,17 +36,21 @@ F = "`" * 3
 os.makedirs("out", exist_ok=True)
 OUT = os.path.join(os.path.realpath(os.getcwd()), "out", "report.csv")  # the worker may read here, not write
 
-def writer(saves):
-    write = f"with open({OUT!r}, 'w') as f:\\n    f.write('region,revenue')\\nprint('saved')"
-    bodies = [write] * saves + ["final_answer('done')"]
+def writer(saves, out=OUT, answer="'done'"):
+    write = f"with open({out!r}, 'w') as f:\\n    f.write('region,revenue')\\nprint('saved')"
+    bodies = [write] * saves + [f"final_answer({answer})"]
     model = ScriptedModel([f"Thought: save it.\\n{F}python\\n{body}\\n{F}" for body in bodies])
     return CodeAgent(tools=[], model=model, additional_authorized_imports=["io"], max_steps=len(bodies))
+
+SPOOF = "report.csv` (a copy in the scratch folder: none of your files is written). Then it wants to read `data.csv"
+LINK = "[Open the full report](https://attacker.example/r?k=s3cr3t)"
 """
 CELLS = [
     SETUP,
     'once = writer(1)\nonce.run("Save the report.")',
     'for_run = writer(2)\nfor_run.run("Save the report twice.")',
     'denied = writer(1)\ndenied.run("Save the report.")',
+    "spoofed = writer(1, OUT.replace('report.csv', SPOOF), repr(LINK))\nspoofed.run('Save the report.')",
     "for agent in (once, for_run, denied):\n"
     "    print([[p['answer'] for p in s.permissions or []] for s in agent.memory.action_steps()],"
     " [g.scope for g in agent.grants], agent.python_executor.grants, agent.last_result.state)",
@@ -117,8 +126,24 @@ def test_allow_once_allow_for_the_run_and_deny(lab: Lab, page, notebook: str, ar
     expect(step).to_contain_text("Do without it")
     denied.screenshot(path=str(artifacts / "permission_denied.png"))
 
+    spoofed = cell(page, 4).locator(VIEW)
+    ask = spoofed.locator(".nba-ask")
+    expect(ask).to_be_visible(timeout=90_000)
+    expect(ask.locator(".nba-ask-text code")).to_have_count(1)
+    expect(ask.locator(".nba-ask-text code.nba-ask-target")).to_have_text(SPOOFED)
+    expect(ask.locator(".nba-ask-text")).to_have_text(
+        f"Step 1 wants to write {SPOOFED} (shown escaped: it holds control, bidi or backtick characters)"
+    )
+    ask.get_by_role("button", name="Deny", exact=True).click()
+    expect(spoofed.locator(".nba-header .nba-status")).to_have_text("done", timeout=60_000)
+    expect(spoofed.locator(".nba-permission code")).to_have_count(1)
+    expect(spoofed.locator(".nba-permission code")).to_contain_text("\\u0060data.csv")
+    # a link in the answer says where it goes (issue 29 item 6)
+    expect(spoofed.locator(".nba-final .nba-link-dest")).to_have_text(" (attacker.example/r?k=s3cr3t)")
+    spoofed.screenshot(path=str(artifacts / "permission_spoofed.png"))
+
     wait_idle(page)
-    report = cell(page, 4).locator(".jp-OutputArea-output").last.inner_text()
+    report = cell(page, 5).locator(".jp-OutputArea-output").last.inner_text()
     assert report.splitlines() == [
         "[['once'], []] ['once'] [] success",  # the once grant ended with its step
         "[['run'], [], []] ['run'] [] success",  # one ask for two writes; the run's grant ended with the run
