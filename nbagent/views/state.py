@@ -85,8 +85,10 @@ before steps said who: a change of unknown origin), and ``change`` is ``{"name":
 (nbagent/sandbox/changes.py: ``type`` like "DataFrame 50×6", ``detail``
 like "+1 column total_revenue"; ``kept``: the change stayed in the agent's
 copy, ``copy_inputs``), and ``permission`` is ``{"kind": "read" | "write" |
-"connect" | "network", "target": str, "answer": "once" | "run" | "deny" |
-"never", "text": str}`` (nbagent/views/permissions.py: ``text`` like
+"connect" | "network" | "variable", "target": str, "answer": "once" | "run" |
+"deny" | "never", "parts": [[role, str], ...], "text": str}``
+(nbagent/views/permissions.py: ``parts`` what is rendered, role "words",
+"target" or "detail", each one text node; ``text`` the plain line, like
 "Allowed once: write `/work/out.csv` (by you)").
 
 Transient custom messages (Python -> JS) are not state: ``{"type":
