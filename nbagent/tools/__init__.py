@@ -1,7 +1,10 @@
 """Tools: the `Tool` class, the `@tool` decorator, the default toolbox, schemas and hub sharing.
 
 Modules:
-    base             Tool: attributes, call, prompt texts, save/load, hub methods
+    base             Tool (and BaseTool): attributes, call, prompt texts, save/load, hub methods, from_langchain/space/gradio
+    foreign          a tool defined elsewhere as parts Tool wraps; JSON-schema properties as inputs
+    langchain        a LangChain tool read as those parts (Tool.from_langchain)
+    spaces           a Gradio app or Space through gradio_client 2.x (Tool.from_space, Tool.from_gradio)
     decorator        @tool and FunctionTool (a typed, documented function as a tool)
     function_schema  a function's inputs from its hints and docstring; smolagents' get_json_schema
     forward_schema   a Tool subclass's inputs/output_type read from its forward()
@@ -19,7 +22,7 @@ Modules:
     errors           ToolDefinitionError (+ DocstringParsingException, TypeHintParsingException), ...
 """
 
-from .base import Tool, render_code_signature, render_tool_calling_prompt
+from .base import BaseTool, Tool, render_code_signature, render_tool_calling_prompt
 from .collection import ToolCollection, load_tool
 from .decorator import FunctionTool, tool
 from .default_tools import (
@@ -48,6 +51,7 @@ from .validation import validate_tool_class
 __all__ = [
     "AUTHORIZED_TYPES",
     "BASE_TOOLS",
+    "BaseTool",
     "TOOL_MAPPING",
     "DocstringParsingException",
     "FinalAnswerTool",

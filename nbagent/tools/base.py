@@ -6,6 +6,7 @@ import inspect
 import json
 import textwrap
 import threading
+from abc import ABC, ABCMeta, abstractmethod
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from nbagent.media import is_image, report_image
 
 from .awaiting import resolve_awaitable
 from .errors import ToolDefinitionError, ToolSerializationError
+from .foreign import ForeignTool
 from .forward_schema import infer_io_from_forward
 from .gradio_demo import gradio_app_code
 from .hub import download_tool_code, push_tool_to_hub
@@ -25,7 +27,7 @@ from .validation import (
     validate_tool_attributes,
 )
 
-__all__ = ["Tool", "render_code_signature", "render_tool_calling_prompt"]
+__all__ = ["BaseTool", "Tool", "render_code_signature", "render_tool_calling_prompt"]
 
 _SETUP_LOCK = threading.Lock()
 
@@ -39,10 +41,20 @@ def _class_label(cls: type, name: Any = None) -> str:
 
 def _defined_below_tool(cls: type, attr: str) -> bool:
     """Whether a class in cls's MRO other than `Tool` itself defines `attr`."""
-    return any(attr in vars(klass) for klass in cls.__mro__ if klass is not Tool and klass is not object)
+    return any(attr in vars(klass) for klass in cls.__mro__ if klass not in (Tool, BaseTool, object))
 
 
-class _ToolMeta(type):
+class BaseTool(ABC):
+    """What an agent can call by name (smolagents' `BaseTool`): a `name` and `__call__`. `Tool` is the one to
+    subclass; this is for `isinstance` checks and for callables that describe themselves some other way."""
+
+    name: str
+
+    @abstractmethod
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
+class _ToolMeta(ABCMeta):
     """Validates every tool once it is fully constructed, whatever its `__init__` does."""
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
@@ -106,7 +118,7 @@ def render_code_signature(
     return f"def {name}({', '.join(params)}) -> {python_type_name({'type': output_type})}:\n{body}"
 
 
-class Tool(metaclass=_ToolMeta):
+class Tool(BaseTool, metaclass=_ToolMeta):
     """A function the agent can call, described for the model.
 
     Subclass it with class attributes `name`, `description`, `inputs`
@@ -348,5 +360,68 @@ class Tool(metaclass=_ToolMeta):
         code, init_kwargs = download_tool_code(repo_id, token=token, trust_remote_code=trust_remote_code, **kwargs)
         return Tool.from_code(code, **init_kwargs)
 
+    # -- tools defined elsewhere ---------------------------------------------------------------
+
+    @staticmethod
+    def from_langchain(langchain_tool: Any) -> Tool:
+        """A LangChain tool (`langchain_core.tools.BaseTool`: `@tool`, `StructuredTool`, a community tool) as a
+        tool: its name (lower case, as in smolagents), description and argument schema (types, descriptions,
+        which are optional). A sync tool is invoked, an async-only one awaited (`ainvoke`)."""
+        from .langchain import langchain_parts
+
+        return _ForeignToolWrapper(langchain_parts(langchain_tool))
+
+    @staticmethod
+    def from_space(
+        space_id: str, name: str, description: str = "", api_name: str | None = None, token: str | None = None
+    ) -> Tool:
+        """A Gradio app as a tool, through `gradio_client` 2.x: a Space id (`"owner/space"`, needs the network)
+        or the app's URL (`"http://127.0.0.1:7860/"`). `api_name` picks the endpoint (Gradio 6 names an
+        Interface's after its function, e.g. `"/greet"`); without it the app's only one, or its first with a
+        warning. Inputs come from the endpoint's parameters; an image or audio output is an `AgentImage` /
+        `AgentAudio`. `token` is the Hub token for a private Space."""
+        from .spaces import space_parts
+
+        return _ForeignToolWrapper(space_parts(space_id, name, description, api_name=api_name, token=token))
+
+    @staticmethod
+    def from_gradio(
+        gradio_tool: Any, name: str | None = None, description: str | None = None, api_name: str | None = None
+    ) -> Tool:
+        """A Gradio tool as a tool: a `gradio_tools`-style object (`name`, `description`, `run(...)`, as
+        smolagents takes), or a connected `gradio_client.Client` with the tool's `name`, `description` and
+        `api_name` (as for `from_space`)."""
+        from .spaces import gradio_parts
+
+        return _ForeignToolWrapper(gradio_parts(gradio_tool, name=name, description=description, api_name=api_name))
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={getattr(self, 'name', None)!r})"
+
+
+class _ForeignToolWrapper(Tool):
+    """A tool defined elsewhere (`ForeignTool`): positional arguments are matched to the inputs in order."""
+
+    skip_forward_signature_validation = True
+
+    def __init__(self, parts: ForeignTool) -> None:
+        super().__init__()
+        self.name, self.description = parts.name, parts.description
+        self.inputs, self.output_type = parts.inputs, parts.output_type
+        self._call = parts.call
+        for attribute, value in parts.attributes.items():
+            setattr(self, attribute, value)
+        self.is_initialized = True
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        names = list(self.inputs)
+        if len(args) > len(names):
+            raise TypeError(f"{self.name}() takes {len(names)} arguments ({', '.join(names)}), {len(args)} given")
+        for key, value in zip(names, args):
+            if key in kwargs:
+                raise TypeError(f"{self.name}() got two values for {key!r}")
+            kwargs[key] = value
+        unknown = sorted(set(kwargs) - set(names))
+        if unknown:
+            raise TypeError(f"{self.name}() has no argument {', '.join(unknown)} (it takes {', '.join(names)})")
+        return self._call(**kwargs)
