@@ -128,3 +128,9 @@ def test_labels_read_as_a_person_reads_them_pass_the_spelling_check():
     code = 'counts = orders["region"].str.strip().str.title().value_counts()\nfinal_answer((counts.idxmax(), 4))'
     found = problems("Which region has the most orders, and how many?", code, ("North", 4))
     assert not any("written several ways" in p or "also writes" in p for p in found)
+
+
+def test_labels_stripped_but_left_in_several_cases_are_still_doubted():
+    code = 'counts = orders["region"].str.strip().value_counts()\nfinal_answer((counts.idxmax(), 2))'
+    found = problems("Which region has the most orders, and how many?", code, ("North", 2))
+    assert any("orders['region'].str.strip().str.title()" in p for p in found)

@@ -26,8 +26,9 @@ _ONCE_ASKED = re.compile(
     r"\b(once|unique|distinct|de-?duplicat\w*|without (?:the )?(?:duplicates|repeats)|duplicates? removed)\b",
     re.IGNORECASE,
 )
-# code that reads labels as a person does before grouping or counting them
-_LABELS_NORMALISED = re.compile(r"\.str\.(?:strip|lower|upper|title|casefold|capitalize)\(|clean_labels\(")
+# code that reads labels as a person does before grouping or counting them: without spaces and in one case
+_SPACES_DROPPED = re.compile(r"\.str\.strip\(")
+_ONE_CASE = re.compile(r"\.str\.(?:lower|upper|title|casefold|capitalize)\(")
 _DEDUPLICATING = ("drop_duplicates", "duplicated", "unique", "nunique")
 _MAX_CHECKED_ROWS = 1_000_000  # finding repeated rows hashes every row: beyond this, say nothing
 # code that also looks at blank texts: == "", .str.strip(), replace("", …), isin(["", …]), str.len(), is_missing(…)
@@ -73,7 +74,8 @@ def label_spellings_missed(tree: ast.Module, namespace: dict[str, Any]) -> list[
             shown = ", ".join(repr(text) for text in others[:_SHOWN])
             return [
                 f"{frame_name}[{name!r}] also writes {wanted[0]!r} as {shown}, so the comparison leaves out {missed} "
-                "rows of it: compare the labels as a person reads them (strip the spaces, one case) first"
+                f"rows of it: compare the labels as a person reads them, {_read_as_a_person(frame_name, name)} == "
+                f"{wanted[0].strip().title()!r}"
             ]
     return []
 
@@ -137,7 +139,7 @@ def repeats_not_dropped(question: str, tree: ast.Module, namespace: dict[str, An
 def spellings_counted_apart(answer: Any, code: str, namespace: dict[str, Any], variables: list[str]) -> list[str]:
     """An answer whose labels are one label written several ways (a dict with keys ' BUSINESS' and 'Business'),
     or a label whose column also writes it otherwise, from code that never read the labels as a person does."""
-    if _LABELS_NORMALISED.search(code):
+    if _SPACES_DROPPED.search(code) and _ONE_CASE.search(code) or "clean_labels(" in code:
         return []
     labels = _answer_labels(answer)
     split = _same_label_keys(labels)
@@ -157,9 +159,14 @@ def spellings_counted_apart(answer: Any, code: str, namespace: dict[str, Any], v
                 shown = ", ".join(repr(text) for text in others[:_SHOWN])
                 return [
                     f"{frame_name}[{column!r}] also writes {label!r} as {shown}, and the code counted each spelling "
-                    "apart: read the labels as a person does (strip the spaces, one case) before grouping or counting"
+                    f"apart: group or count the labels as a person reads them, {_read_as_a_person(frame_name, column)}"
                 ]
     return []
+
+
+def _read_as_a_person(frame_name: str, column: str) -> str:
+    """The expression that reads a column's labels without their spaces and case (title case: 'North')."""
+    return f"{frame_name}[{column!r}].str.strip().str.title()"
 
 
 def _answer_labels(answer: Any) -> list[str]:
