@@ -1,10 +1,10 @@
 // The run's status badge and its controls: Run, Step, Pause, Stop, the "approve code before it runs"
 // toggle, the review box (editable code, Approve, Reject with a note), the permission ask (js/asks.js:
-// Allow once, Allow for this run, Deny) and "Re-run from here" on steps.
+// Allow once, Allow for this run, Deny), "Undo this run" on a finished run and "Re-run from here" on steps.
 // State comes from the widget's `controls` trait (a RunDriver snapshot, nbagent/notebook/driver.py;
 // `ControlsSnapshot` in js/types.js):
 //   {status, mode, approve_code, pending_code, pending_step, pending_ask, stopping, active, message, forks,
-//    rerunnable: [step numbers], can: {run, step, pause, stop, approve, reject, rerun, permission}}
+//    rerunnable: [step numbers], can: {run, step, pause, stop, approve, reject, rerun, permission, undo}}
 // Commands (`ControlCommand`) go out as {type: "control", action, code?, note?, step?, on?, answer?} on the
 // ControlChannel comm,
 // which the kernel hears even while a cell runs (see nbagent/notebook/channel.py).
@@ -17,7 +17,7 @@ import { LIVE_STATUSES as LIVE, RunStatus, STATUS_LABELS, isRunStatus } from "./
 /** @import { AnyModel } from "@anywidget/types" */
 /** @import { ControlAction, ControlCommand, ControlsCan, ControlsState, Run, WidgetModel } from "./types.js" */
 
-/** @typedef {"run" | "step" | "pause" | "stop" | "approve" | "reject"} ButtonAction an action with its own button */
+/** @typedef {"run" | "step" | "pause" | "stop" | "approve" | "reject" | "undo"} ButtonAction an action with its own button */
 
 export { STATUS_LABELS };
 /** @type {Array<[ButtonAction, string, string]>} action, label, title */
@@ -27,6 +27,9 @@ const BUTTONS = [
   ["pause", "Pause", "Pause after the current step"],
   ["stop", "Stop", "Stop now: the running model call or code is cancelled"],
 ];
+export const UNDO_TITLE =
+  "Undo this run: every variable it created, rebound or changed goes back to what it was before the run " +
+  "(agent.undo(), %agent --undo); files it wrote and what tools did are not undone.";
 export const RERUN_TITLE =
   "Re-run from this step: variables go back to what they were before it, the earlier run is kept " +
   "(agent.forks) and the run continues live.";
@@ -117,6 +120,13 @@ export class ControlsView {
       onchange: () => this.send({ action: "approve_mode", on: this.toggle.checked }),
     });
     toolbar.append(h("label", { class: "nba-approve-label" }, this.toggle, "approve code before it runs"));
+    this.undo = h(
+      "button",
+      { type: "button", class: "nba-btn nba-btn-undo", title: UNDO_TITLE, onclick: () => this.command("undo") },
+      "Undo this run",
+    );
+    this.buttons.set("undo", this.undo);
+    toolbar.append(this.undo);
 
     this.code = h("textarea", {
       class: "nba-review-code",
@@ -181,6 +191,7 @@ export class ControlsView {
     /** @type {Partial<ControlsCan>} */
     const can = s.can ?? {};
     for (const [action, button] of this.buttons) button.disabled = !can[action];
+    this.undo.hidden = !can.undo; // only on a finished run whose changes can still be undone
     this.toggle.checked = Boolean(s.approve_code);
     this.toggle.disabled = !connected;
     const pending = s.status === RunStatus.AWAITING_APPROVAL ? s.pending_code : null; // code awaiting approval

@@ -1,7 +1,7 @@
 // A whole run: header (agent, model, status, controls, the clock), steps, live step, final answer, totals.
 // Updates are keyed per step: only steps whose JSON changed are rebuilt, so a step finishing in a
 // 100-step run costs one step's DOM, not the run's.
-import { renderRunChanges } from "./changes.js";
+import { renderRunChanges, renderScratch, renderYoursChanged } from "./changes.js";
 import { RunClock } from "./clock.js";
 import { StepFolds, setFolded, stepKey } from "./collapse.js";
 import { renderStatus } from "./controls.js";
@@ -99,6 +99,8 @@ export class RunView {
       hasFinalStep ? null : renderFinalAnswer(r.final_answer, this.ctx.images),
       renderError(r.error, { label: "Run error" }),
       renderRunChanges(steps),
+      renderYoursChanged(steps),
+      renderScratch(r.scratch),
       footer(r),
     ]);
     this.controls?.decorate(this.steps);

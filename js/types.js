@@ -107,6 +107,7 @@
  * @property {boolean} [kept] the change stayed in the agent's copy (copy_inputs): the notebook's object is untouched
  * @property {string} [reason] why the isolated worker kept it (a name shadowing a builtin, IPython's or a module of
  *   yours; a file mapping not granted): the notebook never got it
+ * @property {boolean} [yours] the name was the person's (not the agent's): shown as a warning, undone by "Undo this run"
  */
 
 /**
@@ -158,6 +159,8 @@
  *   clock; null for a run rebuilt from memory (absent in older saved widgets)
  * @property {number | null} [step_started_at] when the running step started (Unix time in seconds), null between
  *   steps (js/clock.js counts from these two)
+ * @property {string[]} [scratch] the names its code made that stay in the agent's scope (agent.scratch), not the
+ *   notebook's (nbagent/loop/scope.py)
  */
 
 /**
@@ -171,6 +174,7 @@
  * @property {boolean} reject
  * @property {boolean} rerun
  * @property {boolean} permission a permission ask awaits an answer
+ * @property {boolean} undo the finished run's changes to the namespace can be undone ("Undo this run")
  */
 
 /**
@@ -208,7 +212,7 @@
 
 /**
  * A command of the controls (nbagent/notebook/driver.py `ACTIONS`).
- * @typedef {"run" | "step" | "pause" | "stop" | "approve" | "reject" | "rerun" | "restore_fork" | "approve_mode" | "permission"} ControlAction
+ * @typedef {"run" | "step" | "pause" | "stop" | "approve" | "reject" | "rerun" | "restore_fork" | "approve_mode" | "permission" | "undo"} ControlAction
  */
 
 /**

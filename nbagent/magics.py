@@ -171,6 +171,19 @@ class AgentMagics(Magics):
     @argument("-o", "--out", default=None, help="store the final answer in this variable (None when it did not answer)")
     @argument("--quiet", action="store_true", help="no widget and no output: the cell's value is the answer")
     @argument(
+        "--undo",
+        action="store_true",
+        help="no task: put every variable the last run created, rebound or changed back as it was before it",
+    )
+    @argument(
+        "--keep",
+        nargs="?",
+        const="*",
+        default=None,
+        help="with a task: the names its code makes stay in your namespace; alone: bring the last agent's names "
+        "(agent.scratch) in, all or a,b",
+    )
+    @argument(
         "--step",
         action="store_true",
         help="prepare the run paused and return: the widget's Step/Run (or agent.controller) drive it",
@@ -213,6 +226,10 @@ class AgentMagics(Magics):
         args = self._parse(magic, line)
         check_names(args.out, args.agent, _split_names(args.imports))
         namespace = self.shell.user_ns
+        if args.undo or (args.keep and not cell.strip()):  # no task: about the last run
+            if cell.strip():
+                raise UsageError(f"{magic} --undo takes no task: it undoes the last run")
+            return self._undo_or_keep(args, magic)
         task = interpolate_task(cell.strip(), namespace)
         if not task:
             where = "after the options" if magic == "%agent" else "in the cell body"
@@ -238,6 +255,8 @@ class AgentMagics(Magics):
         if args.n_ctx is not None and args.n_ctx < 256:
             raise UsageError(f"--n-ctx must be at least 256 tokens, got {args.n_ctx}")
         agent = self._agent_for(args, namespace)
+        if hasattr(agent, "keep_scratch"):
+            agent.keep_scratch = args.keep is not None
         if vars_named and hasattr(agent, "share_variables"):  # the task's names are the agent's anyway
             agent.share_variables = "*" if vars_named == ["*"] else [n for n in vars_named if n != "*"]
         if args.copy:  # h14-widget: copy_inputs of the executor (nbagent/sandbox/copies.py), kept for the agent
@@ -385,6 +404,8 @@ class AgentMagics(Magics):
             agent._pending_widget = None
         answer = _answer_of(result)
         if args.out:
+            ns = self.shell.user_ns
+            self._out = (agent, args.out, args.out in ns, ns.get(args.out), answer)  # for --undo
             self._store(args.out, answer)
         if not args.quiet and answer is None:
             _say_outcome(magic, result, args.out)
@@ -396,6 +417,16 @@ class AgentMagics(Magics):
 
     def _store(self, name: str, value: Any) -> None:
         self.shell.user_ns[name] = value
+
+    def _undo_or_keep(self, args: Any, magic: str) -> None:
+        """`%agent --undo`: undo the last run (its `-o` variable too); `%agent --keep [a,b]`: bring names in."""
+        from nbagent.notebook.scratch import undo_or_keep
+
+        agent = self.shell.user_ns.get(args.agent) if args.agent else self.last_agent
+        if agent is None or not hasattr(agent, "undo"):
+            raise UsageError(f"{magic} --{'undo' if args.undo else 'keep'}: no agent run in this session yet")
+        out = getattr(self, "_out", None)
+        print(undo_or_keep(agent, self.shell.user_ns, args.undo, args.keep, out if out and out[0] is agent else None))
 
 
 def _is_model(value: Any) -> bool:

@@ -22,8 +22,8 @@ def test_copy_keeps_the_notebooks_list_and_returns_new_names(ip, executor: str) 
     value = ip.run_cell_magic("agent", f"-m m --quiet --copy --executor {executor} -o answer", "Double the `prices`")
     assert value == 4  # the agent saw its own change across steps
     assert ip.user_ns["prices"] is original and original == [1, 2, 3]
-    assert ip.user_ns["doubled"] == [2, 4, 6, 8]
     agent = ip.magics_manager.registry["AgentMagics"].last_agent
+    assert agent.scratch["doubled"] == [2, 4, 6, 8]  # what it created: the agent's scope (`--keep` brings it in)
     first = agent.memory.action_steps()[0].namespace_changes
     assert {c["name"]: c.get("kept", False) for c in first} == {"prices": True, "doubled": False}
 

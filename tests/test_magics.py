@@ -22,7 +22,10 @@ def test_cell_magic_runs_in_the_notebook_namespace(ip):
     value = ip.run_cell_magic("agent", "-m m --quiet -o answer", "Sort `{label}` please")
     assert value == [1, 2, 3]
     assert ip.user_ns["answer"] == [1, 2, 3]
-    assert ip.user_ns["result"] == [1, 2, 3]  # what the agent defined stays
+    assert ip.user_ns["result"] == [1, 2, 3]  # it holds the answer: it stays
+    agent = ip.magics_manager.registry["AgentMagics"].last_agent
+    assert "double" not in ip.user_ns and list(agent.scratch) == ["double"]  # a scratch name: the agent's scope
+    ip.run_line_magic("agent", "--keep")
     ip.run_cell("doubled = double(21)")
     assert ip.user_ns["doubled"] == 42  # and its functions work from the user's cells
     task = ip.magics_manager.registry["AgentMagics"].last_agent.memory.steps[0].task

@@ -217,6 +217,27 @@ class MultiStepAgent(AgentLoop):
         live run becomes `forks[index]` in its place). Returns the note saying what was restored."""
         return self.driver.restore_fork(index)
 
+    def undo(self) -> str:
+        """Put every variable the last run created, rebound or changed back as it was before the run (the step
+        snapshots of time travel); returns the note saying what was restored and what not (files, tools' effects).
+        The run's record stays; the widget says it was undone."""
+        return self.driver.undo()
+
+    @property
+    def scratch(self) -> dict[str, Any]:
+        """The names the agent's code made that stay in its scope, not your notebook (`tmp`, `result2`): read them
+        here, bring them in with `keep()`. Its next run sees them again."""
+        scope = getattr(self, "scope", None)
+        return scope.names if scope is not None else {}
+
+    def keep(self, *names: str) -> list[str]:
+        """Bring names of `scratch` (none given: all) into the notebook for good; returns the names brought in."""
+        scope = getattr(self, "scope", None)
+        executor = getattr(self, "python_executor", None)
+        if scope is None or executor is None:
+            return []
+        return scope.keep(executor.state, list(names) or None)
+
     @property
     def widget(self) -> Any:
         """The live widget of this agent (created on first use)."""

@@ -4,7 +4,9 @@ Modules:
     engine      AgentLoop: run → step → finalize, model calls, planning, the final answer, events to views
     code_step   CodeLoop: a step that writes Python and runs it in the sandbox
     tool_step   ToolCallingLoop: a step that calls tools by name with JSON arguments
-    session     RunSession: runs and "re-run from step k" strung into one event stream; forks
+    session     RunSession: runs and "re-run from step k" strung into one event stream; forks; undo of the last run
+    scope       AgentScope: the names the agent's code made, held out of the notebook between runs (agent.scratch)
+    undo        what an undo says: restored, removed, not restorable, and what no undo reaches (files, tools)
     gates       RunGates: stop, pause, step budget, code approval and permission asks, opened from any thread
     permissions on_permission: what a refused file or host becomes (asked, denied, a function's answer); the grants
     deadline    RunDeadline: a run's time limit (max_time), which stops it like Stop; "10m" read as seconds

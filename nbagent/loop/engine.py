@@ -292,6 +292,7 @@ class AgentLoop:
             outcome, error = RunOutcome.ERROR, failure
         finally:  # "Allow for this run" ends with the run (also when its stream is closed early)
             self.permissions.end_run(getattr(self, "python_executor", None))
+        scratch = self._end_of_run(output if outcome == RunOutcome.SUCCESS else None)
         self._deadline = None  # a step run by hand later (`agent.step`) is under no limit
         timing.end_time = time.time()
         self.last_result = RunResult(
@@ -302,6 +303,7 @@ class AgentLoop:
             timing=timing,
             error=str(error) if error else None,
         )
+        self.last_result.scratch = scratch
         self.gates.finish(outcome.value)
         yield self._notify(RunEnd(self.last_result))
         if isinstance(error, AgentError):
@@ -534,6 +536,11 @@ class AgentLoop:
 
     def _prepare_executor(self, resume: bool = False) -> None:
         """Hook for agents that run code (`resume`: a re-run goes on, the namespace as the rewind left it)."""
+
+    def _end_of_run(self, answer: Any) -> list[str]:
+        """Hook for agents that run code: the run ended with `answer` (None unless it answered); returns the names
+        its code made that stay in the agent's scope (loop/scope.py)."""
+        return []
 
     def _step_stream(self, memory_step: ActionStep) -> Iterator[Any]:
         raise NotImplementedError(f"{type(self).__name__} must implement _step_stream()")

@@ -12,6 +12,10 @@ Time travel: an agent whose executor keeps step snapshots (`checkpoint`/`rewind`
 nbagent/sandbox/wire/timeline.py) gets its namespace back as it was before step k,
 and the cut-off line's namespace goes with its memory: `restore_fork(i)` makes
 fork i the live run again, namespace included (the live line becomes a fork).
+
+Undo (`undo()`, `agent.undo()`, `%agent --undo`, the widget's "Undo this run"): the last run's namespace effects
+are taken back with the same snapshots, a rewind to before the run's first step whose line is dropped; the memory
+stays (the run is still shown), and the note says what was restored and what was not (files, tools' effects).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from nbagent.record import ActionStep, AgentMemory, PlanningStep, Rerun
 
 from .gates import ControlError
+from .undo import undo_note
 from .view import View
 
 if TYPE_CHECKING:
@@ -53,6 +58,7 @@ class RunSession:
         self._run_args: dict[str, Any] = {}
         self._views: Sequence[View] = ()
         self._on_release: list[Callable[[], Any]] = []
+        self.undone = False  # the last run's namespace effects were taken back (`undo`)
 
     def on_release(self, callback: Callable[[], Any]) -> None:
         """Call `callback()` whenever a run (with its re-runs) has gone through and the session is free again."""
@@ -105,6 +111,7 @@ class RunSession:
             if self._active:
                 raise RuntimeError(self.busy_message())
             self._active, self._rerun_from, self.note = True, None, ""
+            self.undone = False
 
     def _with_reruns(self, segment: Iterator[Any]) -> Iterator[Any]:
         """`segment`, then a continuation for every re-run asked for while it ran; releases the session."""
@@ -186,6 +193,7 @@ class RunSession:
         memory = self.agent.memory
         kept = _copy_of(memory)
         memory.steps = memory.steps[: _cut_index(memory, k)]
+        _scope(self.agent, "_enter_scope")  # the names the agent holds out of the notebook: back, for the rewind
         namespace, branch = self._rewind(k)
         self.forks.append(kept)
         self.branches.append(branch)
@@ -218,22 +226,82 @@ class RunSession:
                 raise RuntimeError(self.busy_message())
         branch = self.branches[index]
         restore = getattr(getattr(self.agent, "python_executor", None), "restore_branch", None)
+        _scope(self.agent, "_enter_scope")
         outcome = restore(branch) if restore is not None and branch is not None else None
         fork = self.forks[index]
         live = _copy_of(self.agent.memory)
         self.agent.memory.system_prompt = copy.copy(fork.system_prompt)
         self.agent.memory.steps = list(fork.steps)
+        _scope(self.agent, "_end_of_run", None)
         self.forks[index] = live
         self.branches[index] = getattr(outcome, "branch", None)
         namespace = getattr(outcome, "note", "") or "Its namespace was not kept: variables are as they are now."
         self.note = RESTORED_NOTE.format(index=index, namespace=namespace)
         return self.note
 
+    # ------------------------------------------------------------------ undo the last run
+
+    @property
+    def undoable(self) -> bool:
+        """A finished run whose namespace effects can be asked to be taken back (and were not yet)."""
+        return not self._active and not self.undone and bool(self._run_args) and self._ran_code()
+
+    def undo(self) -> str:
+        """Put every name the last run created, rebound or changed back as it was before the run (the executor's
+        snapshots); returns the note saying what was restored and what could not be (also in `note`)."""
+        with self._lock:
+            if self._active:
+                raise RuntimeError(self.busy_message())
+        if not self._run_args:
+            raise ControlError("There is no finished run to undo")
+        if self.undone:
+            return self.note
+        first = self._run_args.get("first", 1)
+        rewind = getattr(getattr(self.agent, "python_executor", None), "rewind", None)
+        rewound, failure = None, ""
+        if rewind is not None and self._ran_code():
+            _scope(self.agent, "_enter_scope")
+            try:
+                rewound = rewind(first, keep=False)
+            except Exception as error:  # said, never raised: nothing else of the run is touched
+                failure = f"{type(error).__name__}: {error}"
+            finally:
+                scope = getattr(self.agent, "scope", None)
+                if scope is not None and rewound is not None:
+                    scope.forget(rewound.removed)
+                _scope(self.agent, "_end_of_run", None)
+        self.undone = rewound is not None and rewound.found
+        self.note = undo_note(rewound, self._ran_code(), failure, self._tools_called(first))
+        return self.note
+
+    def _run_steps(self) -> list[ActionStep]:
+        first = self._run_args.get("first", 1)
+        return [s for s in self.agent.memory.steps if isinstance(s, ActionStep) and s.step_number >= first]
+
+    def _ran_code(self) -> bool:
+        return any(s.namespace_changes for s in self._run_steps())
+
+    def _tools_called(self, first: int) -> list[str]:
+        names = [
+            call.name
+            for step in self._run_steps()
+            for call in step.tool_calls or []
+            if call.name not in ("python_interpreter", "final_answer")
+        ]
+        return list(dict.fromkeys(names))
+
     def busy_message(self) -> str:
         return (
             f"This agent already has a run under way ({self.agent.gates.status}). Stop it with agent.stop() "
             "(or the widget's Stop), or let it finish, before starting another."
         )
+
+
+def _scope(agent: Any, hook: str, *args: Any) -> None:
+    """Call the agent's scope hook (agents that run code in a notebook's namespace have one)."""
+    method = getattr(agent, hook, None)
+    if method is not None:
+        method(*args)
 
 
 def _copy_of(memory: AgentMemory) -> AgentMemory:

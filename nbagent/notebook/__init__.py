@@ -12,4 +12,5 @@ Modules:
     save_hook  the Jupyter server pre-save hook that keeps finished runs as static HTML
     magic_input  what %%agent checks before a run: options, usage line, `%agent …?`, sensitive imports
     answer_display  the `%%agent --quiet` cell's answer shown as a plain value (25124.05), the value unchanged
+    scratch    `%agent --undo` and `%agent --keep`: the last run undone (its -o variable too), scratch names brought in
 """

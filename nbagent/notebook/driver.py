@@ -32,7 +32,9 @@ if TYPE_CHECKING:
 
 __all__ = ["RunDriver", "RunController", "ControlError", "ACTIONS"]
 
-ACTIONS = ("run", "step", "pause", "stop", "approve", "reject", "rerun", "restore_fork", "approve_mode", "permission")
+ACTIONS = (
+    "run", "step", "pause", "stop", "approve", "reject", "rerun", "restore_fork", "approve_mode", "permission", "undo"
+)  # fmt: skip
 
 
 class RunDriver:
@@ -110,6 +112,13 @@ class RunDriver:
                 widget.show_memory(self.agent.memory, status=self.gates.status)
             if hasattr(widget, "show_forks"):
                 widget.show_forks(self.session.forks)
+        self._changed()
+        return note
+
+    def undo(self) -> str:
+        """Undo the last run's changes to the namespace ("Undo this run"); the widgets say what was restored."""
+        note = self.session.undo()
+        self.message = note
         self._changed()
         return note
 
@@ -278,6 +287,8 @@ class RunDriver:
             self.rerun(_step_number(message.get("step")))
         elif action == "restore_fork":
             self.restore_fork(_fork_index(message.get("index")))
+        elif action == "undo":
+            self.undo()
         elif action == "approve_mode":
             self.gates.approve_code = bool(message.get("on"))
         elif action == "permission":
@@ -317,6 +328,7 @@ class RunDriver:
                 "reject": live and awaiting,
                 "permission": live and asking and state["pending_ask"] is not None,
                 "rerun": not state["stopping"],
+                "undo": self.session.undoable,
             },
         )
         return state

@@ -49,6 +49,8 @@ class RunResult:
         self.error = error
         self.memory_steps = list(memory_steps or [])
         self._steps = steps
+        #: nbagent's own: the names the agent's code made that stay in its scope, not the notebook (loop/scope.py)
+        self.scratch: list[str] = []
 
     @property
     def steps(self) -> list[Any]:

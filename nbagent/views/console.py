@@ -31,6 +31,7 @@ from nbagent.record import (
 from nbagent.record.status import answered, looks_like_error, outcome_message, run_outcome
 from nbagent.text import plain_text
 
+from .changes import change_text, scratch_text, yours_line
 from .code_diff import code_changes
 from .permissions import permission_parts
 from .state import is_forced_answer
@@ -108,14 +109,23 @@ class ConsoleView:
         return out
 
     def _run_end(self, event: RunEnd) -> list[Any]:
-        """One line when the run did not answer; the error only if its last step did not already show it."""
+        """One line when the run did not answer (the error only if its last step did not already show it); the
+        person's variables it changed and the names kept in the agent's scope, when there are any."""
         result = event.result
+        out = self._namespace_lines(result) if self.level >= LogLevel.INFO else []
         outcome = run_outcome(result.state, result.output, result.error)
         if answered(outcome):
-            return []
+            return out
         error = result.error if result.error and result.error != self._last_error else None
         line = f"Run ended: {outcome_message(outcome)}" + (f": {error}" if error else "")
-        return [Text(line, style="bold red" if result.state == "error" else "bold yellow")]
+        return [*out, Text(line, style="bold red" if result.state == "error" else "bold yellow")]
+
+    @staticmethod
+    def _namespace_lines(result: Any) -> list[Any]:
+        steps = [s for s in getattr(result, "memory_steps", []) if isinstance(s, ActionStep)]
+        yours = yours_line({"changes": s.namespace_changes} for s in steps)
+        scratch = scratch_text(getattr(result, "scratch", None))
+        return [Text(text, style=style) for text, style in ((yours, "bold yellow"), (scratch, "dim")) if text]
 
 
 def final_answer_text(output: Any) -> Text:
@@ -155,6 +165,9 @@ def render_action_step(step: ActionStep, level: LogLevel, show_model_output: boo
             out.append(Text(_warnings_line(step.warnings), style="dim yellow"))
         for entry in getattr(step, "permissions", None) or []:
             out.append(_permission_line(entry))
+        for change in step.namespace_changes or []:  # the person's names: each change said, as a warning
+            if change.get("yours") and not change.get("kept"):
+                out.append(Text(change_text(change), style="bold yellow"))
         for index, image in enumerate(step.observations_images or [], 1):
             out.append(Text(image_placeholder(image, index), style="magenta"))
     if step.error is not None:

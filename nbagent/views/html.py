@@ -17,7 +17,7 @@ from typing import Any
 
 from nbagent.loop.deadline import describe_limit
 from nbagent.record.status import LIVE_STATUSES
-from nbagent.views.changes import change_text
+from nbagent.views.changes import change_text, scratch_text, yours_line
 from nbagent.views.code_diff import CHANGE_LABELS
 from nbagent.views.highlight import highlight_python
 from nbagent.views.links import keep_safe_links
@@ -200,6 +200,8 @@ def run_to_html(run: dict[str, Any], images: list[bytes], *, css: bool = True) -
         tool_args=tool_args,
         thought_text=thought_text,
         change_text=change_text,
+        yours_line=yours_line,
+        scratch_text=scratch_text,
         format_tokens=_format_tokens,
         format_duration=format_duration,
         run_total=_run_total,

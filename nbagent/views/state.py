@@ -29,6 +29,7 @@ Widget traitlets (nbagent/notebook/widget.py; the same schema as JSDoc typedefs 
       "started_at": float | None,       # when the run (or its re-run) started: Unix time of the kernel,
                                         # None for a run rebuilt from memory
       "step_started_at": float | None,  # when the running step started (Unix time), None between steps
+      "scratch": [str],                 # the names its code made that stay in the agent's scope (loop/scope.py)
     }
 
   The two start times are what the widget's header clock (js/clock.js) counts from while the run is
@@ -81,10 +82,10 @@ where ``part`` is ``{"kind": "markdown" | "table" | "text", "text": str | None,
 "diff": [[" " | "-" | "+", line], ...]}`` (nbagent/views/code_diff.py: nbagent's
 rewrite of the model's code, a person's edit at approval, or for a run saved
 before steps said who: a change of unknown origin), and ``change`` is ``{"name": str, "change": "created" | "rebound" |
-"modified" | "deleted", "type": str, "detail": str, "kept"?: true}``
+"modified" | "deleted", "type": str, "detail": str, "kept"?: true, "yours"?: true}``
 (nbagent/sandbox/changes.py: ``type`` like "DataFrame 50×6", ``detail``
 like "+1 column total_revenue"; ``kept``: the change stayed in the agent's
-copy, ``copy_inputs``), and ``permission`` is ``{"kind": "read" | "write" |
+copy, ``copy_inputs``; ``yours``: the name was the person's, shown as a warning), and ``permission`` is ``{"kind": "read" | "write" |
 "connect" | "network" | "variable", "target": str, "answer": "once" | "run" |
 "deny" | "never", "parts": [[role, str], ...], "text": str}``
 (nbagent/views/permissions.py: ``parts`` what is rendered, role "words",
@@ -192,6 +193,7 @@ def empty_run(agent_name: str | None = None, model_id: str | None = None) -> dic
         "max_time": None,
         "started_at": None,
         "step_started_at": None,
+        "scratch": [],
     }
 
 
@@ -626,6 +628,7 @@ class RunStateBuilder:
             token_usage=_usage(result.token_usage),
             duration=duration if duration is not None else time.time() - self._started,
             error=self._unshown_error(result.error if result.state in _ERROR_SHOWN else None),
+            scratch=list(getattr(result, "scratch", None) or []),
         )
         return StateUpdate("end")
 

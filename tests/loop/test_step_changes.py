@@ -76,7 +76,8 @@ def test_copy_inputs_keeps_the_users_frame(namespace: dict, executor_type: str) 
     agent = run(namespace, executor_type, copy_inputs=True)
     assert agent.memory.action_steps()[-1].action_output == 20.0  # the agent saw its own new column
     assert namespace["sales"] is original and "total_revenue" not in original.columns
-    assert list(namespace["region_data"].columns) == ["units", "price", "total_revenue"]  # its result came back
+    made = agent.scratch["region_data"]  # its result came back (to the agent's scope: a name the task did not ask for)
+    assert list(made.columns) == ["units", "price", "total_revenue"]
     first = agent.memory.action_steps()[0]
     assert first.namespace_changes[0]["kept"] is True
 

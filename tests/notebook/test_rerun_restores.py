@@ -36,11 +36,12 @@ def test_a_rerun_from_step_1_sees_the_notebook_as_it_was_and_equals_a_clean_run(
     namespace = {"df": sales()}
     agent = agent_on(make_agent, namespace, FIRST_TRY + [RELATIVE])
     assert agent.run("Which row of `df` improved most?") == 1000.0
-    assert "gain" in namespace["df"] and namespace["best"] == 10.0
+    assert "gain" in namespace["df"] and agent.scratch["best"] == 10.0  # a scratch name: in the agent's scope
     agent.driver.rerun(1)
     assert agent.driver.join(10)
     assert agent.last_result.output == 0.5
     assert "gain" not in namespace["df"] and "best" not in namespace  # step 1 and 2's effects are gone
+    assert "best" not in agent.scratch
     assert namespace["df"].equals(clean_ns["df"])  # the same frame a clean run leaves
     assert "Variables are as they were before step 1" in agent.driver.message
 
@@ -55,11 +56,11 @@ def test_the_replaced_run_can_be_made_live_again_with_its_variables(make_agent):
     note = agent.restore_fork(0)
     assert "agent.forks[0] is the live run again" in note and "as that run left them" in note
     assert "rel" not in namespace["df"] and list(namespace["df"]["gain"]) == [200.0, 1000.0]
-    assert namespace["best"] == 10.0
+    assert agent.scratch["best"] == 10.0 and "best" not in namespace  # back, in the agent's scope
     assert [s.code_action for s in agent.memory.action_steps()][0].startswith("df['gain']")
     assert agent.forks[0].action_steps()[0].code_action.startswith("df['rel']")  # the other line, kept
     agent.driver.handle_command({"action": "restore_fork", "index": 0})  # and back, from the widget's button
-    assert "rel" in namespace["df"] and "best" not in namespace
+    assert "rel" in namespace["df"] and "best" not in namespace and "best" not in agent.scratch
 
 
 def test_a_rerun_past_the_snapshot_limit_says_the_variables_were_not_restored(make_agent):
@@ -71,4 +72,4 @@ def test_a_rerun_past_the_snapshot_limit_says_the_variables_were_not_restored(ma
     agent.driver.rerun(1)
     assert agent.driver.join(10)
     assert "could not be restored to before step 1" in agent.driver.message
-    assert namespace["a"] == 1 and namespace["b"] == 2  # kept, and said so
+    assert agent.scratch == {"a": 1, "b": 2}  # kept (in the agent's scope), and said so
