@@ -1,7 +1,7 @@
 """smolagents' `default_tools` module: `from nbagent.default_tools import FinalAnswerTool, BASE_PYTHON_TOOLS, ...`.
 
 The tools are nbagent's (`nbagent.tools.default_tools`, `nbagent.tools.web_search`,
-`nbagent.tools.service_tools`). Not provided: `ApiWebSearchTool` (docs/smolagents-compat.md).
+`nbagent.tools.service_tools`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from nbagent.tools.default_tools import (
     VisitWebpageTool,
 )
 from nbagent.tools.service_tools import GoogleSearchTool, SpeechToTextTool, WikipediaSearchTool
-from nbagent.tools.web_search import DuckDuckGoSearchTool, WebSearchTool
+from nbagent.tools.web_search import ApiWebSearchTool, DuckDuckGoSearchTool, WebSearchTool
 
 __all__ = [
+    "ApiWebSearchTool",
     "BASE_PYTHON_TOOLS",
     "BASE_TOOLS",
     "TOOL_MAPPING",

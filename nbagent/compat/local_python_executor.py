@@ -1,6 +1,7 @@
 """smolagents' `local_python_executor` module, on nbagent's sandbox: `from nbagent.local_python_executor import ...`.
 
-`LocalPythonExecutor`, `CodeOutput`, `InterpreterError` and `ExecutionTimeoutError` are the sandbox's own classes.
+`PythonExecutor`, `LocalPythonExecutor`, `CodeOutput`, `InterpreterError` and `ExecutionTimeoutError` are the
+sandbox's own classes.
 `evaluate_python_code` runs the code the way the sandbox runs an agent's code: as real Python, with nbagent's
 guards (imports, attributes, limits), in the `state` dict. It is not smolagents' tree-walking interpreter, so its
 internals (`evaluate_ast`, `evaluate_subscript`, `evaluate_condition`, ... and the `_operations_count` it keeps
@@ -27,6 +28,7 @@ from nbagent.sandbox import (
     FinalAnswerException,
     InterpreterError,
     LocalPythonExecutor,
+    PythonExecutor,
 )
 from nbagent.sandbox.errors import timeout_message
 from nbagent.sandbox.guards import policy
@@ -46,6 +48,7 @@ __all__ = [
     "InterpreterError",
     "LocalPythonExecutor",
     "PrintContainer",
+    "PythonExecutor",
     "check_import_authorized",
     "evaluate_python_code",
     "fix_final_answer_code",

@@ -21,6 +21,7 @@ MODULE_ALIASES: dict[str, str] = {
     # smolagents' modules whose names live in one nbagent module
     "nbagent.agent_types": "nbagent.media.agent_types",
     "nbagent.monitoring": "nbagent.loop.monitoring",
+    "nbagent.remote_executors": "nbagent.sandbox.remote",
     # smolagents' modules whose names nbagent keeps in several places: a re-export module each
     "nbagent.memory": "nbagent.compat.memory",
     "nbagent.utils": "nbagent.compat.utils",

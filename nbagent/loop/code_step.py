@@ -44,7 +44,7 @@ from .aids import Coach
 from .aids.code_checks import CodeFix
 from .aids.data_card import value_kind
 from .engine import AgentLoop, _default_model
-from .executors import default_executor_type, make_executor
+from .executors import adopt_executor, default_executor_type, make_executor
 from .gates import CodeRejected
 from .parsing import parse_code_blobs
 from .permissions import StepAsks
@@ -95,6 +95,8 @@ class CodeLoop(AgentLoop):
         executor_type: "isolated" (a confined worker process; the default where the platform can fork) or
             "local" (this process, for trusted code: it guards against a mistaken model, not a hostile
             one). See nbagent/loop/executors.py.
+        executor: a `PythonExecutor` of one's own (smolagents' option), used instead of making one; then
+            `executor_kwargs` and `namespace` are the executor's business.
 
     A small local model (see `nbagent.loop.prompting.prompt_profile`) gets the templates of
     `nbagent/prompts/code_agent_small.yaml` (with `prompt_templates` laid over them) and
@@ -115,6 +117,7 @@ class CodeLoop(AgentLoop):
         max_print_outputs_length: int | None = None,
         namespace: dict[str, Any] | None = None,
         share_variables: str | Iterable[str] = "task",
+        executor: Any = None,
         **kwargs: Any,
     ) -> None:
         self.share_variables = _checked_share(share_variables)
@@ -123,6 +126,8 @@ class CodeLoop(AgentLoop):
         self.keep_scratch = False  # True: they stay in the notebook (`%%agent --keep`)
         self.additional_authorized_imports = list(additional_authorized_imports or [])
         self.max_print_outputs_length = max_print_outputs_length
+        if executor is not None:
+            executor, executor_type = adopt_executor(executor, executor_type, self.additional_authorized_imports)
         self.executor_type = default_executor_type() if executor_type is None else executor_type
         self.executor_kwargs = dict(executor_kwargs or {})
         model = model if model is not None else _default_model()
@@ -131,12 +136,14 @@ class CodeLoop(AgentLoop):
         if self.prompt_profile == SMALL:
             prompt_templates = small_model_templates(prompt_templates)
             self.max_tokens_per_step = SMALL_MODEL_STEP_TOKENS
-        self.python_executor = make_executor(  # executor_kwargs may repeat max_print_outputs_length: it wins
-            self.executor_type,
-            additional_authorized_imports=self.additional_authorized_imports,
-            namespace=namespace,
-            **{"max_print_outputs_length": max_print_outputs_length, **self.executor_kwargs},
-        )
+        if executor is None:  # executor_kwargs may repeat max_print_outputs_length: it wins
+            executor = make_executor(
+                self.executor_type,
+                additional_authorized_imports=self.additional_authorized_imports,
+                namespace=namespace,
+                **{"max_print_outputs_length": max_print_outputs_length, **self.executor_kwargs},
+            )
+        self.python_executor = executor
         super().__init__(
             tools=tools, model=model, prompt_templates=prompt_templates, planning_interval=planning_interval, **kwargs
         )

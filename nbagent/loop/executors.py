@@ -11,6 +11,7 @@ The default is "isolated"; `NBAGENT_EXECUTOR=local` (or `executor_type="local"`,
 other. Where the platform cannot fork (Windows) there is no silent fallback: an agent that did not ask for the local
 executor by name fails at once with `NoForkError`, which says why and how to ask (a hostile model's code would
 otherwise run in the kernel's own process, next to the widget that owns the page, without the person knowing).
+A person's own `PythonExecutor` (`CodeAgent(executor=...)`) runs the code where it chooses (`adopt_executor`).
 """
 
 from __future__ import annotations
@@ -18,9 +19,16 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from nbagent.sandbox import IsolatedPythonExecutor, LocalPythonExecutor
+from nbagent.sandbox import BASE_BUILTIN_MODULES, IsolatedPythonExecutor, LocalPythonExecutor, PythonExecutor
 
-__all__ = ["EXECUTOR_TYPES", "NoForkError", "default_executor_type", "make_executor", "resolve_executor_type"]
+__all__ = [
+    "EXECUTOR_TYPES",
+    "NoForkError",
+    "adopt_executor",
+    "default_executor_type",
+    "make_executor",
+    "resolve_executor_type",
+]
 
 EXECUTOR_TYPES = ("isolated", "local")
 ENV_VAR = "NBAGENT_EXECUTOR"
@@ -60,6 +68,22 @@ def resolve_executor_type(executor_type: str | None, where: str = "executor_type
 def make_executor(executor_type: str | None, **options: Any) -> Any:
     """The executor of that type, built with `options` (the executors share their arguments)."""
     return _EXECUTORS[resolve_executor_type(executor_type)](**options)
+
+
+def adopt_executor(executor: Any, executor_type: str | None, imports: list[str]) -> tuple[Any, str]:
+    """A person's own executor (`CodeAgent(executor=...)`, smolagents' option) and the `executor_type` the agent
+    records: the one given, else "local" for a `LocalPythonExecutor` and "isolated" for any other (a saved agent
+    is rebuilt with a type, never a person's object: the boundary is the safe guess). An executor without
+    `authorized_imports` is given the agent's (`imports` over the base modules) for its prompt."""
+    if not isinstance(executor, PythonExecutor):
+        raise TypeError(
+            f"executor= takes a PythonExecutor (subclass nbagent.PythonExecutor: send_tools, send_variables and "
+            f"__call__(code) -> CodeOutput), got {type(executor).__name__}"
+        )
+    if getattr(executor, "authorized_imports", None) is None:
+        executor.authorized_imports = sorted(set(BASE_BUILTIN_MODULES) | set(imports))
+    kind = executor_type or ("local" if isinstance(executor, LocalPythonExecutor) else "isolated")
+    return executor, _checked(kind, "executor_type")
 
 
 def _checked(kind: str, where: str) -> str:

@@ -17,7 +17,9 @@ Modules:
     runtime        llama-cpp-python built for this CPU (AMX detection), kept as a wheel in the cache
     setup          `nbagent setup`: the default model's weights and runtime installed and checked
     scripted       ScriptedModel: answers written in advance
-    spec           a model from a short text (CLI, magics)
+    spec           a model from a short text (CLI, magics); load_model (smolagents' CLI helper)
+    bedrock        AmazonBedrockModel (boto3's Converse API)
+    unavailable    VLLMModel, MLXModel: what they need, said at construction (a GPU, Apple silicon)
     _common        small shared helpers
 
 `MODEL_REGISTRY` maps each model class name to its class (built on first use).
@@ -68,6 +70,11 @@ _LAZY = {
     "default_model": "default",
     "RetryPolicy": "retry",
     "RateLimiter": "retry",
+    "AmazonBedrockModel": "bedrock",
+    "AmazonBedrockServerModel": "bedrock",
+    "VLLMModel": "unavailable",
+    "MLXModel": "unavailable",
+    "load_model": "spec",
 }
 # Model classes by name (MODEL_REGISTRY), as saved agents name them.
 _MODEL_CLASSES = (
@@ -82,6 +89,9 @@ _MODEL_CLASSES = (
     "LiteLLMModel",
     "LiteLLMRouterModel",
     "ScriptedModel",
+    "AmazonBedrockModel",
+    "VLLMModel",
+    "MLXModel",
 )
 
 __all__ = [

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["model_from_spec", "model_from_type", "check_spec", "needs_loading", "MODEL_SPEC_HELP"]
+__all__ = ["load_model", "model_from_spec", "model_from_type", "check_spec", "needs_loading", "MODEL_SPEC_HELP"]
 
 MODEL_SPEC_HELP = (
     "'default' (the offline model), a .gguf file, a local transformers folder, "
@@ -170,6 +170,7 @@ def model_from_spec(spec: str | None, n_ctx: int | None = None) -> Any:
 # smolagents' CLI options: --model-type <class> --model-id <id> [--api-base URL] [--api-key KEY] [--provider P].
 _API_OPTION_NAMES: dict[str, dict[str, str]] = {
     "OpenAIServerModel": {"api_base": "api_base", "api_key": "api_key"},
+    "OpenAIModel": {"api_base": "api_base", "api_key": "api_key"},
     "LiteLLMModel": {"api_base": "api_base", "api_key": "api_key"},
     "AzureOpenAIServerModel": {"api_base": "azure_endpoint", "api_key": "api_key"},
     "InferenceClientModel": {"api_base": "base_url", "api_key": "api_key", "provider": "provider"},
@@ -203,3 +204,17 @@ def model_from_type(model_type: str, model_id: str | None = None, **api_options:
     if model_id:
         options["model_id"] = model_id
     return getattr(models, model_type)(**options)
+
+
+def load_model(
+    model_type: str,
+    model_id: str,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    provider: str | None = None,
+) -> Any:
+    """smolagents' `load_model` (from its CLI): a model by class name and id, as `nbagent run --model-type` makes
+    it. Unlike smolagents, an `OpenAIModel` without `api_base` goes to OpenAI's own API, not to Fireworks', and
+    the CLI's other classes are known too (`AzureOpenAIServerModel`, `LlamaCppModel`, ...; a `ValueError` names
+    them all otherwise)."""
+    return model_from_type(model_type, model_id, api_base=api_base, api_key=api_key, provider=provider)

@@ -19,6 +19,7 @@ from .events import (
     RunEnd,
     RunStart,
     StepStart,
+    StreamEvent,
     ToolOutput,
 )
 from .memory import AgentMemory
@@ -39,6 +40,7 @@ from .steps import (
 __all__ = [
     "CODE_TOOL_NAME",
     "SMOLAGENTS_EVENTS",
+    "StreamEvent",
     "ActionOutput",
     "ActionStep",
     "AgentEvent",

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nbagent.models.base import ChatMessageStreamDelta
+from nbagent.models.base import ChatMessageStreamDelta, ChatMessageToolCall
 
 from .result import RunResult
 from .steps import ActionStep, FinalAnswerStep, PlanningStep, ToolCall
@@ -45,6 +45,7 @@ __all__ = [
     "ChildEvent",
     "AgentEvent",
     "SMOLAGENTS_EVENTS",
+    "StreamEvent",
 ]
 
 
@@ -146,4 +147,17 @@ SMOLAGENTS_EVENTS = (
     ActionStep,
     PlanningStep,
     FinalAnswerStep,
+)
+
+# smolagents' `StreamEvent` type (its union, in its order): what `run(stream=True)` yields, for annotations and
+# isinstance checks; `ChatMessageToolCall` is in smolagents' union though neither stream yields one.
+StreamEvent = (
+    ChatMessageStreamDelta
+    | ChatMessageToolCall
+    | ActionOutput
+    | ToolCall
+    | ToolOutput
+    | PlanningStep
+    | ActionStep
+    | FinalAnswerStep
 )

@@ -1,7 +1,7 @@
 """The sandbox: model-written Python runs natively, in the notebook's namespace, without the powers not granted.
 
-Two executors with one surface (smolagents-compatible: ``executor(code) -> CodeOutput``, ``send_tools``,
-``send_variables``, ``state``, ``request_stop``, ``authorized_imports``):
+Two executors with one surface, both a :class:`PythonExecutor` (smolagents-compatible: ``executor(code) ->
+CodeOutput``, ``send_tools``, ``send_variables``, ``state``, ``request_stop``, ``authorized_imports``):
 
 * :class:`IsolatedPythonExecutor` -- the boundary: a worker process forked from the kernel, confined by the OS
   (Linux), killed at the deadline; the namespace comes back as plain data, functions as proxies, tools run here.
@@ -13,6 +13,7 @@ Rooms (layer 1: nothing from nbagent but ``nbagent.errors`` / ``nbagent.media``)
 * ``boundary/`` -- the worker boundary: process, confinement (Landlock, seccomp), the host side of the executor.
 * ``guards/``   -- the in-process guards: policy, rewrite, runtime guards, limits, LocalPythonExecutor.
 * ``wire/``     -- between them: plain data (codec), frames (channel), handles (proxies), change reports.
+* ``remote``    -- smolagents' remote executors (E2B, Docker, Modal, Blaxel): each says at construction what it needs.
 * ``errors``    -- ExecutionError (an InterpreterError, as in smolagents) and its subclasses, the in-code refusals,
   the control exceptions (both layers raise them).
 """
@@ -28,7 +29,7 @@ from .errors import (
     OperationLimitExceeded,
     PolicyError,
 )
-from .guards.executor import CodeOutput, LocalPythonExecutor
+from .guards.executor import CodeOutput, LocalPythonExecutor, PythonExecutor
 from .guards.policy import BASE_BUILTIN_MODULES
 from .guards.statement_value import with_last_statement_value
 from .wire.codec import AgentValue
@@ -48,6 +49,7 @@ __all__ = [
     "LocalPythonExecutor",
     "OperationLimitExceeded",
     "PolicyError",
+    "PythonExecutor",
     "RemoteClass",
     "RemoteFunction",
     "RemoteObject",

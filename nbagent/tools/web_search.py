@@ -1,8 +1,9 @@
-"""`web_search` tools with smolagents' names: `WebSearchTool` and `DuckDuckGoSearchTool`.
+"""`web_search` tools with smolagents' names: `WebSearchTool`, `DuckDuckGoSearchTool` and `ApiWebSearchTool`.
 
 DuckDuckGo and Bing searches go through the `ddgs` package (formerly `duckduckgo_search`),
 which is not a dependency of nbagent; `WebSearchTool(engine="exa")` calls Exa's search API
-with `$EXA_API_KEY`. Without the package, the key or a network, a call raises one clear
+with `$EXA_API_KEY`; `ApiWebSearchTool` calls a search API's endpoint (Brave's by default, with
+`$BRAVE_API_KEY`; any endpoint answering in Brave's format). Without the package, the key or a network, a call raises one clear
 error naming what is missing. The agent sees that error with the tool's name and can carry
 on without the web.
 """
@@ -10,11 +11,13 @@ on without the web.
 from __future__ import annotations
 
 import os
+import threading
+import time
 from typing import Any
 
 from .base import Tool
 
-__all__ = ["WebSearchTool", "DuckDuckGoSearchTool", "WebSearchError", "WEB_SEARCH_TOOLS"]
+__all__ = ["ApiWebSearchTool", "WebSearchTool", "DuckDuckGoSearchTool", "WebSearchError", "WEB_SEARCH_TOOLS"]
 
 _NEEDS = "web_search needs the `ddgs` package (`pip install ddgs`) and network access"
 # `backend` names a search engine in ddgs (>= 9); the former duckduckgo_search package used it otherwise.
@@ -131,6 +134,93 @@ class WebSearchTool(_DDGSSearch):
                 for r in results
             ]
         )
+
+
+BRAVE_SEARCH_URL = "https://api.search.brave.com/res/v1/web/search"
+
+
+class ApiWebSearchTool(Tool):
+    """A web search through a search API (smolagents' `ApiWebSearchTool`): GET `endpoint` with `params` and
+    `q=<query>`, results read from Brave's answer format (`web.results[].title/url/description`).
+
+    Args:
+        endpoint: the API's URL (default: Brave Search's).
+        api_key: the key; else the environment variable `api_key_name` (default `BRAVE_API_KEY`).
+        headers: the request's headers (default: Brave's `X-Subscription-Token` with the key).
+        params: the query parameters besides `q` (default `{"count": 10}`).
+        rate_limit: at most this many queries per second (None: no pause between them).
+        timeout: seconds for one request (smolagents waits without end).
+    """
+
+    name = "web_search"
+    description = (
+        "Performs a web search for a query and returns a string of the top search results formatted as markdown "
+        "with titles, URLs, and descriptions."
+    )
+    inputs = {"query": {"type": "string", "description": "The search query to perform."}}
+    output_type = "string"
+
+    def __init__(
+        self,
+        endpoint: str = "",
+        api_key: str = "",
+        api_key_name: str = "",
+        headers: dict | None = None,
+        params: dict | None = None,
+        rate_limit: float | None = 1.0,
+        timeout: float = 30.0,
+    ) -> None:
+        super().__init__()
+        self.endpoint = endpoint or BRAVE_SEARCH_URL
+        self.api_key_name = api_key_name or "BRAVE_API_KEY"
+        self.api_key = api_key or os.getenv(self.api_key_name)
+        self.headers = headers if headers is not None else {"X-Subscription-Token": self.api_key or ""}
+        self.params = params if params is not None else {"count": 10}
+        self.rate_limit = rate_limit
+        self.timeout = timeout
+        self._min_interval = 1.0 / rate_limit if rate_limit else 0.0
+        self._last_request = 0.0
+        self._pace = threading.Lock()
+
+    def _enforce_rate_limit(self) -> None:
+        with self._pace:
+            wait = self._last_request + self._min_interval - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            self._last_request = time.monotonic()
+
+    def forward(self, query: str) -> str:
+        import requests
+
+        if self.endpoint == BRAVE_SEARCH_URL and not self.api_key:
+            raise ValueError(
+                f"web_search needs an API key for {self.endpoint}: set {self.api_key_name} in the environment "
+                "or pass api_key=."
+            )
+        self._enforce_rate_limit()
+        try:
+            response = requests.get(
+                self.endpoint, headers=self.headers, params={**self.params, "q": query}, timeout=self.timeout
+            )
+            response.raise_for_status()
+            data = response.json()
+        except (requests.exceptions.RequestException, ValueError) as failure:
+            raise WebSearchError(
+                f"The search for {query!r} at {self.endpoint} failed ({type(failure).__name__}: {failure}). Check "
+                "the key and the network."
+            ) from failure
+        return self.format_markdown(self.extract_results(data))
+
+    def extract_results(self, data: dict) -> list[dict[str, str]]:
+        """Brave's format: `{"web": {"results": [{"title", "url", "description"}, ...]}}`."""
+        found = (data.get("web") or {}).get("results") or [] if isinstance(data, dict) else []
+        return [{"title": r["title"], "url": r["url"], "description": r.get("description", "")} for r in found]
+
+    def format_markdown(self, results: list[dict[str, str]]) -> str:
+        if not results:
+            return "No results found."
+        entries = [f"{n}. [{r['title']}]({r['url']})\n{r['description']}" for n, r in enumerate(results, start=1)]
+        return "## Search Results\n\n" + "\n\n".join(entries)
 
 
 # For the CLI's `--tools web_search`.

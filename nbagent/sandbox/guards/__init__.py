@@ -17,5 +17,5 @@ what holds.
 * ``capture``    -- print capture into a capped buffer (with a hook for streaming).
 * ``copies``     -- ``copy_inputs`` for the local executor: the code works on copies of the notebook's objects.
 * ``statement_value`` -- smolagents' value of the code (a trailing assignment's too), for its compat API.
-* ``executor``   -- LocalPythonExecutor and CodeOutput.
+* ``executor``   -- PythonExecutor (the base of both executors), LocalPythonExecutor and CodeOutput.
 """

@@ -21,6 +21,7 @@ import threading
 import types
 import warnings
 import weakref
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,7 +93,38 @@ def _notice_once() -> None:
         warnings.warn(LOCAL_NOTICE, LocalNotice, stacklevel=3)
 
 
-class LocalPythonExecutor:
+class PythonExecutor(ABC):
+    """What runs an agent's code (smolagents' base class): ``send_tools``, ``send_variables``, ``__call__``.
+
+    Both of nbagent's executors are one. Subclass it to run the code some other way and pass an instance as
+    ``CodeAgent(executor=...)``: the loop calls the three methods below and ``request_stop`` (Stop, the step's
+    deadline), and uses what else an executor offers only where it is there (``on_output`` for live prints,
+    ``rewind``, ``grant`` for the permission asks, ``state``). A failing code raises an ``ExecutionError`` (smolagents'
+    ``InterpreterError``), which the model is shown; a call of the ``final_answer`` tool gives
+    ``CodeOutput(value, logs, is_final_answer=True)``. ``authorized_imports`` is what the system prompt offers
+    (None: the agent's ``additional_authorized_imports`` over the usual base modules).
+    """
+
+    authorized_imports: list[str] | None = None
+
+    @abstractmethod
+    def send_tools(self, tools: Mapping[str, Callable]) -> None:
+        """Make ``tools`` (the agent's, ``final_answer`` among them) callable by name from the code."""
+
+    @abstractmethod
+    def send_variables(self, variables: Mapping[str, Any]) -> None:
+        """Make ``variables`` (the run's ``additional_args``) visible to the code."""
+
+    @abstractmethod
+    def __call__(self, code_action: str) -> CodeOutput:
+        """Run ``code_action``; its value (or the final answer), the printed text, whether it answered."""
+
+    def request_stop(self) -> None:
+        """Ask a running call to stop (thread-safe). This default cannot: the call runs to its end."""
+        return None
+
+
+class LocalPythonExecutor(PythonExecutor):
     """Runs agent code natively with the sandbox policy, in this process; ``state`` is the (possibly shared) namespace.
 
     It protects against a mistaken model, not an attacker: in-process checks over an open object graph cannot be
