@@ -40,7 +40,7 @@ from nbagent.media.figures import checked_figures
 from .. import errors
 from ..guards import policy
 from ..guards.capture import MAX_WARNING_CHARS, MAX_WARNINGS, CappedBuffer, capture_output
-from ..guards.executor import CodeOutput, _default_final_answer, grant_variable
+from ..guards.executor import CodeOutput, PythonExecutor, _default_final_answer, grant_variable
 from ..guards.policy import shared_name
 from ..wire import budget, changes, shared, timeline
 from ..wire import codec as wire
@@ -70,7 +70,7 @@ _MISSING = object()
 _notified: set[str] = set()
 
 
-class IsolatedPythonExecutor:
+class IsolatedPythonExecutor(PythonExecutor):
     """Runs agent code in a confined worker process; ``state`` is the (possibly shared) namespace.
 
     Args:
