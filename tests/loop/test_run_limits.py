@@ -335,3 +335,30 @@ def test_a_failure_that_moves_on_is_no_loop():
     agent = money_agent(bodies, then=[code("final_answer(1)")])
     assert agent.run("t") == 1
     assert all("same error" not in str(step.error) for step in agent.memory.action_steps())
+
+
+# ---------------------------------------------------------------- code that already ran, sent again
+
+
+def test_code_that_just_ran_without_error_is_not_run_again_and_the_model_is_told_what_it_made():
+    convert = code("orders['day'] = pd.to_datetime(orders['day'])\nruns.append(1)")
+    orders = pd.DataFrame({"day": ["2024-03-05", "2024-04-01"]})
+    namespace = {"orders": orders, "pd": pd, "runs": []}
+    agent = make_agent(
+        ScriptedModel([convert, convert, code("final_answer(int((orders['day'].dt.month == 3).sum()))")]),
+        namespace=namespace,
+        additional_authorized_imports=["pandas"],
+    )
+    assert agent.run("How many days of `orders` in March?") == 1
+    second = str(agent.memory.action_steps()[1].error)
+    assert second.startswith("Not run: this code is the same as the code of your step 1, which already ran without")
+    assert "`orders`" in second and "final_answer" in second
+    assert namespace["runs"] == [1]  # the repeat was not run
+
+
+def test_code_that_already_ran_sent_again_after_the_refusal_ends_the_run():
+    same = code("total = 1 + 1")
+    agent = make_agent(ScriptedModel([same, same, same, code("final_answer(2)")]), max_steps=4)
+    result = agent.run("t", return_full_result=True)
+    assert result.state == "stuck" and len(agent.memory.action_steps()) == 3
+    assert "which had already run" in str(agent.memory.action_steps()[-1].error)

@@ -20,7 +20,16 @@ from .code_checks import CodeFix, code_warning, fix_totals
 from .data_card import split_task
 from .hints import execution_hint, silent_step_observation
 from .history import small_model_messages
-from .repeats import AGAIN_NOTE, Repeat, ending, refusal, repeat_of, same_failure_ending, same_failure_note
+from .repeats import (
+    AGAIN_NOTE,
+    Repeat,
+    done_refusal,
+    ending,
+    refusal,
+    repeat_of,
+    same_failure_ending,
+    same_failure_note,
+)
 
 __all__ = ["Coach", "Repeat"]
 
@@ -53,12 +62,15 @@ class Coach:
 
     def repeated(self, code: str, actions: Sequence[ActionStep], namespace: dict[str, Any]) -> None:
         """Raise when `code` repeats what already failed (twice in a row, or at any earlier step whose failure still
-        holds): refused (`AgentRepeatedCodeError`), or the run ends (`RunStuck`) when refused code is sent again."""
+        holds) or the last step, which ran without error: refused (`AgentRepeatedCodeError`), or the run ends
+        (`RunStuck`) when refused code is sent again."""
         repeat = repeat_of(code, actions, self.failed)
         if repeat is Repeat.END:
             raise ending(code, actions, self.failed)
         if repeat in (Repeat.REFUSE, Repeat.CYCLE):
             raise refusal(code, actions, namespace, self.failed)
+        if repeat is Repeat.DONE:
+            raise done_refusal(code, actions, self.failed)
 
     def _slate_failure(self, step: ActionStep) -> bool:
         """A step that counts towards starting a small model again from a clean slate: its code failed or was

@@ -12,6 +12,10 @@ note that it "ran this same code before" did not change that. So, by the task's 
   is told which step it repeats and the error that step got, and what exists to work with instead — as
   long as that failure still holds: no later step changed a name its code uses (a step that defines the
   missing variable makes the old code worth running again);
+* code the same as the last step's code, which ran without error, printed nothing and did not answer, is not
+  run either (`Repeat.DONE`): it already did its work (measured: one `pd.to_datetime` line sent in 8 steps
+  in a row, each converting the column again, until the step limit), so the model is told what that step
+  made and to write the code for the rest of the task;
 * code refused so, sent once more, ends the run (`RunStuck`): going on would repeat it forever;
 * the same failure — the same exception naming the same key or value (`failure_signature`) — in several
   consecutive steps written differently is a loop too: its third time says so (`same_failure_note`), and a
@@ -40,6 +44,7 @@ __all__ = [
     "repeated_step",
     "same_code",
     "refusal",
+    "done_refusal",
     "ending",
     "failure_signature",
     "same_failures",
@@ -61,6 +66,7 @@ _QUOTED = re.compile(r"""'([^']*)'|"([^"]*)\"""")
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _MAX_NAMES = 8
 _ERROR_LINE = Truncation(200)
+_PRINTED = "Execution logs:"  # how a step's observation starts when its code printed (loop/code_step.py)
 
 
 class Repeat(Enum):
@@ -70,6 +76,7 @@ class Repeat(Enum):
     AGAIN = "again"  # the code that just failed once: it runs, and is told a third time will not
     REFUSE = "refuse"  # the code that just failed twice in a row: not run
     CYCLE = "cycle"  # the code of an earlier failing step (not the last one), whose failure still holds: not run
+    DONE = "done"  # the code of the last step, which ran without error: it did its work already, not run
     END = "end"  # code refused before, sent once more: the run ends
 
 
@@ -89,10 +96,21 @@ def repeat_of(code: str, actions: Sequence[ActionStep], failed: Callable[[Action
     """
     if any(_refused(step) and same_code(step.code_action, code) for step in _holding(actions)):
         return Repeat.END
+    if _just_ran(code, actions, failed):
+        return Repeat.DONE
     streak = _streak(code, actions, failed)
     if streak:
         return Repeat.REFUSE if streak >= 2 else Repeat.AGAIN
     return Repeat.CYCLE if repeated_step(code, actions, failed) is not None else Repeat.NEW
+
+
+def _just_ran(code: str, actions: Sequence[ActionStep], failed: Callable[[ActionStep], bool]) -> ActionStep | None:
+    """The last step with code, when its code is `code` and it ran without error and printed nothing (code that
+    prints shows something each time it runs: a model may mean to see it again)."""
+    last = next((step for step in reversed(actions) if step.code_action), None)
+    if last is None or last.error is not None or failed(last) or not same_code(last.code_action, code):
+        return None
+    return None if _PRINTED in (last.observations or "") else last
 
 
 def repeated_step(code: str, actions: Sequence[ActionStep], failed: Callable[[ActionStep], bool]) -> ActionStep | None:
@@ -164,13 +182,27 @@ def refusal(
     return AgentRepeatedCodeError("\n".join(lines))
 
 
+def done_refusal(
+    code: str, actions: Sequence[ActionStep], failed: Callable[[ActionStep], bool]
+) -> AgentRepeatedCodeError:
+    """The error of a step whose code is the last step's code, which already ran without error."""
+    step = _just_ran(code, actions, failed) or actions[-1]
+    made = [change.get("name") for change in step.namespace_changes or [] if change.get("name")]
+    did = f"; it made or changed {', '.join(f'`{name}`' for name in made[:_MAX_NAMES])}" if made else ""
+    return AgentRepeatedCodeError(
+        f"Not run: this code is the same as the code of your step {step.step_number}, which already ran without "
+        f"error{did}. Running it again does nothing new. Use what it made: write the code for the rest of the task "
+        "and end with final_answer(<the answer>). If you send this same code again, the run ends."
+    )
+
+
 def ending(code: str, actions: Sequence[ActionStep], failed: Callable[[ActionStep], bool]) -> RunStuck:
     """The end of a run whose model sent refused code again."""
     step = repeated_step(code, actions, failed)
-    error = _error_line(str(step.error)) if step is not None else "an error"
+    what = f"which failed with {_error_line(str(step.error))}" if step is not None else "which had already run"
     return RunStuck(
-        "The run ended: the model sent the same code again after it was told that this code, which failed with "
-        f"{error}, would not be run. Ask again with more detail (e.g. the columns to use), or try another model."
+        f"The run ended: the model sent the same code again after it was told that this code, {what}, would not "
+        "be run. Ask again with more detail (e.g. the columns to use), or try another model."
     )
 
 
