@@ -68,7 +68,8 @@ class AmazonBedrockModel(Model):
             import boto3
         except ImportError:
             raise ImportError(_INSTALL) from None
-        return boto3.client("bedrock-runtime", **self.client_kwargs)
+        # a session of its own: boto3's default one keeps the credentials it first found for the whole process
+        return boto3.session.Session().client("bedrock-runtime", **self.client_kwargs)
 
     def generate(
         self,
