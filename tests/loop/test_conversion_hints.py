@@ -105,3 +105,10 @@ def test_final_answer_given_two_values_is_told_to_pass_one():
     hint = execution_hint(failed.value, code, namespace, "Which segment, and how many?")
     assert hint.startswith("Hint: final_answer takes one value, and the code gave it 2.")
     assert "final_answer((top.idxmax(), top.max()))" in hint
+
+
+def test_str_on_a_column_an_earlier_step_converted_says_it_holds_numbers_now():
+    converted = orders().assign(amount=[1.0, 2.0, 3.0, None, None, 4.0] * 4)
+    hint = hint_for("x = orders['amount'].str.replace(r'[$,]', '', regex=True).astype(float)", converted)
+    assert hint.startswith("Hint: orders['amount'] already holds numbers (float64), not text")
+    assert "without .str" in hint

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..data_card import data_frames, filled_text, text_kind
 
-__all__ = ["text_conversion"]
+__all__ = ["text_conversion", "already_converted"]
 
 _NUMBER_FAILED = re.compile(
     r"could not convert string to float|Unable to parse string|invalid literal for int\(\)|"
@@ -27,6 +27,8 @@ _DATE_FAILED = re.compile(
     r"doesn't match format|Unknown datetime string format|Can only use \.dt accessor with datetimelike|"
     r"time data .* does not match|Given date string .* not likely a datetime|Invalid comparison between dtype=(?:str|object)"
 )
+_STR_ON_NON_TEXT = re.compile(r"Can only use \.str accessor with string values")
+_KIND_WORDS = {"b": "booleans", "i": "numbers", "u": "numbers", "f": "numbers", "c": "numbers", "m": "durations"}
 _NAME = re.compile(r"\b[A-Za-z_]\w*\b")
 _QUOTED = re.compile(r"['\"]([^'\"\n]{1,80})['\"]")
 _MARKS = re.compile(r"[$€£,%()]")
@@ -107,3 +109,25 @@ def _dates_hint(frame_name: str, column: str, values: Any) -> str:
         f"{_blanks(values)}). Convert them all at once into a new variable (your notebook's `{frame_name}` stays "
         f"as it is): pd.to_datetime({ref}, format='mixed', errors='coerce')."
     )
+
+
+def already_converted(found: Any) -> str:
+    """`.str` on a column that no longer holds text: an earlier step converted it (in the frame itself)."""
+    if not _STR_ON_NON_TEXT.search(found.message):
+        return ""
+    text = found.statement or found.source
+    words = set(_NAME.findall(text)) | set(_QUOTED.findall(text))
+    for frame_name, frame in data_frames(found.namespace):
+        if frame_name not in words:
+            continue
+        for position, column in enumerate(frame.columns):
+            kind = frame.iloc[:, position].dtype.kind
+            if str(column) in words and kind in "biufcmM":
+                held = "dates" if kind == "M" else _KIND_WORDS[kind]
+                ref = f"{frame_name}[{str(column)!r}]"
+                return (
+                    f"Hint: {ref} already holds {held} ({frame.iloc[:, position].dtype}), not text: an earlier step "
+                    f"converted it in `{frame_name}` itself. Use {ref} as it is, without .str and without converting "
+                    "it again."
+                )
+    return ""

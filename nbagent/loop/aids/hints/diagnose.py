@@ -12,7 +12,7 @@ from typing import Any
 
 from .code_errors import final_answer_arguments, long_code, undefined_name
 from .comparisons import compared_types_hint, mask_precedence, nothing_found
-from .conversions import text_conversion
+from .conversions import already_converted, text_conversion
 from .failure import Failure, failing_line, failing_statement
 from .grouping import grouped_total, product_grouped, series_grouped_by_name
 from .lookups import missing_attribute_hint, missing_key, row_numbers, tuple_subset
@@ -61,6 +61,7 @@ _RULES: tuple[Callable[[Failure], str], ...] = (
     merge_hint,
     compared_types_hint,
     text_conversion,
+    already_converted,
     grouped_total,
     row_numbers,
     tuple_subset,
