@@ -35,6 +35,22 @@ def test_smolagents_top_level_names_exist():
         "FinalAnswerTool",
         "PythonInterpreterTool",
         "VisitWebpageTool",
+        # the rest of smolagents 1.26's top level (issue 30; tests/compat/test_smolagents_surface.py uses each)
+        "PythonExecutor",
+        "AmazonBedrockModel",
+        "VLLMModel",
+        "MLXModel",
+        "DockerExecutor",
+        "E2BExecutor",
+        "ModalExecutor",
+        "BlaxelExecutor",
+        "agglomerate_stream_deltas",
+        "load_model",
+        "handle_agent_output_types",
+        "StreamEvent",
+        "MemoryStep",
+        "BaseTool",
+        "ApiWebSearchTool",
     ]
     missing = [name for name in smolagents_names if not hasattr(nbagent, name)]
     assert not missing
