@@ -321,11 +321,10 @@ def test_001_prompt_template_types():
         ToolCallingAgent(tools=[], model=scripted(), prompt_templates={"planning": {"initial_facts": "x"}})
 
 
-def test_001_gradio_ui_without_gradio_points_to_the_widget():
+def test_001_gradio_ui_without_gradio_points_to_the_widget(monkeypatch):
     from nbagent import GradioUI, stream_to_gradio
 
-    if "gradio" in sys.modules or __import__("importlib").util.find_spec("gradio"):
-        pytest.skip("gradio is installed here")
+    monkeypatch.setitem(sys.modules, "gradio", None)  # as where gradio is not installed (the test extra has it)
     agent = ToolCallingAgent(tools=[], model=scripted())
     with pytest.raises(ImportError, match=r"pip install gradio.*agent\.widget.*%%agent.*nbagent run"):
         GradioUI(agent)
@@ -562,9 +561,8 @@ def test_003_planning_interval():
 
 
 @needs_sandbox
-def test_003_gradio_example_without_gradio():
-    if __import__("importlib").util.find_spec("gradio"):
-        pytest.skip("gradio is installed here")
+def test_003_gradio_example_without_gradio(monkeypatch):
+    monkeypatch.setitem(sys.modules, "gradio", None)  # as where gradio is not installed (the test extra has it)
     with pytest.raises(ImportError, match="agent.widget"):
         run_snippet(S.S003_GRADIO, [("InferenceClientModel()", SCRIPTED)], MODEL=scripted())
 
@@ -759,9 +757,8 @@ def test_004_managed_agent_example():
 
 
 @needs_sandbox
-def test_004_gradio_example_offline():
-    if __import__("importlib").util.find_spec("gradio"):
-        pytest.skip("gradio is installed here")
+def test_004_gradio_example_offline(monkeypatch):
+    monkeypatch.setitem(sys.modules, "gradio", None)  # as where gradio is not installed (the test extra has it)
 
     @tool
     def image_generator(prompt: str) -> str:
