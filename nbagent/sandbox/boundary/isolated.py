@@ -48,7 +48,7 @@ from ..wire.capabilities import Grant, RefusedCapability
 from ..wire.channel import Channel, ChannelClosed, ChannelTimeout, FrameRefused
 from ..wire.proxies import DeadHandleError, RemoteClass, RemoteFunction, RemoteObject
 from ..wire.visibility import NOT_SHARED, Visibility, missing_name
-from . import confine, grants, proxy, refusals, worker
+from . import confine, grants, proxy, refusals, tasks, worker
 from .namespace import dumps, execution_count
 from .process import WorkerProcess, describe_status, fork, lost_note, shutdown
 from .watch import NO_ANSWER, CallWatch, only_late_output
@@ -216,6 +216,11 @@ class IsolatedPythonExecutor(PythonExecutor):
         self._kept_in_worker: set[str] = set()  # the notebook's names the code changed in the worker's copy only
         self.last_refusals: list[RefusedCapability] = []
         self._grant_book = grants.GrantBook()
+        #: threads and processes a worker may have at once (tasks.py: a pids cgroup, or the host's count); settable
+        #: between calls, applied to the next worker
+        self.max_tasks = tasks.DEFAULT_MAX_TASKS
+        self._remaking = False  # a rewind re-makes definitions: no tool runs (the calls are refused and listed)
+        self._refused_tools: list[str] = []
         self._rules_changed = False  # a grant changed what a worker is allowed at its start: a fresh one applies it
         #: which of the namespace's names the code sees (wire/visibility.py): every name but credentials by default,
         #: the task's names when an agent says so (``share``); the others are not in the worker at all
@@ -359,23 +364,34 @@ class IsolatedPythonExecutor(PythonExecutor):
             self._remake(remake, handles, outcome)
 
     def _remake(self, sources: dict[str, str], handles: dict[str, Any], outcome: timeline.Rewound) -> None:
-        code = "\n\n".join(sources.values())
+        """Run the definitions again in the fresh worker, with every tool refused: a default argument, decorator or
+        class body that calls a tool gets a clear error there, and the host's tool is never called (its effect would
+        repeat with no step and no ask). The note says which definitions ran again and which tool calls were
+        refused."""
         saved = (self.last_changes, self.last_notes, self.last_refusals, self._code, self.on_output)
-        failure = ""
+        failures: dict[str, str] = {}
+        self._remaking, self._refused_tools = True, []
         try:
-            self.on_output, self._code = None, code
-            self._run({"t": "exec", "code": code}, [])
-        except (errors.ExecutionError, OSError) as exc:
-            failure = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+            for name, code in sources.items():  # one by one: a definition that fails leaves the others made
+                try:
+                    self.on_output, self._code = None, code
+                    self._run({"t": "exec", "code": code}, [])
+                except (errors.ExecutionError, OSError) as exc:
+                    lines = str(exc).strip().splitlines()
+                    failures[name] = lines[-1].strip()[:200] if lines else type(exc).__name__
         finally:
             self.last_changes, self.last_notes, self.last_refusals, self._code, self.on_output = saved
+            self._remaking = False
+        outcome.reran = list(sources)
+        outcome.refused_tools = sorted(set(self._refused_tools))
         for name in sources:
             old, new = handles[name], self.state.get(name)
             if isinstance(new, RemoteObject) and new is not old:
                 self._rebind_everywhere(old, new)
                 outcome.redefined.append(name)
             else:
-                outcome.unrestorable[name] = f"its definition failed in the fresh worker: {failure or 'not bound'}"
+                why = failures.get(name, "not bound")
+                outcome.unrestorable[name] = f"its definition failed in the fresh worker: {why}"
 
     def _rebind_everywhere(self, old: Any, new: Any) -> None:
         """A handle re-made by a fresh worker replaces the old one in every snapshot and in the bookkeeping."""
@@ -447,6 +463,7 @@ class IsolatedPythonExecutor(PythonExecutor):
             header["tools"] = self._tool_specs()
         process = self._holder[0]
         assert process is not None
+        process.resume()  # stopped since its last call (``_after_call``)
         try:
             process.channel.send(header, buffers + sync_buffers)
         except OSError:
@@ -455,7 +472,20 @@ class IsolatedPythonExecutor(PythonExecutor):
         self._mirror.update(self._synced)
         for name in sync.get("delete", []):
             self._mirror.pop(name, None)
-        return self._wait(process, call_id)
+        try:
+            return self._wait(process, call_id)
+        finally:
+            self._after_call(process)
+
+    def _after_call(self, process: WorkerProcess) -> None:
+        """Between calls the worker is stopped (SIGSTOP): a thread its code started runs only within a call's
+        deadline. One that holds more threads than ``max_tasks`` (where the host counts them) is killed now."""
+        if self._holder[0] is not process or process.poll() is not None:
+            return
+        process.pause()
+        if process.tasks is not None and process.tasks.over():
+            self._discard(process, "replaced")
+            self.note(f"the worker had more than {self.max_tasks} threads after the call: it was killed")
 
     def _begin_call(self, call_id: int) -> int:
         """The call's watch (deadlines, budget, final answers); returns the budget the worker is told. A worker that
@@ -495,7 +525,7 @@ class IsolatedPythonExecutor(PythonExecutor):
         try:
             while True:
                 limit = watch.limit()
-                reason = watch.expired()
+                reason = watch.expired() or ("tasks" if process.tasks is not None and process.tasks.over() else "")
                 if reason:
                     return self._failed(process, reason, streamed)
                 wait = 0.05 if limit is None else max(0.0, min(0.05, limit - time.monotonic()))
@@ -698,8 +728,19 @@ class IsolatedPythonExecutor(PythonExecutor):
         return report
 
     def _logs(self, header: dict) -> str:
-        logs = header.get("logs", "")
-        return self._with_notes(logs if isinstance(logs, str) else "")
+        return self._with_notes(self._capped(header.get("logs", "")))
+
+    def _capped(self, text: Any, least: int = 0) -> str:
+        """The worker's logs or error text, cut like printed output (its first and last ``max_print_outputs_length
+        // 2`` characters; ``least``: a floor, for messages): the worker's own cut passes as it is, a hostile
+        worker's text is cut here."""
+        text = text if isinstance(text, str) else ""
+        cap = max(self.max_print_outputs_length, least)
+        if len(text) <= cap + 200:  # room for the worker's own "truncated" line
+            return text
+        buffer = CappedBuffer(cap)
+        buffer.write(text)
+        return buffer.getvalue()
 
     def _say_kept(self, name: str, node: Any, watch: CallWatch) -> None:
         """The step says why a value stayed in the worker because of the budget (the worker marks it ``over``)."""
@@ -800,8 +841,8 @@ class IsolatedPythonExecutor(PythonExecutor):
         if not isinstance(error, dict):
             return errors.ExecutionError("ExecutionError: the worker sent a malformed error")
         name = error.get("class")
-        message = str(error.get("message", ""))[:100_000]
-        logs = self._with_notes(str(error.get("logs", ""))[:10_000_000])
+        message = self._capped(error.get("message", ""), least=_MIN_MESSAGE_CHARS)
+        logs = self._with_notes(self._capped(error.get("logs", "")))
         if name == "KeyboardInterrupt":  # only the host's own interrupt raises KeyboardInterrupt (in _wait)
             if self._stop_requested:
                 return errors.ExecutionStopped(
@@ -829,6 +870,12 @@ class IsolatedPythonExecutor(PythonExecutor):
                 f"(its worker process did not respond and was killed). {lost}"
             )
             raise errors.ExecutionTimeout(text.strip(), logs=logs, cause_type="ExecutionTimeout")
+        if why == "tasks":
+            text = (
+                f"ExecutionError: the code started more than {self.max_tasks} threads (max_tasks): its worker process "
+                f"was killed. {lost}"
+            )
+            raise errors.ExecutionError(text.strip(), logs=logs, cause_type="TaskLimit")
         if why == "stop":
             text = f"ExecutionStopped: the code was stopped on request (its worker process was killed). {lost}"
             raise errors.ExecutionStopped(text.strip(), logs=logs, cause_type="ExecutionStopped")
@@ -920,16 +967,18 @@ class IsolatedPythonExecutor(PythonExecutor):
         pid = fork(
             lambda: worker.main(child, config, self.state), held=frozenset({worker.STOP_SIGNAL})
         )  # the child: worker.main, never returns
+        bound = tasks.bound(pid, self.max_tasks)  # before the worker runs any agent code (it waits for a call)
         child.close()
         if relay is not None:
             relay.close()
         channel = Channel(parent, max_bytes=2 * self.max_transfer_bytes + 2**28)
-        process = WorkerProcess(pid, channel, self._generation)
+        process = WorkerProcess(pid, channel, self._generation, bound)
         self._holder[0] = process
         self._mirror = dict(shared)
         self._tools_sent = False
         self._execution_count = execution_count(self.state)
         self._await_ready(process)
+        process.pause()
 
     def _await_ready(self, process: WorkerProcess) -> None:
         try:
@@ -945,6 +994,7 @@ class IsolatedPythonExecutor(PythonExecutor):
                 f"ExecutionError: the worker process could not confine itself: {header.get('error')}"
             )
         report = header.get("report") if isinstance(header.get("report"), dict) else {}
+        report["tasks"] = process.tasks.describe() if process.tasks is not None else "not bounded"  # the host's word
         self.confinement = report
         notice = report.get("notice")
         if isinstance(notice, str) and notice not in _notified:
@@ -1116,6 +1166,11 @@ class IsolatedPythonExecutor(PythonExecutor):
         try:
             if tool is None:
                 raise NameError(f"no tool named {name!r}")
+            if self._remaking:  # a rewind re-makes definitions: a tool's effect would repeat with no step, no ask
+                self._refused_tools.append(name[:100])
+                raise RuntimeError(
+                    f"{name} was not run: tools are not called while a rewind re-makes the agent's definitions"
+                )
             if watch.answers:  # the first final answer ended the step: nothing runs after it
                 raise RuntimeError(f"{name} was not run: the step already gave its final answer")
             with capture_output(printed):
@@ -1140,6 +1195,9 @@ class IsolatedPythonExecutor(PythonExecutor):
         except Exception:
             return self._pickle(str(result))
 
+
+#: An error message is cut like printed output, but never below this (the error's type and line stay readable).
+_MIN_MESSAGE_CHARS = 2_000
 
 _ERROR_CLASSES = frozenset(
     {"ExecutionError", "PolicyError", "ExecutionStopped", "ExecutionTimeout", "OperationLimitExceeded"}

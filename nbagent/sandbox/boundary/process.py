@@ -1,5 +1,5 @@
-"""The worker process as the host sees it: fork it (tied to the kernel's life), poll it, kill and reap it, and say how it
-ended."""
+"""The worker process as the host sees it: fork it (tied to the kernel's life), poll it, stop it between calls, kill
+and reap it, and say how it ended."""
 
 from __future__ import annotations
 
@@ -12,16 +12,33 @@ from typing import NoReturn
 
 from ..wire.channel import Channel
 from . import lifetime
+from .tasks import TaskBound
 
 
 class WorkerProcess:
-    """A running worker: its pid and the host's end of the channel."""
+    """A running worker: its pid, the host's end of the channel and the bound on its threads (tasks.py)."""
 
-    def __init__(self, pid: int, channel: Channel, generation: int) -> None:
+    def __init__(self, pid: int, channel: Channel, generation: int, tasks: TaskBound | None = None) -> None:
         self.pid = pid
         self.channel = channel
         self.generation = generation
+        self.tasks = tasks
         self.status: int | None = None
+
+    def pause(self) -> None:
+        """SIGSTOP between calls: no thread of the worker runs outside a call's deadline. Its code cannot catch,
+        block or undo it (nothing of it runs while stopped, and it can signal no other process); SIGKILL still ends
+        a stopped worker, and the parent-death signal too."""
+        self._signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """SIGCONT before a call."""
+        self._signal(signal.SIGCONT)
+
+    def _signal(self, number: int) -> None:
+        if self.status is None:  # never a reaped pid: it may belong to another process by then
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, number)
 
     def poll(self) -> int | None:
         if self.status is None:
@@ -44,6 +61,8 @@ class WorkerProcess:
                 self.status = -1
         with contextlib.suppress(OSError):
             self.channel.sock.close()
+        if self.tasks is not None:
+            self.tasks.release()
         return self.status
 
 

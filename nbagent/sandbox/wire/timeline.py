@@ -73,7 +73,8 @@ class Branch:
 @dataclass
 class Rewound:
     """What a rewind did: names set back, names removed, names left as they are and names that could not be
-    restored (each with why), functions re-made in a fresh worker; ``note`` says it in a sentence or two."""
+    restored (each with why), functions re-made in a fresh worker (their definitions run again with every tool
+    refused: ``reran``, ``refused_tools``); ``note`` says it in a sentence or two."""
 
     step: int
     found: bool = True  # False: no snapshot of that step or later (dropped by the limit, or no code ran)
@@ -83,6 +84,8 @@ class Rewound:
     kept: dict[str, str] = field(default_factory=dict)
     unrestorable: dict[str, str] = field(default_factory=dict)
     redefined: list[str] = field(default_factory=list)
+    reran: list[str] = field(default_factory=list)  # the definitions run again in the fresh worker (tools refused)
+    refused_tools: list[str] = field(default_factory=list)  # the tools they called, refused: never run in the host
     note: str = ""
     branch: Branch | None = field(default=None, repr=False)  # the line the rewind cut off (agent.forks)
 
@@ -101,6 +104,11 @@ class Rewound:
         parts[0] += "."
         if self.redefined:
             parts.append(f"Re-made in a fresh worker: {', '.join(self.redefined)}.")
+        if self.reran:
+            refused = f" (refused: {', '.join(self.refused_tools)})" if self.refused_tools else ""
+            parts.append(
+                f"Definitions run again: {_listed(self.reran, '')[1:]}; no tool was called while they ran{refused}."
+            )
         if self.kept:
             parts.append("Left as they are: " + "; ".join(f"{n} ({why})" for n, why in sorted(self.kept.items())) + ".")
         if self.unrestorable:
