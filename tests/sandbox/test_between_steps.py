@@ -25,7 +25,9 @@ from nbagent.sandbox.errors import ExecutionError
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the worker's confinement and /proc are Linux's")
 GUARDS = pytest.mark.parametrize("guards", [True, False], ids=["guards", "no-guards"])
 
-SPIN = "import threading\ndef spin():\n    while True:\n        pass\nthreading.Thread(target=spin, daemon=True).start()"
+SPIN = (
+    "import threading\ndef spin():\n    while True:\n        pass\nthreading.Thread(target=spin, daemon=True).start()"
+)
 BOMB = """import threading
 threading.stack_size(65536)
 ev = threading.Event()
