@@ -267,7 +267,10 @@ def _sandbox_facts() -> list[tuple[str, bool, str]]:
     parts.append(f"memory cap {limit / 2**30:.1f} GiB" if isinstance(limit, int) and limit > 0 else "no memory cap")
     confined = bool(report.get("confined")) and works
     detail = "isolated worker: " + ", ".join(parts) + (f" ({report['notice']})" if report.get("notice") else "")
-    return [("sandbox", confined, detail), _network_fact(), _shared_buffers_fact()]
+    tasks = str(report.get("tasks", "unknown"))
+    enforced = "by a pids cgroup" in tasks
+    threads = ("threads", enforced, f"a worker's threads and processes: {tasks}; stopped between calls")
+    return [("sandbox", confined, detail), threads, _network_fact(), _shared_buffers_fact()]
 
 
 def _shared_buffers_fact() -> tuple[str, bool, str]:

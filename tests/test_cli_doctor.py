@@ -64,3 +64,18 @@ def test_doctor_says_how_big_results_reach_the_kernel(monkeypatch, capsys) -> No
     cli.main(["doctor"])
     [line] = [line for line in capsys.readouterr().out.splitlines() if line[4:].startswith("big results")]
     assert line.startswith("--") and "copied through the socket" in line
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="cgroups and /proc are Linux's")
+def test_doctor_says_what_bounds_a_workers_threads(monkeypatch, capsys) -> None:
+    import os
+
+    from nbagent.sandbox.boundary import tasks
+
+    cli.main(["doctor"])
+    [line] = [line for line in capsys.readouterr().out.splitlines() if line[4:].startswith("threads")]
+    assert line.startswith("ok" if tasks._cgroup_folder() else "--") and "stopped between calls" in line
+    monkeypatch.setitem(tasks._found, os.getpid(), None)  # as where no pids cgroup can be made
+    cli.main(["doctor"])
+    [line] = [line for line in capsys.readouterr().out.splitlines() if line[4:].startswith("threads")]
+    assert line.startswith("--") and "counted by the kernel in /proc/<worker>/task" in line

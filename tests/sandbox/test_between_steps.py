@@ -128,7 +128,7 @@ def test_a_thread_bomb_is_bounded_and_the_kernel_can_still_start_a_thread() -> N
             started, refused = executor(BOMB).output
             assert started < tasks.DEFAULT_MAX_TASKS and refused  # the OS refused the thread past the bound
             assert tasks.count(executor.worker_pid) <= tasks.DEFAULT_MAX_TASKS
-            assert "pids cgroup" in mode
+            assert "by a pids cgroup" in mode
         except ExecutionError as exc:  # the kernel counted and killed the worker
             assert "max_tasks" in str(exc) and "counted by the kernel" in mode
         assert _kernel_can_start_a_thread()
