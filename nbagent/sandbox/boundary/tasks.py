@@ -171,9 +171,8 @@ def _v2_folder() -> str | None:
         if not os.path.isdir(own) or "pids" not in _read(os.path.join(own, "cgroup.controllers")).split():
             continue
         if os.path.realpath(own) == os.path.realpath(point):  # the hierarchy's root may hold processes
-            if "pids" not in _read(os.path.join(own, "cgroup.subtree_control")).split():
-                _write(os.path.join(own, "cgroup.subtree_control"), "+pids")
-            return own
+            enabled = "pids" in _read(os.path.join(own, "cgroup.subtree_control")).split()  # (never changed here)
+            return own if enabled and os.access(own, os.W_OK) else None
         parent = os.path.dirname(own)  # a sibling: our own cgroup holds the kernel, so it can have no children
         if os.access(parent, os.W_OK) and os.access(os.path.join(parent, "cgroup.procs"), os.W_OK):
             return parent
