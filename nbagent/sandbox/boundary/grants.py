@@ -2,11 +2,14 @@
 
 :class:`GrantBook` turns a :class:`RefusedCapability` into a :class:`Grant`, never trusting the refusal it is given
 (it may come from a saved run, or from a hostile worker's claim): the kind is checked, a path is resolved again here
-and judged by refusals.never_granted, a connection by the proxy's rules. What each kind grants:
+and judged again by the allow-list of grantable.py (the refusal's ``grantable`` is never trusted), a connection by the
+proxy's rules. What each kind grants:
 
 * ``read``: that file or folder (added to ``allow_read``).
-* ``write``: that file or folder (``allow_write``). One that does not exist yet is created here first, empty (a file,
-  or a folder for a refused ``mkdir``): Landlock's rules hold for existing files, and granting its parent folder instead
+* ``write``: that data file (``allow_write``), or a new folder where nothing imports from (grantable.py: never an
+  existing folder, whose rule would cover every file under it, nor a new one in the working folder or on
+  ``sys.path``, which could become a package). One that does not exist yet is created here first, empty (a file, or
+  a folder for a refused ``mkdir``): Landlock's rules hold for existing files, and granting its parent folder instead
   would let the code change every file in it (the notebooks of the working directory, say). The grant's ``note`` says
   so; revoking it removes what was created if it is still empty.
 * ``network``: the network through the host's proxy (``allow_network``).
@@ -23,7 +26,7 @@ import contextlib
 import os
 
 from ..wire.capabilities import Grant, RefusedCapability
-from . import proxy, refusals
+from . import grantable, proxy, refusals
 
 SCOPES = ("once", "run")
 
@@ -84,7 +87,7 @@ class GrantBook:
             real = os.path.realpath(path)
             if real != path:
                 out.append((grant, f"`{path}` now leads to `{real}`"))
-            elif why := refusals.never_granted(grant.kind, grant.target):
+            elif why := grantable.why_not(grant.kind, grant.target, created=path in self._created):
                 out.append((grant, why))
         return out
 
@@ -92,7 +95,7 @@ class GrantBook:
         target = refusals.normalised(refused.target)
         if target is None:
             raise ValueError(f"{refused.target[:200]!r} is not an absolute path")
-        why = refusals.never_granted(refused.kind, target)
+        why = grantable.why_not(refused.kind, target)
         if why:
             raise ValueError(f"nbagent does not grant the code to {refused.kind} `{target}`: {why}")
         path = target.rstrip("/") or "/"

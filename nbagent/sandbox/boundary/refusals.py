@@ -9,8 +9,10 @@ the worker) and the host's proxy (connections its policy refused). The worker is
   taken from the worker (the proxy knows its own refusals); the reason is the host's own sentence;
 * a path the worker may already reach (its scratch folder, ``allow_write``, ``allow_read``) is no refusal of the
   boundary and is dropped; so is a network refusal when the network is granted;
-* what is never granted (:func:`never_granted`) is marked ``grantable=False``: nobody is asked; so is a path whose
-  name holds control or bidi characters (a person could not read what they would allow).
+* what is never granted (:func:`never_granted`: the allow-list of grantable.py, decided by where the path is: never
+  where Python or the machine loads code or configuration from) is marked ``grantable=False`` with the reason in one
+  line: nobody is asked; so is a path whose name holds control or bidi characters (a person could not read what they
+  would allow).
 
 Nothing here grants anything: a refusal only leads to a question (grants.py acts on the answer and checks again).
 """
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..wire.capabilities import RefusedCapability
-from . import confine
+from . import grantable
 
 MAX_REFUSALS = 5
 MAX_SCANNED = 50
@@ -33,9 +35,6 @@ _UNREADABLE = (
     "cannot read as it is"
 )
 
-_CLOSED = (
-    "nbagent never grants the kernel's connection file, your home's dotfiles, /proc, /sys, /dev or the system's secrets"
-)
 REASONS = {
     "read": "the worker reads only the Python installation, the system's libraries, the working directory and "
     "allow_read",
@@ -128,63 +127,9 @@ def normalised(target: Any) -> str | None:
 
 
 def never_granted(kind: str, target: str) -> str:
-    """Why reading or writing ``target`` (a normalised path) is never granted; "" if it may be asked for."""
-    path = target.rstrip("/") or "/"
-    if any(part.startswith(".") for part in path.split("/")):
-        return "nbagent never grants hidden files or folders (names starting with '.': configuration and secrets)"
-    if any(_inside(path, closed) for closed in confine.never_granted()) or confine.is_key_file(path):
-        return _CLOSED
-    holds = _holds_protected(path)
-    if holds:
-        return f"it holds {holds}: grant a folder inside it instead (allow_read / allow_write)"
-    if kind == "write" and (any(_inside(path, root) for root in _installed()) or _plants_code(path)):
-        return (
-            "nbagent never grants writing into the Python installation or the system, nor Python files into a folder "
-            "the kernel imports from (the kernel runs code from there)"
-        )
-    return _own_permissions(kind, path)
-
-
-def _holds_protected(path: str) -> str:
-    home = os.path.realpath(os.path.expanduser("~"))
-    connection = confine.connection_file()
-    for name, protected in (
-        ("your home folder", [home]),
-        ("the working directory", [os.path.realpath(os.getcwd())]),
-        ("the kernel's connection file", [connection] if connection else []),
-    ):
-        if any(_inside(p, path) for p in protected):
-            return name
-    if any(_inside(root, path) for root in confine.python_roots()):
-        return "the Python installation"
-    return ""
-
-
-def _installed() -> list[str]:
-    return confine.interpreter_roots() + [p for p in confine.SYSTEM_READ if os.path.isdir(p)]
-
-
-#: Files Python imports: never written into a folder on ``sys.path`` (a project's, under an editable install),
-#: where the kernel could import them; other files there (a report, a CSV) may be asked for.
-_IMPORTABLE = (".py", ".pyc", ".pyo", ".pth", ".so", ".pyd")
-
-
-def _plants_code(path: str) -> bool:
-    return path.endswith(_IMPORTABLE) and any(_inside(path, root) for root in confine.python_roots())
-
-
-def _own_permissions(kind: str, path: str) -> str:
-    """What the kernel's own user may not do either (the file's permissions): a grant would change nothing."""
-    if kind == "read":
-        if not os.path.exists(path):
-            return "it does not exist"
-        return "" if os.access(path, os.R_OK) else "the file's own permissions refuse it to you too"
-    if os.path.lexists(path):
-        return "" if os.access(path, os.W_OK) else "the file's own permissions refuse it to you too"
-    parent = os.path.dirname(path)
-    if not os.path.isdir(parent):
-        return "its folder does not exist"
-    return "" if os.access(parent, os.W_OK) else "its folder's own permissions refuse it to you too"
+    """Why reading or writing ``target`` (a normalised path) is never granted; "" if it may be asked for: the
+    reviewed allow-list of grantable.py."""
+    return grantable.why_not(kind, target)
 
 
 def _inside(path: str, root: str) -> bool:
