@@ -176,6 +176,11 @@ class AgentMagics(Magics):
         help="no task: put every variable the last run created, rebound or changed back as it was before it",
     )
     @argument(
+        "--code",
+        action="store_true",
+        help="no task: print the last run's program (agent.to_code(): its code without the model, checked)",
+    )
+    @argument(
         "--keep",
         nargs="?",
         const="*",
@@ -226,6 +231,10 @@ class AgentMagics(Magics):
         args = self._parse(magic, line)
         check_names(args.out, args.agent, _split_names(args.imports))
         namespace = self.shell.user_ns
+        if args.code:
+            if cell.strip():
+                raise UsageError(f"{magic} --code takes no task: it prints the last run's program")
+            return self._print_code(args, magic)
         if args.undo or (args.keep and not cell.strip()):  # no task: about the last run
             if cell.strip():
                 raise UsageError(f"{magic} --undo takes no task: it undoes the last run")
@@ -417,6 +426,13 @@ class AgentMagics(Magics):
 
     def _store(self, name: str, value: Any) -> None:
         self.shell.user_ns[name] = value
+
+    def _print_code(self, args: Any, magic: str) -> None:
+        """`%agent --code`: the last run's program, checked (what the widget's "Copy as cell" inserts)."""
+        agent = self.shell.user_ns.get(args.agent) if args.agent else self.last_agent
+        if agent is None or not hasattr(agent, "to_code"):
+            raise UsageError(f"{magic} --code: no agent run in this session yet")
+        print(str(agent.to_code()), end="")
 
     def _undo_or_keep(self, args: Any, magic: str) -> None:
         """`%agent --undo`: undo the last run (its `-o` variable too); `%agent --keep [a,b]`: bring names in."""

@@ -35,6 +35,7 @@ def evaluate(
     log_dir: str | Path | None = None,
     retry_errors: bool = False,
     progress: Any = True,
+    reproducible: bool = False,
 ) -> EvalResults:
     """Run every agent on every task `epochs` times, score each answer, and return the results.
 
@@ -69,6 +70,10 @@ def evaluate(
         retry_errors: with `log_dir`, run again the samples that ended in an error.
         progress: True (a live table in a notebook, a tqdm bar in a terminal), False, or an object
             with `start(tracker)`, `update(tracker, record)`, `close(tracker)`.
+        reproducible: also record, for each answered sample, whether the program of its run (`agent.to_code()`:
+            its steps' code without the model, run once on copies of its inputs) gives the same answer: the column
+            `reproducible` (True, False; NA when the run did not answer), so a comparison can count the answers
+            that do not depend on the model's luck. It costs one more run of each answer's code.
 
     The kernel's interrupt (Ctrl-C) cancels: samples not started are dropped, running ones are
     stopped and recorded as "cancelled" (re-run by the next call with the same `log_dir`), and the
@@ -87,7 +92,7 @@ def evaluate(
                 engine.check(f"The agent factory {name!r}" if source.factory else f"The agent {name!r}", source)
             for name, scorer in named_scorers.items():
                 engine.check(f"The scorer {name!r}", scorer)
-        return _evaluate(engine, view, sources, samples, named_scorers, epochs, log_dir, retry_errors)
+        return _evaluate(engine, view, sources, samples, named_scorers, epochs, log_dir, retry_errors, reproducible)
     finally:
         engine.close()
 
@@ -101,6 +106,7 @@ def _evaluate(
     epochs: int,
     log_dir: str | Path | None,
     retry_errors: bool,
+    reproducible: bool = False,
 ) -> EvalResults:
     log = EvalLog(log_dir) if log_dir is not None else None
     previous: dict[Key, dict[str, Any]] = {}
@@ -108,7 +114,7 @@ def _evaluate(
         log.open(samples, tasks_fingerprint(samples), list(scorers), list(sources), epochs)
         previous = log.done_keys(retry_errors)
     jobs = [
-        SampleJob(name, source, sample, epoch, scorers)
+        SampleJob(name, source, sample, epoch, scorers, reproducible)
         for epoch in range(epochs)
         for sample in samples
         for name, source in sources.items()

@@ -43,6 +43,8 @@ class EvalResults:
       state, answered, outcome, steps, input_tokens, output_tokens, duration_s, error`, one per
       scorer, `scorer_errors`,
       `nondeterministic` (its task's answers or scores differ between epochs; NA with one epoch),
+      `reproducible` with `evaluate(..., reproducible=True)` (the run's program, without the model, gives its
+      answer; NA when it did not answer),
       `<scorer>_explanation` when a scorer explained itself, then the tasks' metadata columns).
       `answered` is False for a run that ended without a final answer (its `outcome` says why, e.g.
       "no answer (max steps)"; its `answer` is the model's closing reply, not scored): every
@@ -141,7 +143,12 @@ class EvalResults:
             for column in meta_columns:
                 row[column] = (record.get("metadata") or {}).get(column)
             rows.append(row)
+        reproducible = any("reproducible" in record for record in self.records)  # evaluate(..., reproducible=True)
+        for row, record in zip(rows, self.records):
+            if reproducible:
+                row["reproducible"] = record.get("reproducible")
         columns = BASE_COLUMNS + self.scorers + ["scorer_errors", "nondeterministic"]
+        columns += ["reproducible"] if reproducible else []
         columns += [f"{n}_explanation" for n in explained] + meta_columns
         frame = pd.DataFrame(rows, columns=columns)
         for column in ("expected", "answer", "error", "scorer_errors"):  # as recorded: no None -> NaN, no int -> float
@@ -151,6 +158,8 @@ class EvalResults:
         frame["answered"] = pd.array([row["answered"] for row in rows], dtype="boolean")  # NA: no run ended
         frame["duration_s"] = frame["duration_s"].astype("float64")
         frame["nondeterministic"] = frame["nondeterministic"].astype("boolean")  # NA: one epoch cannot tell
+        if reproducible:  # NA: no answer, so no program
+            frame["reproducible"] = pd.array([row["reproducible"] for row in rows], dtype="boolean")
         return frame
 
     @cached_property

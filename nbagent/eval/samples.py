@@ -203,6 +203,7 @@ class SampleJob:
     sample: Sample
     epoch: int
     scorers: dict[str, Callable[..., Any]]
+    reproducible: bool = False  # record whether the run's program gives its answer (`agent.to_code()`)
 
     @property
     def key(self) -> Key:
@@ -286,7 +287,21 @@ def run_sample(job: SampleJob, running: RunningAgents | None = None) -> SampleOu
         score_record(record, job.scorers, result.output, sample)
     elif record["answered"] is False:  # no final answer: a failure for every scorer, none of them called
         fail_scores(record, job.scorers)
+    if job.reproducible:  # no answer: no program (NA)
+        record["reproducible"] = _reproducible(agent) if record["answered"] else None
     return SampleOutcome(record, agent.memory)
+
+
+def _reproducible(agent: Any) -> bool | None:
+    """Whether the run's program (its code without the model, checked on copies of its inputs) gives its answer;
+    None when it could not be asked (an agent without `to_code`, or one that failed)."""
+    to_code = getattr(agent, "to_code", None)
+    if to_code is None:
+        return None
+    try:
+        return bool(to_code().checked)
+    except Exception:  # the question is extra: it never fails the sample
+        return None
 
 
 def base_record(job: SampleJob) -> dict[str, Any]:

@@ -14,6 +14,7 @@ Modules:
     parsing     reading code and the thought out of model text
     prompting   PromptBuilder: prompt templates rendered into messages; which profile a model gets
     aids/       the small-model aids behind one seam (Coach): the data card, hints, repeats, answer checks
+    program/    the run becomes code: the program that gives the answer without the model, checked (to_code)
     toolbox     the agent's tools by name; how a managed agent is called
     callbacks   step callbacks and final-answer checks: one way to call the user's functions
     view        the View protocol and LogLevel

@@ -1,0 +1,101 @@
+"""The backward slice: which statements of the run the answer (and the names the task asked for) depend on.
+
+Walking the statements from the last to the first, a statement is kept when it may bind or change a name still
+needed; then the names it surely rebinds are no longer needed from earlier statements, and the names it reads are.
+Statements that only show something (`print`, `df.head()`, a bare name) are never kept; inside a kept `if` or `for`
+their calls are taken out (`pass` where a body would be empty).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .analysis import Facts, facts_of, is_answer_call
+
+__all__ = ["Statement", "backward_slice", "strip_shows", "answer_assignment", "ANSWER"]
+
+ANSWER = "answer"
+
+
+@dataclass
+class Statement:
+    """One top-level statement of a step, as it will be written (`text`) and what it does (`facts`)."""
+
+    node: ast.stmt
+    text: str
+    step: int
+    facts: Facts = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.facts = facts_of(self.node)
+
+
+def backward_slice(statements: list[Statement], outputs: set[str]) -> list[Statement]:
+    """The statements needed for `answer` and `outputs`, in their order."""
+    needed = {ANSWER, *outputs}
+    kept: list[Statement] = []
+    for statement in reversed(statements):
+        facts = statement.facts
+        if facts.shows or not facts.defines & needed:
+            continue
+        kept.append(statement)
+        needed = (needed - facts.kills) | facts.uses
+    return kept[::-1]
+
+
+class _DropShows(ast.NodeTransformer):
+    """Takes bare show calls (`print(...)`, `df.head()`) and `final_answer(...)` calls out of nested bodies."""
+
+    def __init__(self, answer: bool) -> None:
+        self.answer = answer  # True: `final_answer(x)` becomes `answer = x`; False: it goes
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST | None:
+        if is_answer_call(node.value):
+            return answer_assignment(node.value) if self.answer else None
+        probe = facts_of(node)
+        return None if probe.shows else node
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        for name in ("body", "orelse", "finalbody"):
+            body = getattr(node, name, None)
+            if isinstance(body, list) and not body and name == "body":
+                body.append(ast.Pass())
+        if isinstance(node, ast.Try):
+            for handler in node.handlers:
+                if not handler.body:
+                    handler.body.append(ast.Pass())
+        return node
+
+
+def strip_shows(node: ast.stmt, answer: bool) -> tuple[ast.stmt, bool]:
+    """`node` without the show calls of its nested bodies (and with its `final_answer` calls made `answer = x`, or
+    taken out); True when something changed."""
+    before = ast.dump(node)
+    if isinstance(node, ast.Expr) and is_answer_call(node.value):
+        return (answer_assignment(node.value), True) if answer else (ast.Pass(), True)
+    if not isinstance(node, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)):
+        if answer and any(is_answer_call(n) for n in ast.walk(node)):
+            return _AnswerInExpression().visit(node), True
+        return node, False
+    changed = _DropShows(answer).visit(node)
+    ast.fix_missing_locations(changed)
+    return changed, ast.dump(changed) != before
+
+
+def answer_assignment(call: ast.Call) -> ast.stmt:
+    """`final_answer(x)` as `answer = x` (`answer = None` for a call without an argument)."""
+    value = call.args[0] if call.args else (call.keywords[0].value if call.keywords else ast.Constant(None))
+    return ast.fix_missing_locations(ast.copy_location(ast.Assign([ast.Name(ANSWER, ast.Store())], value), call))
+
+
+class _AnswerInExpression(ast.NodeTransformer):
+    """`final_answer(x)` inside an expression: `(answer := x)`."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if not is_answer_call(node):
+            return node
+        value = node.args[0] if node.args else ast.Constant(None)
+        return ast.copy_location(ast.NamedExpr(ast.Name(ANSWER, ast.Store()), value), node)
