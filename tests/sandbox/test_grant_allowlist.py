@@ -47,7 +47,9 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture(scope="module", params=[False, True], ids=["guards off", "guards on"])
 def executor(request: pytest.FixtureRequest, work: Path) -> Iterator[IsolatedPythonExecutor]:
-    executor = IsolatedPythonExecutor(guards=request.param, additional_authorized_imports=["io", "os"], timeout_seconds=10)
+    executor = IsolatedPythonExecutor(
+        guards=request.param, additional_authorized_imports=["io", "os"], timeout_seconds=10
+    )
     executor("1")  # the worker starts in the working folder
     yield executor
     executor.close()
