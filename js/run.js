@@ -9,6 +9,7 @@ import { append, clear, h } from "./dom.js";
 import { renderError } from "./error.js";
 import { renderFinalAnswer } from "./final.js";
 import { renderLimit, renderMeta } from "./meta.js";
+import { renderProgram } from "./program.js";
 import { RunStatus } from "./status.js";
 import { renderStep } from "./step.js";
 import { LiveStep } from "./stream.js";
@@ -26,6 +27,7 @@ import { LiveStep } from "./stream.js";
  * @property {boolean} [live] show a live step fed by streamed text (default true)
  * @property {ControlsView} [controls] shown under the header and asked for the status
  * @property {ForksView} [forks] the earlier runs (re-runs): a button in the header, the list under it
+ * @property {import("./program.js").CopyCell} [copyCell] what "Copy as cell" does under the run's program
  */
 
 export class RunView {
@@ -58,6 +60,10 @@ export class RunView {
     this.keys = [];
     /** @type {Partial<Run> | null} */
     this.run = null;
+    /** @type {string | null} */
+    this.programKey = null;
+    /** @type {HTMLElement | null} */
+    this.programNode = null;
   }
 
   /**
@@ -101,10 +107,24 @@ export class RunView {
       renderRunChanges(steps),
       renderYoursChanged(steps),
       renderScratch(r.scratch),
+      this.programBox(r.program),
       footer(r),
     ]);
     this.controls?.decorate(this.steps);
     this.placeReview();
+  }
+
+  /**
+   * The run's program box, kept while the program is the same (it stays open, its note stays said).
+   * @param {Run["program"]} program
+   */
+  programBox(program) {
+    const key = JSON.stringify(program ?? null);
+    if (key !== this.programKey) {
+      this.programKey = key;
+      this.programNode = renderProgram(program, this.ctx.copyCell ?? null);
+    }
+    return this.programNode;
   }
 
   /** Put the folded class back on rebuilt steps; the "Collapse all" button says what it will do. */

@@ -161,6 +161,18 @@
  *   steps (js/clock.js counts from these two)
  * @property {string[]} [scratch] the names its code made that stay in the agent's scope (agent.scratch), not the
  *   notebook's (nbagent/loop/scope.py)
+ * @property {Program | null} [program] the run as code, set when it ended (absent in older saved widgets)
+ */
+
+/**
+ * The run as code (agent.to_code(), nbagent/loop/program: `RunProgram.state()`).
+ * @typedef {object} Program
+ * @property {string} text the program with its first comment line ("# checked: …", "# unchecked: …"): what
+ *   "Copy as cell" inserts
+ * @property {boolean | null} checked run once without the model, it gave the run's answer; null: no program
+ * @property {string} reason "reproduces the answer", or why it is not checked, or why there is no program
+ * @property {string[]} inputs the notebook variables it reads
+ * @property {string[]} tools the tools it calls
  */
 
 /**

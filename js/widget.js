@@ -19,6 +19,7 @@ import { ControlsView, connectChannel } from "./controls.js";
 import { Follower, markStickyHosts } from "./follow.js";
 import { ForksView } from "./forks.js";
 import { createImageUrls } from "./images.js";
+import { copyAsCell } from "./program.js";
 import { RunView, renderRunInto } from "./run.js";
 import { LIVE_STATUSES } from "./status.js";
 
@@ -87,7 +88,8 @@ function render({ model, el }) {
     renderRun: (run, container, source) => renderRunInto(run, container, { images: source }),
   });
   forks.update(model.get("forks"));
-  const view = new RunView({ images, controls, forks });
+  const copyCell = (/** @type {string} */ text, /** @type {HTMLElement} */ from) => copyAsCell(model, text, from);
+  const view = new RunView({ images, controls, forks, copyCell });
   el.classList.add("nbagent-widget");
   el.append(view.el);
   const follower = new Follower(view.el);

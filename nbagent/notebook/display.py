@@ -41,6 +41,7 @@ def show_live_widget(agent: Any) -> Any:
     widget = AgentWidget.for_agent(agent)
     display(widget)
     agent.driver.attach(widget)
+    widget.program_of = getattr(agent, "to_code", None)  # the run as code when it ends ("Copy as cell")
     return widget
 
 
@@ -68,4 +69,5 @@ def _adopt_pending_widget(agent: Any) -> Any:
     model_id = getattr(getattr(agent, "model", None), "model_id", None)
     widget._builder.run.update(agent_name=getattr(agent, "name", None), model_id=model_id)
     agent.driver.attach(widget)
+    widget.program_of = getattr(agent, "to_code", None)
     return widget

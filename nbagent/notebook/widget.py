@@ -81,6 +81,8 @@ class AgentWidget(anywidget.AnyWidget):
         self._display_ids: list[str] = []
         self.control_handlers: list[Any] = []  # callables(message) for {"type": "control", ...}
         self._fork_memories: list[Any] = []  # the agent's forks list (RunSession.forks), read when asked
+        #: when set (display.py: the agent's `to_code`), called as a run ends: its program goes into `run["program"]`
+        self.program_of: Any = None
         self.on_msg(self._on_front_end_message)
 
     # ------------------------------------------------------------------ constructors
@@ -152,12 +154,23 @@ class AgentWidget(anywidget.AnyWidget):
                 self._sync_run()
             return
         self._sync_images()
+        if update.kind == "end":
+            self._builder.run["program"] = self._program()
         if update.kind == "child" and time.monotonic() - self._last_sync < self.sync_interval:
             self._dirty = True
         else:
             self._sync_run()
         if update.kind == "end":
             self._refresh_displays()
+
+    def _program(self) -> dict[str, Any] | None:
+        """The ended run's program as state (checked: "Copy as cell" offers it), or None; a failure costs only it."""
+        if self.program_of is None:
+            return None
+        try:
+            return self.program_of().state()
+        except Exception:  # the run is shown whatever happens to its program
+            return None
 
     def _sync_run(self) -> None:
         self._dirty = False

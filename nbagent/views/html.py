@@ -202,6 +202,7 @@ def run_to_html(run: dict[str, Any], images: list[bytes], *, css: bool = True) -
         change_text=change_text,
         yours_line=yours_line,
         scratch_text=scratch_text,
+        program_label=program_label,
         format_tokens=_format_tokens,
         format_duration=format_duration,
         run_total=_run_total,
@@ -214,6 +215,12 @@ def run_to_html(run: dict[str, Any], images: list[bytes], *, css: bool = True) -
         diff_sides=lambda by: DIFF_SIDES.get(by, DIFF_SIDES["unknown"]),
         change_labels=CHANGE_LABELS,
     )
+
+
+def program_label(program: dict[str, Any]) -> str:
+    """The static page's line over the run's program: "The run as code · checked: reproduces the answer"."""
+    status = str(program.get("text") or "").split("\n", 1)[0].lstrip("# ")
+    return f"The run as code · {status}" if status else "The run as code"
 
 
 def run_page(run: dict[str, Any], images: list[bytes], title: str | None = None) -> str:

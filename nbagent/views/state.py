@@ -30,7 +30,12 @@ Widget traitlets (nbagent/notebook/widget.py; the same schema as JSDoc typedefs 
                                         # None for a run rebuilt from memory
       "step_started_at": float | None,  # when the running step started (Unix time), None between steps
       "scratch": [str],                 # the names its code made that stay in the agent's scope (loop/scope.py)
+      "program": program | None,       # the run as code (agent.to_code(), loop/program), set when it ended
     }
+
+  where ``program`` is ``{"text": str, "checked": bool | None, "reason": str, "inputs": [str],
+  "tools": [str]}`` (``RunProgram.state()``: ``text`` is the program with its first comment line, what
+  "Copy as cell" inserts; ``checked`` None when the run has no program, ``reason`` then says why).
 
   The two start times are what the widget's header clock (js/clock.js) counts from while the run is
   live; a finished run shows its ``duration``.
@@ -194,6 +199,7 @@ def empty_run(agent_name: str | None = None, model_id: str | None = None) -> dic
         "started_at": None,
         "step_started_at": None,
         "scratch": [],
+        "program": None,
     }
 
 

@@ -21,6 +21,7 @@ from PIL import Image
 from nbagent import ActionStep, AgentMemory, CodeAgent, PlanningStep, ScriptedModel, TaskStep, Timing, ToolCallingAgent
 from nbagent.errors import AgentExecutionError
 from nbagent.loop.aids.data_card import describe_variables
+from nbagent.loop.program import RunProgram
 from nbagent.models.base import ChatMessage, TokenUsage
 from nbagent.record import FinalAnswerStep, RunStart, StepStart, ToolCall, ToolOutput
 from nbagent.sandbox.wire.capabilities import RefusedCapability
@@ -149,6 +150,7 @@ class SchemaCheck:
         self.check("Run", run, where)
         self._optional("Answer", run.get("final_answer"), f"{where}.final_answer")
         self._optional("TokenUsage", run.get("token_usage"), f"{where}.token_usage")
+        self._optional("Program", run.get("program"), f"{where}.program")
         for i, step in enumerate(run.get("steps", [])):
             self.step(step, f"{where}.steps[{i}]")
 
@@ -381,6 +383,8 @@ def test_widget_traits_and_messages_match(typedefs: dict[str, Typedef]) -> None:
 def test_every_typedef_is_compared_with_what_python_builds(typedefs: dict[str, Typedef], red_image) -> None:
     check = SchemaCheck(typedefs)
     check.run(memory_to_state(every_step_kind(red_image))[0])
+    program = RunProgram("answer = 1\n", checked=True, reason="reproduces the answer", inputs=["x"]).state()
+    check.run({**memory_to_state(every_step_kind(red_image))[0], "program": program})  # the run as code (issue 31)
     built_from_events(check)
     asking = scripted_code_agent()
     with asking.gates.waiting_for_person(2, RefusedCapability("write", "/w/a.png")):  # a permission ask pending
