@@ -6,8 +6,8 @@
 // no handle on JupyterLab's application, but its model's `widget_manager` is JupyterLab's notebook widget manager,
 // whose `context.model` is the notebook's model: the cell is inserted there (`sharedModel.insertCell`), so it is
 // part of the document (saved, undoable, collaborative), with the kernel busy or idle, or with no kernel at all
-// (a reopened notebook). The widget's cell is the one around its view (`data-windowed-list-index`, or its place
-// among the notebook's cells). The kernel's `set_next_input` was no way: JupyterLab reads it only from the reply to
+// (a reopened notebook). The widget's cell is the one around its view (its place among the notebook's cells, or
+// the index JupyterLab's windowed list gave it when not every cell is in the page). The kernel's `set_next_input` was no way: JupyterLab reads it only from the reply to
 // a cell's execution, never from a widget's message. Where there is no notebook model (another front-end, a
 // console), the program goes to the clipboard, and the note under the button says which happened.
 import "./program.css";
@@ -73,16 +73,19 @@ export function notebookOf(model) {
 }
 
 /**
- * The index of the notebook cell whose output holds `el`, or -1.
+ * The index of the notebook cell whose output holds `el`, or -1: its place among the cells in the page when they
+ * are all there (JupyterLab's default windowing keeps them), else the index JupyterLab's windowed list gave it.
  * @param {HTMLElement} el
+ * @param {number} count the notebook's number of cells
  * @returns {number}
  */
-export function cellIndexOf(el) {
-  const item = /** @type {HTMLElement | null} */ (el.closest("[data-windowed-list-index]"));
-  if (item) return Number(item.dataset.windowedListIndex);
-  const cell = el.closest(".jp-Cell");
+export function cellIndexOf(el, count) {
+  const cell = /** @type {HTMLElement | null} */ (el.closest(".jp-Cell"));
   if (!cell?.parentElement) return -1;
-  return [...cell.parentElement.children].filter((c) => c.classList.contains("jp-Cell")).indexOf(cell);
+  const cells = [...cell.parentElement.children].filter((c) => c.classList.contains("jp-Cell"));
+  if (cells.length === count) return cells.indexOf(cell);
+  const index = Number.parseInt(cell.dataset.windowedListIndex ?? "", 10);
+  return Number.isInteger(index) ? index : -1;
 }
 
 /**
@@ -94,8 +97,9 @@ export function cellIndexOf(el) {
  */
 export async function copyAsCell(model, text, from) {
   const notebook = notebookOf(model);
-  const index = notebook ? cellIndexOf(from) : -1;
-  if (notebook && index >= 0 && index < notebook.sharedModel.cells.length) {
+  const count = notebook?.sharedModel?.cells?.length ?? 0;
+  const index = notebook ? cellIndexOf(from, count) : -1;
+  if (notebook && index >= 0 && index < count) {
     notebook.sharedModel.insertCell(index + 1, { cell_type: "code", source: text });
     return "inserted";
   }

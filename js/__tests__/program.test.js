@@ -7,15 +7,15 @@ const TEXT = "# checked: reproduces the answer\n# inputs: sales (DataFrame 4×3)
   + "totals = sales.groupby('region')['revenue'].sum()\nanswer = totals.idxmax()\n";
 const program = { text: TEXT, checked: true, reason: "reproduces the answer", inputs: ["sales"], tools: [] };
 
-/** A notebook page: cells in a windowed list, the widget's view inside the output of cell `at`. */
-function page(count, at, { windowed = true } = {}) {
+/** A notebook page: cells `from`… in the page, the widget's view inside the output of cell `at`. */
+function page(count, at, { from = 0 } = {}) {
   const notebook = document.createElement("div");
   notebook.className = "jp-Notebook";
   let view = null;
-  for (let i = 0; i < count; i++) {
+  for (let i = from; i < count; i++) {
     const cell = document.createElement("div");
     cell.className = "jp-Cell";
-    if (windowed) cell.dataset.windowedListIndex = String(i);
+    cell.dataset.windowedListIndex = String(i);
     if (i === at) {
       view = document.createElement("div");
       cell.append(view);
@@ -77,17 +77,18 @@ describe("copyAsCell", () => {
   it("inserts a code cell right below the widget's cell in JupyterLab's notebook model", async () => {
     const view = page(4, 1);
     const model = lab(4);
-    expect(cellIndexOf(view)).toBe(1);
+    expect(cellIndexOf(view, 4)).toBe(1);
     expect(await copyAsCell(model, TEXT, view)).toBe("inserted");
     expect(model.insertCell).toHaveBeenCalledWith(2, { cell_type: "code", source: TEXT });
     expect(model.cells.map((c) => c.source)).toEqual(["cell 0", "cell 1", TEXT, "cell 2", "cell 3"]);
   });
 
-  it("finds the cell among its siblings when the notebook is not windowed", async () => {
-    const view = page(3, 2, { windowed: false });
-    const model = lab(3);
+  it("reads the windowed list's index when not every cell is in the page", async () => {
+    const view = page(6, 4, { from: 3 }); // cells 0-2 scrolled out of the page
+    const model = lab(6);
+    expect(cellIndexOf(view, 6)).toBe(4);
     expect(await copyAsCell(model, TEXT, view)).toBe("inserted");
-    expect(model.insertCell).toHaveBeenCalledWith(3, { cell_type: "code", source: TEXT });
+    expect(model.insertCell).toHaveBeenCalledWith(5, { cell_type: "code", source: TEXT });
   });
 
   it("copies to the clipboard where there is no notebook model, and says when it cannot", async () => {
