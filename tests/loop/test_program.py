@@ -33,6 +33,7 @@ MESSY_RUN = [
     code("sales['revenue'] = sales.units * sales.price\ntotals = sales.groupby('region')['revenue'].sum()\n"
          "print(totals)\nwest = totals['West']"),  # fails at its last line: KeyError
     code("import numpy as np\nbest = totals.idxmax()\nspread = np.std(totals)\nprint(best, spread)"),
+    code("best = totals.loc['West']\nprint(best)"),  # fails at once: it made nothing, it is dropped whole
     code("final_answer(best)\nprint('never runs')"),
 ]  # fmt: skip
 
@@ -77,7 +78,7 @@ def test_the_program_drops_failed_and_exploring_code_and_reproduces_the_answer(m
     else:  # the local executor changed the frame in place: the check used it as it is, and says so
         assert program.code == EXPECTED.format(columns=4)
         assert program.reason.endswith("(on sales as the run left it: the local executor changed it in place)")
-    assert program.inputs == ["sales"] and program.tools == [] and program.steps == [2, 3, 4]
+    assert program.inputs == ["sales"] and program.tools == [] and program.steps == [2, 3, 5]
     cell: dict = {"sales": sales_frame()}  # the cell run on a fresh copy of the input, as a person would
     exec(str(program), cell)
     assert cell["answer"] == answer and "revenue" in cell["sales"]
