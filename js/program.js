@@ -100,7 +100,8 @@ export async function copyAsCell(model, text, from) {
   const count = notebook?.sharedModel?.cells?.length ?? 0;
   const index = notebook ? cellIndexOf(from, count) : -1;
   if (notebook && index >= 0 && index < count) {
-    notebook.sharedModel.insertCell(index + 1, { cell_type: "code", source: text });
+    const source = text.replace(/\n+$/, ""); // a cell, not a file: no empty last line
+    notebook.sharedModel.insertCell(index + 1, { cell_type: "code", source });
     return "inserted";
   }
   if (!globalThis.navigator?.clipboard?.writeText) return "failed";

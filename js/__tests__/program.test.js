@@ -79,8 +79,9 @@ describe("copyAsCell", () => {
     const model = lab(4);
     expect(cellIndexOf(view, 4)).toBe(1);
     expect(await copyAsCell(model, TEXT, view)).toBe("inserted");
-    expect(model.insertCell).toHaveBeenCalledWith(2, { cell_type: "code", source: TEXT });
-    expect(model.cells.map((c) => c.source)).toEqual(["cell 0", "cell 1", TEXT, "cell 2", "cell 3"]);
+    const source = TEXT.slice(0, -1); // without the file's last newline: no empty last line in the cell
+    expect(model.insertCell).toHaveBeenCalledWith(2, { cell_type: "code", source });
+    expect(model.cells.map((c) => c.source)).toEqual(["cell 0", "cell 1", source, "cell 2", "cell 3"]);
   });
 
   it("reads the windowed list's index when not every cell is in the page", async () => {
@@ -88,7 +89,7 @@ describe("copyAsCell", () => {
     const model = lab(6);
     expect(cellIndexOf(view, 6)).toBe(4);
     expect(await copyAsCell(model, TEXT, view)).toBe("inserted");
-    expect(model.insertCell).toHaveBeenCalledWith(5, { cell_type: "code", source: TEXT });
+    expect(model.insertCell).toHaveBeenCalledWith(5, { cell_type: "code", source: TEXT.trimEnd() });
   });
 
   it("copies to the clipboard where there is no notebook model, and says when it cannot", async () => {
