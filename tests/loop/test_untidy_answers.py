@@ -134,3 +134,28 @@ def test_labels_stripped_but_left_in_several_cases_are_still_doubted():
     code = 'counts = orders["region"].str.strip().value_counts()\nfinal_answer((counts.idxmax(), 2))'
     found = problems("Which region has the most orders, and how many?", code, ("North", 2))
     assert any("orders['region'].str.strip().str.title()" in p for p in found)
+
+
+# ---------------------------------------------------------------- a year the question names
+
+
+def signups() -> pd.DataFrame:
+    return pd.DataFrame({"signup": ["2023-09-03", "08/08/2022", "02/24/2023", "", "2024-01-05"]})
+
+
+def year_problems(question: str, code: str, frame: pd.DataFrame) -> list[str]:
+    return answer_problems(4, AnswerContext(question, ["clients"], code, {"clients": frame}))
+
+
+def test_a_year_the_code_never_selects_is_doubted_when_the_data_holds_others():
+    code = "d = pd.to_datetime(clients['signup'], format='mixed', errors='coerce')\nfinal_answer(int(d.notna().sum()))"
+    found = year_problems("How many clients signed up in 2023?", code, signups())
+    assert "the question asks about 2023, but the code never selects it (the data holds other years)" in found
+
+
+def test_a_year_the_code_selects_or_the_only_year_of_the_data_passes():
+    selects = "d = pd.to_datetime(clients['signup'], format='mixed')\nfinal_answer(int((d.dt.year == 2023).sum()))"
+    assert not any("2023" in p for p in year_problems("How many signed up in 2023?", selects, signups()))
+    only_2023 = pd.DataFrame({"signup": pd.to_datetime(["2023-01-02", "2023-05-06"])})
+    code = "final_answer(len(clients))"
+    assert not any("2023" in p for p in year_problems("How many signed up in 2023?", code, only_2023))

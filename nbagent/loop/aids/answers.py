@@ -25,7 +25,7 @@ from typing import Any
 from .answer_kinds import asks_two_things, both_things_missing, date_missing
 from .answer_labels import label_problems
 from .code_checks import is_method_call, is_text
-from .data_card import data_frames, is_number, owner_frame, value_kind
+from .data_card import data_frames, filled_text, is_number, owner_frame, text_kind, value_kind
 from .directions import direction_problems
 from .untidy_answers import blanks_not_counted, label_spellings_missed, repeats_not_dropped, spellings_counted_apart
 
@@ -46,6 +46,8 @@ _PERCENT_ASKED = re.compile(r"\bpercent(age)?\b|\bin %|%\?", re.IGNORECASE)
 _POSITIONAL = re.compile(r"\.iloc\b|\[\s*-\d+\s*\]|\.shift\(|\.pct_change\(|\.diff\(")
 _MONTH_NAMES = "January February March April May June July August September October November December".split()
 _MONTHS = {name.lower(): number for number, name in enumerate(_MONTH_NAMES, start=1)}  # English, whatever the locale
+_YEAR = re.compile(r"(?<![\d.])((?:19|20)\d{2})(?![\d.])")
+_DATE_SAMPLE = 2_000  # the rows of a text column read as dates to find the years it holds
 _MONTH_NAME = re.compile(rf"\b({'|'.join(_MONTH_NAMES)})\b")  # capitalized: "may" is not May
 
 
@@ -146,6 +148,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_values_not_selected(tree, context),
         *_values_not_asked(tree, context),
         *_months_not_selected(context),
+        *_guarded(_years_not_selected, context),
         _percent_not_computed(context),
     )
     return [found for found in checks if found]
@@ -354,6 +357,36 @@ def _months_not_selected(context: AnswerContext) -> list[str]:
         if not mentions:
             found.append(f"the question names {word}, but the code never selects it")
     return found
+
+
+def _years_not_selected(context: AnswerContext) -> list[str]:
+    """A year the question names ("signed up in 2023") that the code never picks, where the data holds others."""
+    if _POSITIONAL.search(context.code):
+        return []
+    found = []
+    for year in dict.fromkeys(_YEAR.findall(context.question)):
+        if year not in context.code and _other_years(int(year), context):
+            found.append(f"the question asks about {year}, but the code never selects it (the data holds other years)")
+    return found
+
+
+def _other_years(year: int, context: AnswerContext) -> bool:
+    """Whether a date column (or a text column of dates) of the pointed-at frames holds a year other than `year`."""
+    import pandas as pd  # loaded: the frames are pandas
+
+    for frame_name, frame in data_frames(context.namespace):
+        if frame_name not in context.variables:
+            continue
+        for position in range(frame.shape[1]):
+            values = frame.iloc[:, position]
+            if values.dtype.kind != "M":
+                if text_kind(filled_text(values.head(_DATE_SAMPLE))) != "dates":
+                    continue
+                values = pd.to_datetime(values.head(_DATE_SAMPLE), format="mixed", errors="coerce")
+            years = set(values.dropna().dt.year.unique().tolist())
+            if years - {year}:
+                return True
+    return False
 
 
 def _percent_not_computed(context: AnswerContext) -> str:
