@@ -223,17 +223,18 @@ class MultiStepAgent(AgentLoop):
         The run's record stays; the widget says it was undone."""
         return self.driver.undo()
 
-    def to_code(self, verify: bool = True) -> Any:
+    def to_code(self, verify: bool = True, call_tools: bool = True) -> Any:
         """The last run as plain Python: the smallest program that gives its final answer without the model (the
         steps' code in order, less failed steps, exploration and prints; `final_answer(x)` as `answer = x`; the
         imports it needs; its inputs, the notebook variables the run read, named in a comment). Checked first: run
         once on copies of the inputs in a fresh executor of the agent's kind, compared with the run's answer
         (`verify=False` skips it). A `RunProgram`: `.code`, `.checked`, `.reason`; `str()` starts with
         "# checked: reproduces the answer" or "# unchecked: <why>". A run without a final answer has no program
-        (`.code` is None, `.reason` says why). See nbagent/loop/program."""
+        (`.code` is None, `.reason` says why). `call_tools=False` leaves a program that calls tools unchecked (a
+        check calls them again). See nbagent/loop/program."""
         from nbagent.loop.program import program_of
 
-        return program_of(self, verify=verify)
+        return program_of(self, verify=verify, call_tools=call_tools)
 
     def to_function(self, name: str, verify: bool = True) -> Any:
         """The program of `to_code()` as `def name(<inputs>): ... return answer`, which answers the same question on

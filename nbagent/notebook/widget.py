@@ -168,7 +168,7 @@ class AgentWidget(anywidget.AnyWidget):
         if self.program_of is None:
             return None
         try:
-            return self.program_of().state()
+            return self.program_of(call_tools=False).state()  # no tool runs again unasked
         except Exception:  # the run is shown whatever happens to its program
             return None
 

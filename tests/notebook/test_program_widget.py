@@ -54,3 +54,25 @@ def test_a_run_without_an_answer_shows_no_program() -> None:
         "tools": [],
     }
     assert '<details class="nba-program"' not in run_to_html(widget.run, [])
+
+
+def test_the_widgets_program_never_calls_a_tool_again():
+    from nbagent import CodeAgent, ScriptedModel, tool
+
+    calls: list[int] = []
+
+    @tool
+    def lucky_number() -> int:
+        """A number from outside the program."""
+        calls.append(1)
+        return 7
+
+    agent = CodeAgent(
+        tools=[lucky_number],
+        model=ScriptedModel(["```python\nfinal_answer(lucky_number() + 1)\n```"]),
+        verbosity_level=-1,
+        show_widget=False,
+    )
+    assert agent.run("Lucky?") == 8 and calls == [1]
+    program = agent.to_code(call_tools=False)
+    assert not program.checked and "lucky_number" in program.reason and calls == [1]

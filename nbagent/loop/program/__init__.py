@@ -35,9 +35,13 @@ __all__ = ["RunProgram", "program_of", "function_of", "same_value", "REPRODUCES"
 NOT_ASKED = "not checked (verify=False)"
 
 
-def program_of(agent: Any, verify: bool = True) -> RunProgram:
-    """The program of `agent`'s last run as a cell (see `RunProgram`)."""
-    return _cached(agent, ("cell", verify), lambda: _program(agent, None, verify))
+def program_of(agent: Any, verify: bool = True, call_tools: bool = True) -> RunProgram:
+    """The program of `agent`'s last run as a cell (see `RunProgram`).
+
+    `call_tools=False`: a program that calls tools is not checked (a check calls them again, with their effects);
+    the widget asks so at every run's end, where nobody asked for a tool to run again.
+    """
+    return _cached(agent, ("cell", verify, call_tools), lambda: _program(agent, None, verify, call_tools))
 
 
 def function_of(agent: Any, name: str, verify: bool = True) -> RunProgram:
@@ -49,14 +53,17 @@ def function_of(agent: Any, name: str, verify: bool = True) -> RunProgram:
     return program
 
 
-def _program(agent: Any, name: str | None, verify: bool) -> RunProgram:
+def _program(agent: Any, name: str | None, verify: bool, call_tools: bool = True) -> RunProgram:
     memory = getattr(agent, "memory", None)
     derivation = derive(list(getattr(memory, "steps", None) or []))
     if derivation.reason:
         return RunProgram(None, reason=_why_none(derivation.reason, agent))
     inputs = resolve_inputs(derivation.free, agent)
     code = cell_text(derivation, inputs) if name is None else function_text(name, derivation, inputs)
-    checked, reason = _checked(derivation, inputs, name, agent) if verify else (False, NOT_ASKED)
+    if verify and inputs.tools and not call_tools:
+        checked, reason = False, f"not checked: it calls {', '.join(inputs.tools)}, which a check would call again"
+    else:
+        checked, reason = _checked(derivation, inputs, name, agent) if verify else (False, NOT_ASKED)
     return RunProgram(
         code,
         checked=checked,

@@ -62,6 +62,9 @@ def check_program(code: str, inputs: Inputs, answer: Any, agent: Any) -> tuple[b
 def _namespace(inputs: Inputs, isolated: bool) -> tuple[dict[str, Any], str]:
     namespace: dict[str, Any] = dict(inputs.libraries)
     for name, value in inputs.variables.items():
+        if isolated:  # the worker never changes a kernel object in place: no copy (a 1 GB frame costs nothing)
+            namespace[name] = value
+            continue
         try:
             namespace[name] = copy.deepcopy(value)
         except Exception as failure:
