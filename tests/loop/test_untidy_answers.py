@@ -115,7 +115,11 @@ def test_a_frame_without_repeats_passes():
 def test_groups_that_are_one_label_written_several_ways_are_doubted():
     answer = {"North": 2.0, "north ": 1.0, "South": 2.0}
     found = problems("Amount per region?", 'final_answer(orders.groupby("region")["amount"].count().to_dict())', answer)
-    assert any("the answer's groups 'North', 'north ' are one label written several ways" in p for p in found)
+    assert any(
+        "the answer's groups 'North', 'north ' are one label written several ways: group by the labels as a person reads them, orders['region'].str.strip().str.title(),"
+        in p
+        for p in found
+    )
 
 
 def test_a_label_counted_in_one_spelling_is_doubted():

@@ -145,9 +145,11 @@ def spellings_counted_apart(answer: Any, code: str, namespace: dict[str, Any], v
     split = _same_label_keys(labels)
     if split:
         shown = ", ".join(repr(label) for label in split[:_SHOWN])
+        holder = _column_holding(split[0], namespace, variables)
+        how = f", {_read_as_a_person(*holder)}," if holder else " (strip the spaces, one case)"
         return [
-            f"the answer's groups {shown} are one label written several ways: read the labels as a person does "
-            "(strip the spaces, one case) before grouping, so each label is counted once"
+            f"the answer's groups {shown} are one label written several ways: group by the labels as a person reads "
+            f"them{how} so each label is counted once"
         ]
     for frame_name, frame in data_frames(namespace):
         if frame_name not in variables:
@@ -167,6 +169,18 @@ def spellings_counted_apart(answer: Any, code: str, namespace: dict[str, Any], v
 def _read_as_a_person(frame_name: str, column: str) -> str:
     """The expression that reads a column's labels without their spaces and case (title case: 'North')."""
     return f"{frame_name}[{column!r}].str.strip().str.title()"
+
+
+def _column_holding(label: str, namespace: dict[str, Any], variables: list[str]) -> tuple[str, str] | None:
+    """(frame, column) of the pointed-at frames' text column that holds `label`, or None."""
+    for frame_name, frame in data_frames(namespace):
+        if frame_name not in variables:
+            continue
+        for position in range(frame.shape[1]):
+            values = frame.iloc[:, position]
+            if (values.dtype.kind == "O" or str(values.dtype) in ("str", "string")) and (values == label).any():
+                return frame_name, str(frame.columns[position])
+    return None
 
 
 def _answer_labels(answer: Any) -> list[str]:
