@@ -50,6 +50,7 @@ from .parsing import parse_code_blobs
 from .permissions import StepAsks
 from .prompting import SMALL, SMALL_MODEL_STEP_TOKENS, prompt_profile, small_model_templates
 from .scope import AgentScope, answer_parts, names_made
+from .tool_uses import ToolUses
 
 __all__ = ["CodeLoop", "close_code_fence", "STOP_SEQUENCES", "AnswerRefused", "RETRY_TEMPERATURE"]
 
@@ -97,6 +98,8 @@ class CodeLoop(AgentLoop):
             one). See nbagent/loop/executors.py.
         executor: a `PythonExecutor` of one's own (smolagents' option), used instead of making one; then
             `executor_kwargs` and `namespace` are the executor's business.
+        approve_tools: names of tools with side effects (an MCP server's `write_file`): code that calls one waits
+            for a person's approval, as with `approve_code=True`; a call in code nobody approved is refused.
 
     A small local model (see `nbagent.loop.prompting.prompt_profile`) gets the templates of
     `nbagent/prompts/code_agent_small.yaml` (with `prompt_templates` laid over them) and
@@ -118,8 +121,11 @@ class CodeLoop(AgentLoop):
         namespace: dict[str, Any] | None = None,
         share_variables: str | Iterable[str] = "task",
         executor: Any = None,
+        approve_tools: Iterable[str] | None = None,
         **kwargs: Any,
     ) -> None:
+        self.tool_uses = ToolUses(approve_tools or ())  # each call the code makes: recorded, limited, approved
+        self._code_approved = False
         self.share_variables = _checked_share(share_variables)
         self._namespace_given = namespace is not None
         self.scope = AgentScope()  # the names its code made that stay out of the notebook between runs (scope.py)
@@ -148,6 +154,7 @@ class CodeLoop(AgentLoop):
             tools=tools, model=model, prompt_templates=prompt_templates, planning_interval=planning_interval, **kwargs
         )
         self.gates.on_stop(self.python_executor.request_stop)
+        _check_approve_tools(self.tool_uses.approve_tools, self.tools)
         self.coach = Coach(small=self.prompt_profile == SMALL, failed=_failed)
 
     def shared_names(self) -> list[str] | None:
@@ -192,7 +199,7 @@ class CodeLoop(AgentLoop):
             share = getattr(self.python_executor, "share", None)
             if share is not None:
                 share(self.shared_names())
-        self.python_executor.send_tools({**self.tools, **self.managed_agents})
+        self.python_executor.send_tools(self.tool_uses.wrap({**self.tools, **self.managed_agents}))
 
     def _step_stream(self, memory_step: ActionStep) -> Iterator[Any]:
         small = self.prompt_profile == SMALL
@@ -213,8 +220,12 @@ class CodeLoop(AgentLoop):
         fix = self.coach.prepared_code(code)
         self._refuse_repeated(memory_step, fix.code)
         self._check_code(memory_step, fix)
+        if self.tool_uses.needs_approval(fix.code):  # it calls a tool of approve_tools: a person sees it first
+            self.gates.request_approval()
+        halts = self.gates.halts
         try:
             memory_step.code_action = self.gates.review_code(memory_step, fix.code)
+            self._code_approved = self.gates.halts > halts  # it waited for a person, who approved it
         except CodeRejected as rejected:  # approve mode: the person's note is what the model observes
             memory_step.code_action, memory_step.observations = code, rejected.observation
             yield ActionOutput(output=None, is_final_answer=False)
@@ -375,7 +386,12 @@ class CodeLoop(AgentLoop):
             ) as images,
             self._live_prints(memory_step.step_number),
         ):
-            output = self.python_executor(memory_step.code_action)
+            timeout = getattr(self.python_executor, "timeout_seconds", None)
+            self.tool_uses.begin(timeout, lambda: self.gates.stopping, self._code_approved)
+            try:
+                output = self.python_executor(memory_step.code_action)
+            finally:  # each tool the code called, for a person (a re-run after a grant adds its calls)
+                memory_step.code_tool_calls = (memory_step.code_tool_calls or []) + self.tool_uses.calls or None
         for image in getattr(output, "images", ()):
             _add_image(images, image)
         memory_step.figures = [*figures, *getattr(output, "figures", ())] or None  # the worker's were checked
@@ -425,6 +441,15 @@ def _checked_share(choice: Any) -> str | tuple[str, ...]:
         if all(isinstance(name, str) and name.isidentifier() for name in names):
             return names
     raise ValueError(f'share_variables takes "task", "*" or a list of variable names, got {choice!r}')
+
+
+def _check_approve_tools(names: frozenset[str], tools: dict[str, Any]) -> None:
+    unknown = sorted(names - set(tools))
+    if unknown:
+        raise ValueError(
+            f"approve_tools names {', '.join(unknown)}, which this agent has no tool of (its tools: "
+            f"{', '.join(sorted(tools))})"
+        )
 
 
 def _failed(step: ActionStep) -> bool:

@@ -11,6 +11,7 @@ from typing import Any
 from nbagent.errors import AgentError, AgentParsingError, AgentToolCallError, AgentToolExecutionError
 from nbagent.media import is_image
 from nbagent.record import ActionOutput, ActionStep, ToolCall, ToolOutput
+from nbagent.tools.calls import limited
 
 from .engine import AgentLoop
 
@@ -141,9 +142,10 @@ class ToolCallingLoop(AgentLoop):
                 f"{type(arguments).__name__}. It takes: {json.dumps(getattr(tool, 'inputs', {}), default=str)}"
             )
         try:
-            if isinstance(arguments, dict):
-                return tool(**arguments)
-            return tool(arguments) if arguments is not None else tool()
+            with limited(stopped=lambda: self.gates.stopping):  # a tool that waits (an MCP call) ends on Stop
+                if isinstance(arguments, dict):
+                    return tool(**arguments)
+                return tool(arguments) if arguments is not None else tool()
         except AgentError:
             raise
         except TypeError as failure:

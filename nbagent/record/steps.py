@@ -142,7 +142,9 @@ class ActionStep(MemoryStep):
     "reason"?, "granted"?, "note"?, "error"?, "rewound"?}` (nbagent/loop/permissions.py); None when nothing was refused.
     `figures` (nbagent's own) summarizes each matplotlib figure the code drew, one dict per figure: `{"marks":
     int, "axes": [{"marks": int, "kind": "bar" | "line" | "scatter" | "", "ticks": [str]}]}`, the marks of the
-    largest series (nbagent/media/figures.py); None when the step drew none.
+    largest series (nbagent/media/figures.py); None when the step drew none. `code_tool_calls` (nbagent's own) lists
+    the tools the step's code called, in order: `{"name", "arguments": {name: short repr}, "result"?: short text,
+    "error"?: str, "seconds": float}` (nbagent/loop/tool_uses.py); None when it called none.
     """
 
     step_number: int = 1
@@ -166,6 +168,7 @@ class ActionStep(MemoryStep):
     warnings: list[str] | None = None
     permissions: list[dict[str, Any]] | None = None
     figures: list[dict[str, Any]] | None = None
+    code_tool_calls: list[dict[str, Any]] | None = None
 
     def to_messages(self, summary_mode: bool = False) -> list[ChatMessage]:
         messages: list[ChatMessage] = []

@@ -44,10 +44,16 @@ class ToolCollection:
     def from_mcp(
         cls, server_parameters: Any, trust_remote_code: bool = False, structured_output: bool | None = None
     ) -> Iterator[ToolCollection]:
-        """Not available yet: nbagent has no MCP client (smolagents wraps `mcpadapt`'s smolagents adapter,
-        whose tools are smolagents objects). Raises `NotImplementedError` saying so."""
-        raise NotImplementedError(
-            "ToolCollection.from_mcp is not available in nbagent yet (no MCP client). Wrap the server's tools as "
-            "@tool functions that call it, or use smolagents' MCPClient and pass each tool's forward to @tool."
-        )
-        yield cls([])  # pragma: no cover - makes this a generator for @contextmanager
+        """The tools of MCP servers for the `with` block (smolagents' signature): `server_parameters` as for
+        `MCPClient` (an `mcp.StdioServerParameters`, a dict with a streamable-HTTP `url`, or a list). A stdio
+        server is a program nbagent runs on this machine, so `trust_remote_code=True` is required; its process
+        ends with the block. Needs `pip install 'jupyter-nbagent[mcp]'`."""
+        if not trust_remote_code:
+            raise ValueError(
+                "Loading tools from MCP runs the server's code (a stdio server is a program started here) and lets it "
+                "answer your agent: pass trust_remote_code=True once you trust the server."
+            )
+        from .mcp_client import MCPClient
+
+        with MCPClient(server_parameters, structured_output=structured_output) as tools:
+            yield cls(tools)

@@ -64,7 +64,8 @@ A step is one of::
      "code": str | None,                # the code that ran
      "model_code": str | None,          # what the model wrote, only when it differs from what ran
      "code_changes": [code_change, ...], # who changed the model's code before it ran, see below
-     "tool_calls": [{"name": str, "arguments": Any}],   # not the CodeAgent's own python_interpreter call
+     "tool_calls": [{"name": str, "arguments": Any}],   # not the CodeAgent's own python_interpreter call; the
+                                        # tools its code called add "result"?, "error"?, "seconds"?, "more"?
      "observations": str | None,        # execution logs / tool results
      "warnings": [str],                 # warnings raised while the code ran (kept out of the observations)
      "permissions": [permission, ...],  # what the sandbox refused the code and the answer, see below
@@ -240,6 +241,13 @@ def _tool_call(call: ToolCall | Any) -> dict[str, Any]:
     return {"name": call.name, "arguments": _jsonable(call.arguments)}
 
 
+def _code_tool_call(call: dict[str, Any]) -> dict[str, Any]:
+    """A tool the step's code called (nbagent/loop/tool_uses.py): with its result or error and its time."""
+    shown = {"name": str(call.get("name")), "arguments": _jsonable(call.get("arguments"))}
+    shown.update({key: call[key] for key in ("result", "error", "seconds", "more") if call.get(key) is not None})
+    return shown
+
+
 def _jsonable(value: Any) -> Any:
     """Tool arguments as JSON data (anything else becomes its str())."""
     try:
@@ -292,7 +300,7 @@ def action_step_to_dict(step: ActionStep, images: ImageStore, children: list[dic
         code=code,
         model_code=edited,
         code_changes=code_changes(step),
-        tool_calls=[_tool_call(c) for c in calls],
+        tool_calls=[_tool_call(c) for c in calls] + [_code_tool_call(c) for c in step.code_tool_calls or []],
         observations=_text(step.observations),
         warnings=[_text(w) for w in getattr(step, "warnings", None) or []],
         permissions=[permission_state(entry) for entry in getattr(step, "permissions", None) or []],
