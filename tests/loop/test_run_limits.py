@@ -362,3 +362,10 @@ def test_code_that_already_ran_sent_again_after_the_refusal_ends_the_run():
     result = agent.run("t", return_full_result=True)
     assert result.state == "stuck" and len(agent.memory.action_steps()) == 3
     assert "which had already run" in str(agent.memory.action_steps()[-1].error)
+
+
+def test_code_that_moves_a_value_on_runs_again():
+    step = code("count += 1")
+    namespace = {"count": 0}
+    agent = make_agent(ScriptedModel([step, step, code("final_answer(count)")]), namespace=namespace)
+    assert agent.run("Count to two with `count`.") == 2

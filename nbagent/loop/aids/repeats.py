@@ -12,8 +12,8 @@ note that it "ran this same code before" did not change that. So, by the task's 
   is told which step it repeats and the error that step got, and what exists to work with instead — as
   long as that failure still holds: no later step changed a name its code uses (a step that defines the
   missing variable makes the old code worth running again);
-* code the same as the last step's code, which ran without error, printed nothing and did not answer, is not
-  run either (`Repeat.DONE`): it already did its work (measured: one `pd.to_datetime` line sent in 8 steps
+* code the same as the last step's code, which ran without error, printed nothing, did not answer and does
+  not move a value on (`x += 1`), is not run either (`Repeat.DONE`): it already did its work (measured: one `pd.to_datetime` line sent in 8 steps
   in a row, each converting the column again, until the step limit), so the model is told what that step
   made and to write the code for the rest of the task;
 * code refused so, sent once more, ends the run (`RunStuck`): going on would repeat it forever;
@@ -110,7 +110,23 @@ def _just_ran(code: str, actions: Sequence[ActionStep], failed: Callable[[Action
     last = next((step for step in reversed(actions) if step.code_action), None)
     if last is None or last.error is not None or failed(last) or not same_code(last.code_action, code):
         return None
-    return None if _PRINTED in (last.observations or "") else last
+    return None if _PRINTED in (last.observations or "") or _steps_a_value(code) else last
+
+
+def _steps_a_value(code: str) -> bool:
+    """Code whose every run moves a value on (`x += 1`, `n = n + 1`): running it again is not the same work."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AugAssign):
+            return True
+        if isinstance(node, ast.Assign):
+            bound = {target.id for target in node.targets if isinstance(target, ast.Name)}
+            if bound & {name.id for name in ast.walk(node.value) if isinstance(name, ast.Name)}:
+                return True
+    return False
 
 
 def repeated_step(code: str, actions: Sequence[ActionStep], failed: Callable[[ActionStep], bool]) -> ActionStep | None:
