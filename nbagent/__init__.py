@@ -116,6 +116,7 @@ _LAZY: dict[str, str] = {
     "AgentType": "nbagent.media.agent_types",
     "handle_agent_output_types": "nbagent.media.agent_types",
     "ToolCollection": "nbagent.tools",
+    "MCPClient": "nbagent.tools.mcp_client",
     "launch_gradio_demo": "nbagent.tools",
     # prompts
     "PromptTemplates": "nbagent.prompts",

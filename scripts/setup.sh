@@ -38,7 +38,7 @@ stage "widget JS built"
 .venv/bin/pip uninstall -q -y nbagent 2>/dev/null || true
 # torch pinned, in the same resolution as nbagent's extras: the CPU wheel on this machine; an unpinned
 # torch pulls several GB of CUDA.
-.venv/bin/pip install -q torch==2.13.0 -e ".[test,transformers,bench]"
+.venv/bin/pip install -q torch==2.13.0 -e ".[test,transformers,bench,mcp]"
 # LiteLLM for LiteLLMModel's real-server tests: newer releases would downgrade openai and huggingface_hub,
 # so it is held to the versions just installed (1.83.0 is the newest that fits beside them today)
 .venv/bin/pip freeze | grep -iE '^(openai|huggingface[-_]hub)==' >"$tmp/keep.txt"

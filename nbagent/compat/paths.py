@@ -22,6 +22,7 @@ MODULE_ALIASES: dict[str, str] = {
     "nbagent.agent_types": "nbagent.media.agent_types",
     "nbagent.monitoring": "nbagent.loop.monitoring",
     "nbagent.remote_executors": "nbagent.sandbox.remote",
+    "nbagent.mcp_client": "nbagent.tools.mcp_client",
     # smolagents' modules whose names nbagent keeps in several places: a re-export module each
     "nbagent.memory": "nbagent.compat.memory",
     "nbagent.utils": "nbagent.compat.utils",

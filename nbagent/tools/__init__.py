@@ -13,7 +13,10 @@ Modules:
     docstring        Google-style docstring parsing
     schema           tools as OpenAI function schemas; checks of a model's arguments
     source           a tool as one standalone Python file; get_imports
-    collection       ToolCollection and load_tool
+    collection       ToolCollection (from_hub, from_mcp) and load_tool
+    mcp_client       MCPClient: MCP servers' tools on the mcp 2.x SDK (stdio started and stopped here, streamable HTTP)
+    mcp_session      the MCP connections on a thread of their own; sync calls awaited in slices
+    calls            the limits of the tool call under way (the step's deadline, Stop) for a tool that waits
     hub              Hugging Face Hub upload/download (duck-typed, below base)
     gradio_demo      launch_gradio_demo and the app.py of a Space
     default_tools    final_answer, python_interpreter, user_input, visit_webpage

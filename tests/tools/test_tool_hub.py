@@ -118,14 +118,6 @@ def test_tool_collection_from_hub_loads_every_space(fake_hub, monkeypatch):
     assert [t.name for t in collection.tools] == ["double"] and collection.tools[0](2) == 4
 
 
-def test_tool_collection_from_mcp_says_it_is_not_available():
-    from nbagent.tools import ToolCollection
-
-    with pytest.raises(NotImplementedError, match="no MCP client"):
-        with ToolCollection.from_mcp({"url": "http://127.0.0.1:1/mcp"}, trust_remote_code=True):
-            pass
-
-
 def test_launch_gradio_demo_builds_an_interface(monkeypatch):
     import sys
     import types
