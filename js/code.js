@@ -70,7 +70,31 @@ export function renderDiff(change) {
 }
 
 /**
- * Tool calls of a ToolCallingAgent step: name(arguments).
+ * How long a tool call took, as nbagent/views/html.py's call_time: "12 ms", "1.5 s".
+ * @param {number} seconds
+ * @returns {string}
+ */
+export function callTime(seconds) {
+  return seconds < 1 ? `${Math.floor(seconds * 1000 + 0.5)} ms` : `${seconds.toFixed(1)} s`;
+}
+
+/**
+ * What a call of the step's code gave: "→ result" or "✗ error", its time, the calls not listed.
+ * @param {ToolCall} call
+ * @returns {HTMLElement[]}
+ */
+function callOutcome(call) {
+  const parts = [];
+  if (call.error != null) parts.push(h("code", { class: "nba-tool-error" }, `✗ ${call.error}`));
+  else if (call.result != null) parts.push(h("code", { class: "nba-tool-result" }, `→ ${call.result}`));
+  if (call.seconds != null) parts.push(h("span", { class: "nba-tool-time" }, callTime(call.seconds)));
+  if (call.more) parts.push(h("span", { class: "nba-tool-more" }, `and ${call.more} more calls`));
+  return parts;
+}
+
+/**
+ * Tool calls of a step: name(arguments) — a ToolCallingAgent's, and the tools a CodeAgent's code called, with
+ * their result (or error) and time.
  * @param {ToolCall[] | null | undefined} toolCalls
  * @returns {HTMLElement | null}
  */
@@ -78,7 +102,8 @@ export function renderToolCalls(toolCalls) {
   if (!toolCalls || toolCalls.length === 0) return null;
   const items = toolCalls.map((call) => {
     const args = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}, null, 1);
-    return h("li", null, h("span", { class: "nba-tool-name" }, call.name), h("code", { class: "nba-tool-args" }, args));
+    return h("li", null, h("span", { class: "nba-tool-name" }, call.name), h("code", { class: "nba-tool-args" }, args),
+      ...callOutcome(call));
   });
   return h("div", { class: "nba-block nba-block-tools" }, h("div", { class: "nba-label" }, "Tool calls"), h("ul", { class: "nba-tool-calls" }, items));
 }

@@ -25,10 +25,15 @@
  */
 
 /**
- * A tool call of a ToolCallingAgent step (not the CodeAgent's own python_interpreter call).
+ * A tool call of a ToolCallingAgent step (not the CodeAgent's own python_interpreter call), or a tool the code of
+ * a CodeAgent step called (nbagent/loop/tool_uses.py).
  * @typedef {object} ToolCall
  * @property {string} name
  * @property {unknown} arguments JSON data (anything else arrives as its str())
+ * @property {string} [result] a call of the step's code: what the tool gave, short
+ * @property {string} [error] a call of the step's code: the error it raised
+ * @property {number} [seconds] a call of the step's code: how long it took
+ * @property {number} [more] calls after this one not listed (a step lists 50)
  */
 
 /**

@@ -75,6 +75,20 @@ describe("renderToolCalls", () => {
     expect(items[1].querySelector(".nba-tool-args").textContent).toBe("raw");
   });
 
+  it("shows what a call of the code gave and how long it took", () => {
+    const el = renderToolCalls([
+      { name: "add", arguments: { a: "2" }, result: "5", seconds: 0.0123 },
+      { name: "hang", arguments: {}, error: "ToolCallAbandoned: given up", seconds: 2.04, more: 3 },
+    ]);
+    const [ok, failed] = el.querySelectorAll("li");
+    expect(ok.querySelector(".nba-tool-result").textContent).toBe("→ 5");
+    expect(ok.querySelector(".nba-tool-time").textContent).toBe("12 ms");
+    expect(failed.querySelector(".nba-tool-error").textContent).toBe("✗ ToolCallAbandoned: given up");
+    expect(failed.querySelector(".nba-tool-result")).toBeNull();
+    expect(failed.querySelector(".nba-tool-time").textContent).toBe("2.0 s");
+    expect(failed.querySelector(".nba-tool-more").textContent).toBe("and 3 more calls");
+  });
+
   it("returns null for none", () => {
     expect(renderToolCalls([])).toBeNull();
     expect(renderToolCalls(null)).toBeNull();

@@ -159,6 +159,7 @@ def render_action_step(step: ActionStep, level: LogLevel, show_model_output: boo
                 )
             )
             out += [_diff_text(change) for change in changes]
+        out += [Text(tool_call_line(call), style="cyan") for call in getattr(step, "code_tool_calls", None) or []]
         if step.observations:
             out.append(Text(step.observations.rstrip()))
         if step.warnings:
@@ -175,6 +176,16 @@ def render_action_step(step: ActionStep, level: LogLevel, show_model_output: boo
     if level >= LogLevel.INFO:
         out.append(Text(step_footer(step), style="dim"))
     return out
+
+
+def tool_call_line(call: dict[str, Any]) -> str:
+    """One tool the step's code called: `add(a=2, b=3) → 5 (12 ms)`, as the widget's "Tool calls" says it."""
+    arguments = ", ".join(f"{key}={value}" for key, value in (call.get("arguments") or {}).items())
+    outcome = f"✗ {call['error']}" if call.get("error") is not None else f"→ {call.get('result')}"
+    seconds = float(call.get("seconds") or 0)
+    took = f"{int(seconds * 1000 + 0.5)} ms" if seconds < 1 else f"{seconds:.1f} s"
+    more = f"; and {call['more']} more calls" if call.get("more") else ""
+    return f"Tool call: {call.get('name')}({arguments}) {outcome} ({took}){more}"
 
 
 def render_planning_step(step: PlanningStep) -> list[Any]:

@@ -187,6 +187,9 @@ def run_to_html(run: dict[str, Any], images: list[bytes], *, css: bool = True) -
             return ""
         return "data:image/png;base64," + base64.b64encode(images[index]).decode("ascii")
 
+    def call_time(seconds: float) -> str:  # as js/code.js's callTime
+        return f"{int(seconds * 1000 + 0.5)} ms" if seconds < 1 else f"{seconds:.1f} s"
+
     def tool_args(arguments: Any) -> str:
         return arguments if isinstance(arguments, str) else json.dumps(arguments, indent=1, default=str)
 
@@ -198,6 +201,7 @@ def run_to_html(run: dict[str, Any], images: list[bytes], *, css: bool = True) -
         python=lambda code: Markup(highlight_python(code)),
         image_src=image_src,
         tool_args=tool_args,
+        call_time=call_time,
         thought_text=thought_text,
         change_text=change_text,
         yours_line=yours_line,

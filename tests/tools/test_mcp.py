@@ -19,6 +19,8 @@ import pytest
 
 from nbagent import AgentImage, CodeAgent, ScriptedModel, ToolCollection
 from nbagent.loop.tool_uses import ToolNotApproved, ToolUses
+from nbagent.views.console import tool_call_line
+from nbagent.views.html import run_to_html
 from nbagent.views.state import memory_to_state
 
 mcp = pytest.importorskip("mcp")
@@ -198,6 +200,9 @@ def test_code_in_the_isolated_worker_calls_an_mcp_tool_and_the_step_shows_the_ca
     run, _ = memory_to_state(agent.memory)  # what the widget shows
     [shown] = [step for step in run["steps"] if step["kind"] == "action"][0]["tool_calls"]
     assert shown["name"] == "add" and shown["result"] == "5" and shown["seconds"] == call["seconds"]
+    page = run_to_html(run, [])  # the run saved with the notebook says the same
+    assert '<span class="nba-tool-name">add</span>' in page and "→ 5" in page and " ms</span>" in page
+    assert tool_call_line(call).startswith("Tool call: add(a=2, b=3) → 5 (")  # and the console
 
 
 def test_a_hung_mcp_call_ends_at_the_steps_deadline(client: MCPClient) -> None:
