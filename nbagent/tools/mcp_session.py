@@ -13,6 +13,7 @@ server dies.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import tempfile
 import threading
 from collections.abc import AsyncIterator
@@ -92,6 +93,10 @@ class MCPSession:
 
     def _run(self) -> None:
         try:
+            # the SDK checks a tool's result against its output schema with jsonschema, whose first import took
+            # 1.2 s here (rfc3987_syntax builds a grammar): paid while connecting, not in a step's first tool call
+            with contextlib.suppress(ImportError):
+                import jsonschema  # noqa: F401
             asyncio.run(self._main())
         except BaseException as failure:  # told to the caller of open()
             self._failure = self._failure or failure
@@ -116,7 +121,7 @@ class MCPSession:
 
         for index, server in enumerate(self.servers):
             self._connecting = index
-            client = Client(self._transport(index, server), mode="auto")
+            client = Client(self._transport(index, server))
             await stack.enter_async_context(client)
             self._clients.append(client)
             cursor = None
