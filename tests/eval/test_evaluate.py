@@ -248,9 +248,15 @@ def test_process_pool_refuses_an_unpicklable_factory():
             evaluate(code_agent, tasks(1), scorers=lambda a, e: 1, executor=pool, progress=False)
 
 
-def test_process_pool_runs_module_level_factories():
+def test_process_pool_runs_module_level_factories(monkeypatch):
     import multiprocessing
+    import sys
 
+    # an IPython shell made by an earlier test may have put its user module (no __spec__) in sys.modules["__main__"],
+    # which spawn reads to start its processes: a plain script's __main__ has one (None when run as a file)
+    monkeypatch.setattr(
+        sys.modules["__main__"], "__spec__", getattr(sys.modules["__main__"], "__spec__", None), raising=False
+    )
     with cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
         results = evaluate(code_agent, tasks(4), executor=pool, progress=False)
     assert list(results.df.exact_match) == [1.0, 1.0, 1.0, 0.0]
