@@ -252,7 +252,13 @@ def _sandbox_facts() -> list[tuple[str, bool, str]]:
     from nbagent.sandbox import IsolatedPythonExecutor
 
     if not hasattr(os, "fork"):
-        return [("sandbox", False, "no fork here: agents run only with --executor local (in-process guards only), asked for by name")]
+        return [
+            (
+                "sandbox",
+                False,
+                "no fork here: agents run only with --executor local (in-process guards only), asked for by name",
+            )
+        ]
     executor = IsolatedPythonExecutor()
     try:
         works = executor("6 * 7").output == 42
