@@ -394,7 +394,7 @@ def test_a_rerun_restores_the_variables_and_the_earlier_run_comes_back_live(page
         "model = scripted(\"df['gain'] = df.b - df.a\\nprint('first try')\", \"final_answer(df.gain.max())\",\n"
         "                 \"df['rel'] = df.b / df.a\\nprint('second try')\", \"final_answer(df.rel.max())\")\n"
         "agent = CodeAgent(tools=[], model=model, namespace=globals(), additional_authorized_imports=['pandas'])\n"
-        "agent.run('Which row gained most?')",
+        "agent.run('Which row of `df` gained most?')",
         "print(sorted(df.columns))",
     )
     run_cell(page, 1)

@@ -41,7 +41,7 @@ failing = ScriptedModel([
     code("print('still trying')", "Let me look again."),
     "I am sorry, I could not work out the revenue per unit in time.",
 ])"""
-FAILED_RUN = "%%agent -m failing --max-steps 3 --imports pandas\nWhat is the revenue per unit?"
+FAILED_RUN = "%%agent -m failing --max-steps 3 --imports pandas\nWhat is the revenue per unit in `sales`?"
 
 CHARTS = """\
 charts = ScriptedModel([
@@ -54,7 +54,7 @@ charts = ScriptedModel([
          "And a pandas scatter plot."),
     code("final_answer(f'Three charts; total revenue {sales.total_revenue.sum():.1f}')", "Done."),
 ])"""
-CHARTS_RUN = "%%agent -m charts --imports pandas,matplotlib.*\nDraw three charts of the sales."
+CHARTS_RUN = "%%agent -m charts --imports pandas,matplotlib.*\nDraw three charts of `sales`."
 
 LONG = """\
 def long_step(n):
@@ -220,13 +220,13 @@ def test_three_chart_run_shows_each_figure_and_the_new_column(page):
     for index in range(3):
         expect(steps.nth(index).locator("img.nba-img")).to_have_count(1)
     changes = steps.nth(0).locator(":scope > .nba-changes")
-    expect(changes).to_contain_text("~ sales: +1 column total_revenue")
+    expect(changes).to_contain_text("changed your sales: +1 column total_revenue")
     expect(changes).to_contain_text("+ region_data (Series 4)")
     expect(changes).to_contain_text("+ plt (module)")
     expect(steps.nth(1).locator(":scope > .nba-changes")).to_contain_text("+ fig (Figure")
     summary = view.locator(".nba-tail .nba-run-changes")
     expect(summary).to_contain_text("The run changed:")
-    expect(summary).to_contain_text("~ sales: +1 column total_revenue")
+    expect(summary).to_contain_text("changed your sales: +1 column total_revenue")
     page.wait_for_function(  # every figure loaded (not a broken image)
         "sel => [...document.querySelectorAll(sel + ' img.nba-img')].every(i => i.complete && i.naturalWidth > 0)",
         arg=f".jp-Cell:nth-child(5) {WIDGET}",
