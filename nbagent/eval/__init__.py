@@ -9,6 +9,7 @@ Modules, one job each:
 - `engines`: where samples run: threads, any `concurrent.futures.Executor`, a Dask `Client`.
 - `log`: the resumable log directory (eval.json, results.jsonl, memories/).
 - `harness`: `evaluate()` itself: jobs, the wait loop, cancel on interrupt, resume.
+- `intervals`: the 95% interval of a mean score inside its scale (Wilson, clipped t) and round axis ticks.
 - `compare`: signal or noise: the paired test of two agents, the samples that vary between epochs, the one-epoch note.
 - `results`: `EvalResults`: `.df`, `.summary()`, `.compare()`, `.memory()`, `.show()`, `EvalResults.load()`.
 - `progress`: live progress: the protocol, `Tracker`, the notebook view and the tqdm view.

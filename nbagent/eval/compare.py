@@ -30,6 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from nbagent.eval.scorers import answer_key
+
 __all__ = [
     "ALPHA",
     "SUGGESTED_EPOCHS",
@@ -153,12 +155,17 @@ def _finished(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _signature(record: dict[str, Any]) -> str:
-    """What must agree between epochs of a sample: its answer and its scores."""
+    """What must agree between epochs of a sample: its answer as its scorers compared it, and its scores.
+
+    `'21'` and `21` are one answer to `exact_match` (both read as the number 21): each scorer recorded the key of
+    what it compared (`answer_keys`, nbagent.eval.scorers.answer_key); a record without keys (an older log, a run
+    without an answer) is compared by the key of its answer."""
     scores = {
         k: (None if v is None or (isinstance(v, float) and math.isnan(v)) else v)
         for k, v in (record.get("scores") or {}).items()
     }
-    return json.dumps([record.get("answer"), scores], sort_keys=True, default=str)
+    keys = record.get("answer_keys") or {"": answer_key(record.get("answer"))}
+    return json.dumps([keys, scores], sort_keys=True, default=str)
 
 
 def nondeterministic(records: Iterable[dict[str, Any]]) -> dict[Key2, bool | None]:

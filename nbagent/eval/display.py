@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from nbagent.eval.compare import display_cells
+from nbagent.eval.intervals import round_ticks
 from nbagent.eval.samples import Key
 
 __all__ = [
@@ -310,8 +311,10 @@ def summary_html(summary: Any, scorers: list[str]) -> str:
     """The summary DataFrame (EvalResults.summary()) as a small table: means with their 95% intervals."""
     import pandas as pd
 
-    head = ["agent", "samples", "epochs", "varying tasks", *scorers, "errors", "no answer", "steps", "tokens"]
-    head.append("time / sample")
+    methods = summary.attrs.get("intervals") or {}
+    head = ["agent", "samples", "epochs", "varying tasks"]
+    head += [f"{name} [95%{', ' + methods[name] if methods.get(name) else ''}]" for name in scorers]
+    head += ["errors", "no answer", "steps", "tokens", "time / sample"]
     rows = []
     for agent, row in summary.iterrows():
         varying = row["nondeterministic"]
@@ -334,8 +337,15 @@ def summary_html(summary: Any, scorers: list[str]) -> str:
         cells.append(f"<td>{_num(row['input_tokens'] + row['output_tokens'], 0)}</td>")
         cells.append(f"<td>{_num(row['duration_s'], 2)} s</td>")
         rows.append(f"<tr>{''.join(cells)}</tr>")
-    header = "".join(f"<th>{_e(h)}</th>" for h in head)
+    header = "".join(f"<th{_TITLES.get(h, '')}>{_e(h)}</th>" for h in head)
     return f'<table class="nbe-summary"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+TIME_TITLE = (
+    "mean seconds per sample; the agents took turns going first on each task and epoch, so neither always ran on "
+    "the cache the other warmed, but samples that ran side by side (max_workers > 1) shared the CPU"
+)
+_TITLES = {"time / sample": f' title="{_e(TIME_TITLE)}"'}
 
 
 def header_html(summary: Any, scorers: list[str], comparisons: list[dict[str, Any]], epoch_note: str) -> str:
@@ -359,12 +369,11 @@ def plot_svg(summary: Any, scorers: list[str], width: int = 420) -> str:
     height = top + len(agents) * group_h + 22
     plot_w = width - label_w - 40
     highs = [float(summary[c].max()) for s in scorers for c in (s, f"{s}_high")]
-    maximum = max([1.0, *(h for h in highs if not math.isnan(h))])
+    maximum, ticks = round_ticks(max([1.0, *(h for h in highs if not math.isnan(h))]))
     x = lambda v: label_w + plot_w * max(0.0, min(v, maximum)) / maximum  # noqa: E731
     parts = [f'<svg class="nbe-plot" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img">']
     parts.append(f"<title>{_e(', '.join(scorers))} per agent, with 95% intervals</title>")
-    for tick in (0, 0.25, 0.5, 0.75, 1.0):
-        value = tick * maximum
+    for value in ticks:  # round numbers (nbagent.eval.intervals.round_ticks)
         parts.append(
             f'<line x1="{x(value):.1f}" x2="{x(value):.1f}" y1="{top - 4}" y2="{height - 20}" stroke="#d1d9e0"/>'
         )

@@ -97,6 +97,16 @@ def evaluate(
         engine.close()
 
 
+def _turns(agents: list[str], k: int) -> list[str]:
+    """The agents in the order they run the k-th (task, epoch): each goes first in turn.
+
+    A fixed order would hand the second agent a warm cache (a local model's prompt prefix, the OS's file
+    cache) on every task, and its "time / sample" would look better for it; taking turns spreads that.
+    """
+    shift = k % len(agents) if agents else 0
+    return agents[shift:] + agents[:shift]
+
+
 def _evaluate(
     engine: Engine,
     view: Any,
@@ -114,10 +124,10 @@ def _evaluate(
         log.open(samples, tasks_fingerprint(samples), list(scorers), list(sources), epochs)
         previous = log.done_keys(retry_errors)
     jobs = [
-        SampleJob(name, source, sample, epoch, scorers, reproducible)
+        SampleJob(name, sources[name], sample, epoch, scorers, reproducible)
         for epoch in range(epochs)
-        for sample in samples
-        for name, source in sources.items()
+        for i, sample in enumerate(samples)
+        for name in _turns(list(sources), i + epoch)
     ]
     wanted = {job.key for job in jobs}
     previous = {key: record for key, record in previous.items() if key in wanted}

@@ -11,12 +11,13 @@ from typing import Any
 
 from nbagent.eval.compare import COLUMNS as COMPARISON_COLUMNS
 from nbagent.eval.compare import SUGGESTED_EPOCHS, comparison_rows, epoch_note, epochs_run, nondeterministic
+from nbagent.eval.intervals import interval95
 from nbagent.eval.log import EvalLog, read_records
 from nbagent.eval.outcomes import is_no_answer, settle
 from nbagent.eval.progress import Tracker
 from nbagent.eval.samples import Key, sample_key
 
-__all__ = ["EvalResults", "interval95"]
+__all__ = ["EvalResults"]
 
 BASE_COLUMNS = [
     "agent",
@@ -183,13 +184,14 @@ class EvalResults:
         they score every scorer's minimum, 0), mean steps, mean tokens and mean duration per sample.
 
         Samples that could not run and cancelled ones are counted, not scored. With epochs, a task's epochs are
-        averaged first, so the interval is over tasks. The interval is Wilson's for 0/1 scores
-        and Student's t otherwise. Whether two agents differ is `compare()`'s question, not the
+        averaged first, so the interval is over tasks. The interval stays on the scores' scale: Wilson's
+        when every value is in [0, 1] (0/1 scores and their per-task means), Student's t clipped to the
+        values' scale otherwise; `.attrs["intervals"]` names the method per scorer (nbagent.eval.intervals). Whether two agents differ is `compare()`'s question, not the
         overlap of these intervals. `.attrs["note"]` holds `self.note` (one epoch cannot tell noise).
         """
         import pandas as pd
 
-        rows = []
+        rows, methods = [], {}
         for agent in self.agents:
             records = [r for r in self.records if r["agent"] == agent]
             finished = [r for r in records if r.get("state") != "cancelled"]
@@ -206,9 +208,9 @@ class EvalResults:
                     value = (r.get("scores") or {}).get(name)
                     if value is not None and not math.isnan(value):
                         per_task.setdefault(r["id"], []).append(float(value))
-                values = [sum(v) / len(v) for v in per_task.values()]
-                mean, low, high = interval95(values)
-                row[name], row[f"{name}_low"], row[f"{name}_high"] = mean, low, high
+                interval = interval95([sum(v) / len(v) for v in per_task.values()])
+                row[name], row[f"{name}_low"], row[f"{name}_high"] = interval.mean, interval.low, interval.high
+                methods[name] = interval.method or methods.get(name, "")
             row["errors"] = sum(r.get("state") == "error" for r in finished)
             row["no_answer"] = sum(is_no_answer(r) for r in finished)
             row["scorer_errors"] = sum(bool(r.get("scorer_errors")) for r in finished)
@@ -233,6 +235,7 @@ class EvalResults:
         frame = pd.DataFrame(rows, columns=columns).set_index("agent")
         frame["nondeterministic"] = frame["nondeterministic"].astype("Int64")
         frame.attrs["note"] = self.note
+        frame.attrs["intervals"] = methods
         return frame
 
     def compare(self) -> Any:
@@ -386,56 +389,3 @@ def _args(key: Key) -> tuple[str, str, int]:
 def _mean(values: Iterable[Any]) -> float:
     numbers = [float(v) for v in values if v is not None]
     return sum(numbers) / len(numbers) if numbers else math.nan
-
-
-_T975 = [
-    12.706,
-    4.303,
-    3.182,
-    2.776,
-    2.571,
-    2.447,
-    2.365,
-    2.306,
-    2.262,
-    2.228,
-    2.201,
-    2.179,
-    2.160,
-    2.145,
-    2.131,
-    2.120,
-    2.110,
-    2.101,
-    2.093,
-    2.086,
-    2.080,
-    2.074,
-    2.069,
-    2.064,
-    2.060,
-    2.056,
-    2.052,
-    2.048,
-    2.045,
-    2.042,
-]
-
-
-def interval95(values: list[float]) -> tuple[float, float, float]:
-    """(mean, low, high): Wilson's interval for 0/1 values, Student's t otherwise; NaN without values."""
-    n = len(values)
-    if n == 0:
-        return math.nan, math.nan, math.nan
-    mean = sum(values) / n
-    if all(v in (0.0, 1.0) for v in values):
-        z = 1.959964
-        centre = (mean + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(mean * (1 - mean) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        return mean, max(0.0, centre - half), min(1.0, centre + half)
-    if n == 1:
-        return mean, math.nan, math.nan
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    t = _T975[n - 2] if n - 1 <= len(_T975) else 1.96 + 2.4 / (n - 1)
-    half = t * sd / math.sqrt(n)
-    return mean, mean - half, mean + half

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from nbagent.eval.outcomes import CANCELLED, NOT_RUN, fail_scores, run_end
-from nbagent.eval.scorers import apply_scorer
+from nbagent.eval.scorers import answer_key, apply_scorer
 from nbagent.eval.tasks import Sample
+from nbagent.views.state import is_forced_answer
 
 __all__ = [
     "AgentSource",
@@ -349,7 +350,8 @@ def fill_from_result(record: dict[str, Any], result: Any, agent: Any) -> None:
     usage = result.token_usage
     record["input_tokens"] = int(getattr(usage, "input_tokens", 0) or 0)
     record["output_tokens"] = int(getattr(usage, "output_tokens", 0) or 0)
-    record["steps"] = len(agent.memory.action_steps())
+    # the steps the run took, as its widget counts them: the model's closing reply after max steps is no step
+    record["steps"] = sum(not is_forced_answer(step) for step in agent.memory.action_steps())
     if result.state not in ("success", "max_steps_error") and result.error:  # stopped, timed out, stuck, error
         record["error"] = str(result.error)
     elif result.state == "max_steps_error":
@@ -364,6 +366,9 @@ def score_record(record: dict[str, Any], scorers: dict[str, Callable[..., Any]],
             record["scorer_errors"][name] = f"{type(error).__name__}: {error}"
             continue
         record["scores"][name] = score.value
+        compared = answer if score.answer is None else score.answer  # what the scorer compared
+        key = getattr(scorer, "answer_key", None)
+        record.setdefault("answer_keys", {})[name] = key(compared) if callable(key) else answer_key(compared)
         if score.explanation:
             record["explanations"][name] = score.explanation
 

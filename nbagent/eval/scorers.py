@@ -23,7 +23,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Score", "exact_match", "numeric", "includes", "regex", "llm_judge", "normalize_text", "to_number"]
+__all__ = [
+    "Score",
+    "answer_key",
+    "exact_match",
+    "numeric",
+    "includes",
+    "regex",
+    "llm_judge",
+    "normalize_text",
+    "to_number",
+]
 
 
 @dataclass
@@ -75,6 +85,15 @@ def to_number(value: Any) -> float | None:
         return None
 
 
+def answer_key(answer: Any, case_sensitive: bool = False) -> str:
+    """What of an answer a scorer compares: its number when it reads as one (`'21'`, `21`, `21.0` alike), else its
+    normalised text. Two epochs whose answers have equal keys gave the same answer (nbagent.eval.compare)."""
+    number = to_number(answer)
+    if number is not None and math.isfinite(number):
+        return repr(float(number))
+    return normalize_text(answer, case_sensitive)
+
+
 def _numbers_in(value: Any) -> list[float]:
     number = to_number(value)
     if number is not None:
@@ -90,6 +109,10 @@ def _numbers_in(value: Any) -> list[float]:
 
 class _Scorer:
     name = "scorer"
+
+    def answer_key(self, answer: Any) -> str:
+        """What this scorer compares of `answer` (its `Score.answer` when it extracted one)."""
+        return answer_key(answer, getattr(self, "case_sensitive", False))
 
     def __repr__(self) -> str:
         options = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))

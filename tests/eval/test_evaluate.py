@@ -167,7 +167,7 @@ def test_max_steps_closing_reply_is_kept_but_not_scored():
         progress=False,
     )
     row = results.df.iloc[0]
-    assert row.state == "max_steps_error" and row.error is None and row.steps == 3
+    assert row.state == "max_steps_error" and row.error is None and row.steps == 2  # the closing reply is no step
     assert row.answer == "It is 3" and row.numeric == 0.0 and row.outcome == "no answer (max steps)"
 
 
