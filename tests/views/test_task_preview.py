@@ -100,3 +100,11 @@ def test_the_widget_state_and_the_static_page_show_the_table():
     rows = [[cell.text for cell in row.select("th, td")] for row in page.select(".nba-task .nba-preview tr")]
     assert rows == [["", "region", "units"], ["0", "North", "3"], ["1", "South", "4"]]
     assert "first 2 rows:" in page.select_one(".nba-task .nba-md").text
+
+
+@pytest.mark.parametrize(("rows", "shown"), [(6, 6), (10, 10), (11, 5)])
+def test_a_small_frame_shows_whole_in_the_task_box_a_larger_one_its_first_five(rows, shown):
+    frame = pd.DataFrame({"region": [f"r{i}" for i in range(rows)], "units": range(rows)})
+    (table,) = tables(task_with(frame=frame))
+    assert table["index"] == [str(i) for i in range(shown)]  # issue 33: a 6-row frame showed 5 rows
+    assert table["rows"][-1] == [f"r{shown - 1}", str(shown - 1)]

@@ -45,6 +45,7 @@ ADDITIONAL_ARGS_HEADING = (
 )
 _HEADINGS = (NOTEBOOK_VARIABLES_HEADING, ADDITIONAL_ARGS_HEADING)
 SAMPLE_ROWS = 5
+SMALL_FRAME_ROWS = 10  # a frame this short shows whole (a 6-row frame is not cut to 5 in the card and the task box)
 MAX_COLUMNS = 30
 CHECKED_ROWS = 2000  # the data checks read this many rows of a bigger frame, evenly spaced
 _CELL = Truncation(40)
@@ -103,7 +104,7 @@ def _describe_frame(name: str, frame: Any) -> str:
     ]
     lines += _data_notes(name, frame)
     if rows:
-        lines.append(f"  first {min(rows, SAMPLE_ROWS)} rows:")
+        lines.append(f"  first {_shown_rows(rows)} rows:")
         lines += ["    " + truncate(line, _TABLE_LINE) for line in _sample_table(frame).splitlines()]
     return "\n".join(lines)
 
@@ -295,8 +296,12 @@ def _key_line(column: str, kinds: dict[str, list[tuple[str, Any]]]) -> str:
     return f"{line}: compare or merge them as {how}"
 
 
+def _shown_rows(rows: int) -> int:
+    return rows if rows <= SMALL_FRAME_ROWS else SAMPLE_ROWS
+
+
 def _sample_table(frame: Any) -> str:
-    sample = frame.iloc[:SAMPLE_ROWS, :MAX_COLUMNS]
+    sample = frame.iloc[: _shown_rows(len(frame)), :MAX_COLUMNS]
     return sample.to_string(max_colwidth=_CELL.limit)
 
 
