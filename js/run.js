@@ -99,7 +99,7 @@ export class RunView {
     while (this.steps.lastElementChild && this.steps.children.length > steps.length) this.steps.lastElementChild.remove();
     this.keys.length = steps.length;
     this.applyFolds();
-    this.live?.sync(r);
+    this.live?.sync(r, status);
     const hasFinalStep = steps.some((s) => s.kind === "final");
     append(clear(this.tail), [
       hasFinalStep ? null : renderFinalAnswer(r.final_answer, this.ctx.images),

@@ -75,3 +75,39 @@ export const RunOutcome = Object.freeze({
 export function isRunStatus(value) {
   return typeof value === "string" && Object.hasOwn(STATUS_LABELS, value);
 }
+
+/**
+ * How a step ended when it did not end in the plain way, as nbagent/record/status.py's StepMark says it: the badge
+ * on the step. Stopped, timed out and rejected are no errors (their own colours); a test keeps the two equal.
+ */
+export const StepMark = Object.freeze({
+  ERROR: "error",
+  STOPPED: "stopped",
+  TIMED_OUT: "timed_out",
+  STUCK: "stuck",
+  REJECTED: "rejected",
+});
+
+/** @typedef {(typeof StepMark)[keyof typeof StepMark]} StepMark */
+
+/** @type {Readonly<Record<StepMark, string>>} */
+export const STEP_MARK_LABELS = Object.freeze({
+  error: "error",
+  stopped: "stopped",
+  timed_out: "timed out",
+  stuck: "stuck",
+  rejected: "rejected",
+});
+
+/**
+ * The mark of a step dict: its own `mark` (Python decides it from the error's class), or for a state saved before
+ * steps had one, "stopped" for a stopped step and "error" for one with an error.
+ * @param {{mark?: string | null, stopped?: boolean, error?: string | null}} step
+ * @returns {StepMark | null}
+ */
+export function stepMark(step) {
+  const mark = step.mark;
+  if (typeof mark === "string" && Object.hasOwn(STEP_MARK_LABELS, mark)) return /** @type {StepMark} */ (mark);
+  if (step.stopped) return StepMark.STOPPED;
+  return step.error ? StepMark.ERROR : null;
+}

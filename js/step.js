@@ -11,6 +11,7 @@ import { renderMeta } from "./meta.js";
 import { renderChildren } from "./nested.js";
 import { renderActionOutput, renderLogs, renderWarnings } from "./observation.js";
 import { renderPermissions } from "./permissions.js";
+import { STEP_MARK_LABELS, StepMark, stepMark } from "./status.js";
 import { renderTask } from "./task.js";
 
 /** @import { ImageSource } from "./images.js" */
@@ -23,6 +24,14 @@ import { renderTask } from "./task.js";
  * @property {ImageSource} images
  * @property {(run: Run, container: HTMLElement) => void} renderRunInto
  */
+
+/** The block of a step that was stopped, timed out or stuck: what ended it, in its own colour, not as an error. */
+/** @type {Record<string, {label: string, kind: string}>} */
+const ENDED = {
+  [StepMark.STOPPED]: { label: "Stopped", kind: "stopped" },
+  [StepMark.TIMED_OUT]: { label: "Timed out", kind: "timed_out" },
+  [StepMark.STUCK]: { label: "Stuck", kind: "stuck" },
+};
 
 const CODE_BLOCK = /```[\w+-]*[ \t]*\n([\s\S]*?)\n?```|<code>\n?([\s\S]*?)\n?<\/code>/g;
 
@@ -53,8 +62,10 @@ export function renderStep(step, ctx) {
     return /** @type {HTMLElement} */ (answer); // an answer (not null) always renders
   }
   const classes = ["nba-step", `nba-step-${step.kind}`];
-  if (step.error) classes.push("nba-step-error");
-  if (step.stopped) classes.push("nba-step-stopped");
+  const mark = step.kind === "action" ? stepMark(step) : step.error ? StepMark.ERROR : null;
+  if (mark === StepMark.ERROR) classes.push("nba-step-error");
+  if (mark === StepMark.STOPPED || mark === StepMark.TIMED_OUT) classes.push("nba-step-stopped");
+  if (mark) classes.push(`nba-step-${mark}`);
   const title = step.kind === "planning" ? "Plan" : `Step ${step.step_number ?? ""}`;
   const fold = h("button", {
     type: "button",
@@ -66,8 +77,7 @@ export function renderStep(step, ctx) {
   const head = h("div", { class: "nba-step-head" },
     fold,
     h("span", { class: "nba-step-title" }, title),
-    step.stopped ? h("span", { class: "nba-chip nba-stopped" }, "stopped") : null,
-    step.error ? h("span", { class: "nba-chip nba-chip-error" }, "error") : null,
+    mark ? h("span", { class: `nba-chip nba-mark nba-mark-${mark}${mark === StepMark.ERROR ? " nba-chip-error" : ""}` }, STEP_MARK_LABELS[mark]) : null,
     renderMeta(step.token_usage, step.duration));
   const body = step.kind === "planning" ? planningBody(step) : actionBody(step, ctx);
   // the changes line stays visible when the step is folded: a folded run still says what it did
@@ -102,6 +112,6 @@ function actionBody(step, ctx) {
     renderImages(step.images, ctx.images),
     renderChildren(step.children, ctx.renderRunInto),
     step.is_final_answer || step.observations ? null : renderActionOutput(step.action_output),
-    renderError(step.error),
+    renderError(step.error, ENDED[stepMark(step) ?? ""]),
   ];
 }

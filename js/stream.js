@@ -5,8 +5,27 @@ import { RunStatus } from "./status.js";
 
 /** @import { Run, StepFields } from "./types.js" */
 
+const CODE_BLOCK = /```[\w+-]*[ \t]*\n[\s\S]*?(?:\n?```|$)|<code>[\s\S]*?(?:<\/code>|$)/g;
+
+/**
+ * Streamed model text without its code blocks (closed or still open), and without the "Code:" line that led to one.
+ * @param {string} text
+ * @returns {string}
+ */
+export function withoutCode(text) {
+  return text.replace(CODE_BLOCK, "").replace(/^\s*Code:\s*$/gim, "").trim();
+}
+
 export class LiveStep {
   constructor() {
+    /** @type {HTMLElement | null} */
+    this.spinner = null;
+    /** @type {HTMLElement | null} */
+    this.waitChip = null;
+    /** @type {HTMLElement | null} */
+    this.pre = null;
+    /** @type {HTMLElement | null} */
+    this.thought = null;
     this.el = h("div", { class: "nba-live" });
     /** @type {number | null} the step shown; null when none */
     this.stepNumber = null;
@@ -30,12 +49,30 @@ export class LiveStep {
     this.textNode = document.createTextNode("");
     this.logsNode = null;
     const title = kind === "planning" ? "Planning" : `Step ${stepNumber}`;
+    this.spinner = h("span", { class: "nba-spinner", "aria-label": "running" });
+    this.waitChip = h("span", { class: "nba-chip nba-live-waiting", hidden: true }, "waiting for you");
+    this.pre = h("pre", { class: "nba-streaming" }, this.textNode);
+    this.thought = h("pre", { class: "nba-streaming nba-live-thought", hidden: true });
     this.el.replaceChildren(
       h("div", { class: "nba-step nba-step-live", dataset: { step: stepNumber, kind } },
-        h("div", { class: "nba-step-head" }, h("span", { class: "nba-step-title" }, title), h("span", { class: "nba-spinner", "aria-label": "running" })),
-        h("pre", { class: "nba-streaming" }, this.textNode)),
+        h("div", { class: "nba-step-head" }, h("span", { class: "nba-step-title" }, title), this.spinner, this.waitChip),
+        this.pre, this.thought),
     );
     return this.textNode;
+  }
+
+  /**
+   * A person is asked (code to approve, a permission): nothing turns, and the streamed text shows without its code,
+   * which the review box or the step shows (once). Back to running, the spinner and the whole text return.
+   * @param {boolean} waiting
+   */
+  setWaiting(waiting) {
+    if (!this.spinner || !this.pre || !this.thought || !this.waitChip) return;
+    this.spinner.hidden = waiting;
+    this.waitChip.hidden = !waiting;
+    if (waiting) this.thought.textContent = withoutCode(this.textNode?.data ?? "");
+    this.thought.hidden = !waiting || !this.thought.textContent;
+    this.pre.hidden = waiting;
   }
 
   /**
@@ -64,17 +101,22 @@ export class LiveStep {
   }
 
   /**
-   * Drop the live step when the run's state already holds it (or the run is no longer running).
+   * Drop the live step when the run's state already holds it (or the run is no longer running); while a person is
+   * asked (`status`, the controls' view of the run), keep it still and without its code.
    * @param {Partial<Run> | null | undefined} run
+   * @param {string | undefined} [status] the status shown (js/controls.js effectiveStatus), else the run's own
    */
-  sync(run) {
+  sync(run, status = run?.status) {
     if (this.stepNumber === null) return;
-    const running = run?.status === RunStatus.RUNNING;
+    const waiting = status === RunStatus.AWAITING_APPROVAL || status === RunStatus.AWAITING_PERMISSION;
+    const running = run?.status === RunStatus.RUNNING || waiting;
     const done = (run?.steps ?? []).some((s) => s.kind === this.kind && s.step_number === this.stepNumber);
     if (!running || done) this.clear();
+    else this.setWaiting(waiting);
   }
 
   clear() {
+    this.spinner = this.pre = this.thought = this.waitChip = null;
     this.stepNumber = null;
     this.textNode = null;
     this.logsNode = null;

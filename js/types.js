@@ -88,6 +88,8 @@
  * @property {TokenUsage | null} token_usage
  * @property {number | null} duration seconds; null while the step runs
  * @property {boolean} stopped
+ * @property {string | null} [mark] how it ended when not plainly: "error" | "stopped" | "timed_out" | "stuck" |
+ *   "rejected" (nbagent/record/status.py's StepMark; absent in older saved widgets)
  * @property {string | null} plan planning steps
  * @property {Run[]} children runs of managed agents called in this step
  * @property {NamespaceChange[]} changes what the step's code did to the namespace (empty: nothing, or no code)

@@ -53,7 +53,7 @@ describe("renderStep", () => {
   it("marks stopped steps and renders nested runs", () => {
     const el = renderStep({ ...imageStep, stopped: true, children: [{ task: "sub", agent_name: "helper", status: "done", steps: [] }] }, ctx());
     expect(el.classList.contains("nba-step-stopped")).toBe(true);
-    expect(el.querySelector(".nba-stopped").textContent).toBe("stopped");
+    expect(el.querySelector(".nba-mark-stopped").textContent).toBe("stopped");
     expect(el.querySelector("details.nba-child .nba-nested").textContent).toBe("sub");
   });
 });

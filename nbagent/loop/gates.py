@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from nbagent.errors import RunStopped
-from nbagent.record.status import ENDED_STATUSES, HALT_STATUSES, RunStatus, status_of
+from nbagent.record.status import ENDED_STATUSES, HALT_STATUSES, REJECTED_OBSERVATION, RunStatus, status_of
 
 __all__ = [
     "RunGates",
@@ -77,7 +77,7 @@ class CodeRejected(Exception):
     @property
     def observation(self) -> str:
         said = f" Their note: {self.note}" if self.note else " They left no note."
-        return f"A person reviewed this code and rejected it, so it did not run.{said}"
+        return f"{REJECTED_OBSERVATION}{said}"  # the step's "rejected" mark is read from it (record/status.py)
 
 
 class RunGates:

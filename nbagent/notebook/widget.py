@@ -29,7 +29,7 @@ import traitlets
 from ipywidgets import Widget, widget_serialization
 
 from nbagent.record import CodeOutputDelta, Rerun
-from nbagent.record.status import STATUSES
+from nbagent.record.status import STATUSES, answered
 from nbagent.text import ONE_LINE, truncate
 from nbagent.views.html import run_to_html
 from nbagent.views.state import ImageStore, RunStateBuilder, empty_run, memory_to_state, normalize_run
@@ -215,7 +215,7 @@ class AgentWidget(anywidget.AnyWidget):
     # ------------------------------------------------------------------ display
 
     def summary(self) -> str:
-        """One line for text/plain: agent, status, steps, final answer."""
+        """One line for text/plain: agent, status, steps, the final answer ("no answer" for a run that had none)."""
         run = self.run
         steps = sum(1 for s in run.get("steps", []) if s.get("kind") == "action")
         parts = [
@@ -223,9 +223,12 @@ class AgentWidget(anywidget.AnyWidget):
             run.get("status", "idle"),
             f"{steps} step{'' if steps == 1 else 's'}",
         ]
-        answer = (run.get("final_answer") or {}).get("text")
-        if answer:
-            parts.append("final answer: " + truncate(answer, ONE_LINE))
+        final = run.get("final_answer") or {}
+        outcome = run.get("outcome") or final.get("outcome")
+        if outcome is not None and not answered(outcome):  # max steps, stopped, failed, an apology: no answer
+            parts.append("no answer")
+        elif final.get("text"):
+            parts.append("final answer: " + truncate(final["text"], ONE_LINE))
         return f"AgentWidget({' · '.join(parts)})"
 
     def mimebundle(self) -> dict[str, Any]:

@@ -9,6 +9,11 @@ That refined outcome is the one thing that decides the badge (`status_of`), the 
 box (warning style unless `ANSWERED`), the `-o` value of `%%agent` (the answer only when
 `answered(outcome)`), the memory view and the static HTML. `js/status.js` holds the same
 statuses and labels (a test keeps the two equal).
+
+A step that did not end in the plain way carries a `StepMark`: "error" (its code or the model failed: red),
+"stopped" (a person's Stop), "timed_out" (the run's time limit), "stuck" (a repeat the loop refused),
+"rejected" (a person rejected its code at approval). Stopped, timed out and rejected are no errors: each has
+its own badge and colour in the widget, the static HTML and the console (`step_mark`, mirrored by js/status.js).
 """
 
 from __future__ import annotations
@@ -30,6 +35,12 @@ __all__ = [
     "LIVE_STATUSES",
     "ENDED_STATUSES",
     "HALT_STATUSES",
+    "StepMark",
+    "STEP_MARKS",
+    "STEP_MARK_LABELS",
+    "REJECTED_OBSERVATION",
+    "step_mark",
+    "mark_of_step",
 ]
 
 
@@ -177,3 +188,56 @@ def status_of(outcome: str) -> str:
         return _STATUS_OF_OUTCOME[RunOutcome(outcome)].value
     except ValueError:
         return RunStatus.ERROR.value
+
+
+class StepMark(str, Enum):
+    """How a step ended when it did not end in the plain way: the badge on the step (None: no badge)."""
+
+    ERROR = "error"
+    STOPPED = "stopped"
+    TIMED_OUT = "timed_out"
+    STUCK = "stuck"
+    REJECTED = "rejected"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+STEP_MARKS: tuple[str, ...] = tuple(mark.value for mark in StepMark)
+STEP_MARK_LABELS = {"error": "error", "stopped": "stopped", "timed_out": "timed out", "stuck": "stuck", "rejected": "rejected"}
+
+# What the model observes of a step whose code a person rejected (nbagent.loop.gates.CodeRejected): the mark's key.
+REJECTED_OBSERVATION = "A person reviewed this code and rejected it, so it did not run."
+
+# An error's class (nbagent.errors) -> the step's mark; any other error is StepMark.ERROR.
+_MARK_OF_ERROR = {
+    "AgentTimedOutError": StepMark.TIMED_OUT,
+    "AgentStoppedError": StepMark.STOPPED,
+    "AgentStuckError": StepMark.STUCK,
+}
+
+
+def step_mark(error: Any, stopped: bool = False, observations: str | None = None) -> str | None:
+    """The mark of an action step from its `error` (an AgentError, or a dict {"type", "message"}), whether it was
+    `stopped`, and its `observations` (a rejection is said there); None for a step that ended plainly."""
+    kind = error.get("type") if isinstance(error, dict) else type(error).__name__
+    if error is not None and kind in _MARK_OF_ERROR:
+        return _MARK_OF_ERROR[kind].value
+    if stopped:
+        return StepMark.STOPPED.value
+    if error is not None:
+        return StepMark.ERROR.value
+    if isinstance(observations, str) and observations.startswith(REJECTED_OBSERVATION):
+        return StepMark.REJECTED.value
+    return None
+
+
+def mark_of_step(step: dict[str, Any]) -> str | None:
+    """The mark a view shows for a step dict (nbagent/views/state.py): its own `mark`, or for a step saved before
+    steps had one, "stopped" when it was stopped and "error" when it has an error (js/status.js `stepMark`)."""
+    mark = step.get("mark")
+    if isinstance(mark, str) and mark in STEP_MARK_LABELS:
+        return mark
+    if step.get("stopped"):
+        return StepMark.STOPPED.value
+    return StepMark.ERROR.value if step.get("error") else None

@@ -28,7 +28,7 @@ from nbagent.record import (
     TaskStep,
     ToolCall,
 )
-from nbagent.record.status import answered, looks_like_error, outcome_message, run_outcome
+from nbagent.record.status import answered, looks_like_error, outcome_message, run_outcome, step_mark
 from nbagent.text import plain_text
 
 from .changes import change_text, scratch_text, yours_line
@@ -38,6 +38,9 @@ from .state import is_forced_answer
 from .thought import step_thought
 
 __all__ = ["LogLevel", "ConsoleView", "replay_memory"]
+
+# the word and colour of a step that ended without an error of its own (record/status.py's StepMark)
+_ENDED = {"stopped": ("Stopped", "bold magenta"), "timed_out": ("Timed out", "bold yellow"), "stuck": ("Stuck", "bold yellow")}
 
 ACCENT = "#d4b702"
 _PERMISSION_STYLES = {"once": "green", "run": "green", "deny": "yellow", "never": "red"}
@@ -171,8 +174,12 @@ def render_action_step(step: ActionStep, level: LogLevel, show_model_output: boo
                 out.append(Text(change_text(change), style="bold yellow"))
         for index, image in enumerate(step.observations_images or [], 1):
             out.append(Text(image_placeholder(image, index), style="magenta"))
-    if step.error is not None:
-        out.append(Text(f"{'Stopped' if step.stopped else 'Error'}: {step.error}", style="bold red"))
+    mark = step_mark(step.error, bool(step.stopped), step.observations)
+    if step.error is not None:  # stopped, timed out and stuck are no errors: their own word and colour
+        word, style = _ENDED.get(mark, ("Error", "bold red"))
+        out.append(Text(f"{word}: {step.error}", style=style))
+    elif mark == "rejected":
+        out.append(Text("Rejected: a person rejected this code, so it did not run.", style="bold magenta"))
     if level >= LogLevel.INFO:
         out.append(Text(step_footer(step), style="dim"))
     return out

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from nbagent.loop.deadline import describe_limit
-from nbagent.record.status import LIVE_STATUSES
+from nbagent.record.status import LIVE_STATUSES, STEP_MARK_LABELS, mark_of_step
 from nbagent.views.changes import change_text, scratch_text, yours_line
 from nbagent.views.code_diff import CHANGE_LABELS
 from nbagent.views.highlight import highlight_python
@@ -51,6 +51,10 @@ STATUS_LABELS = {
     "timed_out": "timed out",
     "stuck": "stuck",
 }
+
+
+# The block of a step that was stopped, timed out or stuck: what ended it, not an error (js/step.js's ENDED).
+ENDED_BLOCKS = {"stopped": "Stopped", "timed_out": "Timed out", "stuck": "Stuck"}
 
 
 @functools.lru_cache(maxsize=1)
@@ -213,6 +217,9 @@ def run_to_html(run: dict[str, Any], images: list[bytes], *, css: bool = True) -
         describe_limit=describe_limit,
         status_key=lambda status: status if status in STATUS_LABELS else "idle",
         status_label=lambda status: STATUS_LABELS.get(status, "idle"),
+        step_mark=lambda step: mark_of_step(step) if step.get("kind") == "action" else ("error" if step.get("error") else None),
+        mark_labels=STEP_MARK_LABELS,
+        ended=ENDED_BLOCKS,
         count_steps=lambda r: sum(1 for s in r.get("steps", []) if s.get("kind") == "action"),
         is_answer=_is_answer,
         answer_label=_answer_label,

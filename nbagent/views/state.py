@@ -76,6 +76,7 @@ A step is one of::
      "token_usage": {"input_tokens": int, "output_tokens": int} | None,
      "duration": float | None,          # None while the step runs
      "stopped": bool,
+     "mark": None | "error" | "stopped" | "timed_out" | "stuck" | "rejected",  # its badge (record/status.py)
      "plan": str | None,                # planning steps
      "children": [run, ...],           # runs of managed agents called in this step
      "changes": [change, ...]}         # what the code did to the namespace, see below
@@ -129,7 +130,7 @@ from nbagent.record import (
     ToolCall,
     ToolOutput,
 )
-from nbagent.record.status import STATUSES, RunOutcome, looks_like_error, run_outcome, status_of
+from nbagent.record.status import STATUSES, RunOutcome, looks_like_error, run_outcome, status_of, step_mark
 from nbagent.text import plain_text
 
 from .code_diff import code_changes
@@ -283,6 +284,7 @@ def _base_step(kind: str, step_number: int | None) -> dict[str, Any]:
         "token_usage": None,
         "duration": None,
         "stopped": False,
+        "mark": None,
         "plan": None,
         "children": [],
         "changes": [],
@@ -311,6 +313,7 @@ def action_step_to_dict(step: ActionStep, images: ImageStore, children: list[dic
         token_usage=_usage(step.token_usage),
         duration=step.timing.duration if step.timing else None,
         stopped=bool(step.stopped),
+        mark=step_mark(step.error, bool(step.stopped), step.observations),  # the step's badge (record/status.py)
         children=children or [],
         changes=[dict(c) for c in step.namespace_changes or []],
     )
@@ -628,6 +631,8 @@ class RunStateBuilder:
         result = event.result
         if self._step is not None and any(s is self._step for s in self.run["steps"]):
             self._step["stopped"] = result.state in (RunOutcome.STOPPED.value, RunOutcome.TIMED_OUT.value)
+            if self._step["stopped"]:
+                self._step["mark"] = "timed_out" if result.state == RunOutcome.TIMED_OUT.value else "stopped"
         self._step = None
         timing = getattr(result, "timing", None)
         duration = getattr(timing, "duration", None)

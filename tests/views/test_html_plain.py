@@ -77,7 +77,7 @@ def memory() -> AgentMemory:
 def test_without_styles_the_items_of_a_line_are_separated() -> None:
     lines = plain_lines(memory_to_html(memory(), agent_name="calc", model_id="scripted"))
     assert lines[0] == "calc · scripted · done · run 0:03"  # the total, as the widget's clock says it
-    assert "Step 1 · 812 in · 31 out tokens · 800 ms" in lines
+    assert "Step 1 · error · 812 in · 31 out tokens · 800 ms" in lines  # its badge, as in the widget
     assert "Step 2 · 905 in · 12 out tokens · 3.0 s" in lines
     assert lines[-1] == "2 steps · 1.7k in · 43 out tokens · 3.8 s"
     assert not any("tokens3" in line or "Step 1812" in line for line in lines)

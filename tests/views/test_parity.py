@@ -15,7 +15,15 @@ from typing import Any
 
 import pytest
 
-from nbagent.record.status import LIVE_STATUSES, STATUSES, RunStatus
+from nbagent.record.status import (
+    LIVE_STATUSES,
+    STATUSES,
+    STEP_MARK_LABELS,
+    STEP_MARKS,
+    RunStatus,
+    StepMark,
+    mark_of_step,
+)
 from nbagent.views.html import STATUS_LABELS
 from nbagent.views.thought import thought_text
 
@@ -129,3 +137,31 @@ def test_time_limits_are_said_the_same_in_python_and_js() -> None:
         "import { formatLimit } from './js/meta.js'; console.log(JSON.stringify(input.map(formatLimit)));", seconds
     )
     assert js == [describe_limit(s) for s in seconds]
+
+
+# step dicts (as nbagent/views/state.py builds them, or older ones without `mark`) -> the same badge on both sides
+MARK_CASES: list[dict[str, Any]] = [
+    {"mark": "stopped", "stopped": True, "error": "Stopped by the user."},
+    {"mark": "timed_out", "stopped": True, "error": "Stopped: the run reached its time limit of 4 s (max_time)."},
+    {"mark": "rejected", "stopped": False, "error": None},
+    {"mark": "stuck", "stopped": False, "error": "The model sent the same code again."},
+    {"mark": "error", "stopped": False, "error": "ZeroDivisionError"},
+    {"mark": None, "stopped": False, "error": None},
+    {"stopped": True, "error": "Stopped by the user."},  # saved before steps had a mark
+    {"error": "NameError"},
+    {"mark": "bogus", "error": None},
+]
+
+
+@needs_node
+def test_step_marks_are_the_same_in_python_and_js() -> None:
+    js = run_js(
+        "import { STEP_MARK_LABELS, StepMark, stepMark } from './js/status.js';"
+        "console.log(JSON.stringify({names: Object.keys(StepMark), values: Object.values(StepMark),"
+        " labels: STEP_MARK_LABELS, marks: input.map(stepMark)}));",
+        MARK_CASES,
+    )
+    assert js["names"] == [mark.name for mark in StepMark] and js["values"] == list(STEP_MARKS)
+    assert js["labels"] == STEP_MARK_LABELS
+    assert js["marks"] == [mark_of_step(case) for case in MARK_CASES]
+    assert js["marks"] == ["stopped", "timed_out", "rejected", "stuck", "error", None, "stopped", "error", None]
