@@ -82,6 +82,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     setup.add_argument("--wheel-only", action="store_true", help="only build llama-cpp-python into the wheel cache")
     sub.add_parser("doctor", help="what this machine gives nbagent: model, JupyterLab, widget, sandbox, Dask")
+    hint = sub.add_parser(
+        "hint",
+        help="install (or remove) a hint in your IPython profile for %%%%agent used before %%load_ext nbagent",
+        description="Write a small file into the default IPython profile's startup folder: a kernel then answers "
+        "'Cell magic `%%agent` not found' with the line to run (%load_ext nbagent). It does not load nbagent.",
+    )
+    hint.add_argument("action", choices=["install", "remove"])
+    hint.add_argument("--profile-dir", default=None, help="an IPython profile folder (default: profile_default)")
     return parser
 
 
@@ -330,7 +338,17 @@ def _dask_fact() -> tuple[str, bool, str]:
     )
 
 
+def _hint(args: argparse.Namespace) -> int:
+    from nbagent.notebook.hint import install_startup_hint
+
+    path = install_startup_hint(args.profile_dir, remove=args.action == "remove")
+    done = "removed" if args.action == "remove" else "installed (new kernels of this profile give the hint)"
+    print(f"nbagent: the %load_ext hint {done}: {path}")
+    return 0
+
+
 _COMMANDS = {
+    "hint": _hint,
     "run": _run,
     "quickstart": lambda args: _quickstart(),
     "setup": _setup,

@@ -226,8 +226,11 @@ class AgentMagics(Magics):
 
     def _run(self, magic: str, line: str, cell: str) -> Any:
         from nbagent.loop.deadline import MAX_TIME_HELP, parse_max_time
-        from nbagent.notebook.magic_input import check_names, check_pointed_names, usage_line
+        from nbagent.notebook.magic_input import check_names, check_pointed_names, help_text, usage_line, wants_help
 
+        if wants_help(line):  # %agent --help, %%agent -h
+            print(help_text(self.agent.parser, magic))
+            return None
         args = self._parse(magic, line)
         check_names(args.out, args.agent, _split_names(args.imports))
         namespace = self.shell.user_ns

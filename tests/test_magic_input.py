@@ -177,3 +177,17 @@ def test_a_shown_answer_is_not_echoed_but_stored(ip):
     assert ip.run_cell_magic("agent", "-m m -o answer", "t") is None  # no Out[] under the view that shows it
     assert ip.user_ns["answer"] == 42
     assert ip.run_cell_magic("agent", "-m m --quiet", "t") == 42  # --quiet: the value is the answer
+
+
+@pytest.mark.parametrize(("magic", "line", "cell"), [("%agent", "--help", None), ("%%agent", "-h", "Which region?")])
+def test_help_shows_the_help_not_unknown_option(ip, capsys, magic, line, cell):
+    # issue 33: `%agent --help` said "unknown option --help"
+    if cell is None:
+        result = ip.run_line_magic("agent", line)
+    else:
+        result = ip.run_cell_magic("agent", line, cell)
+    out = capsys.readouterr().out
+    assert result is None
+    assert out.startswith(f"{magic} [-m MODEL]")
+    assert "--max-steps MAX_STEPS" in out and "unknown option" not in out
+    assert "%agent? shows this too" in out

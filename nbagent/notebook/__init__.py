@@ -10,7 +10,8 @@ Modules:
     driver     RunDriver: the widget's buttons and prepared runs (a worker thread drives them)
     channel    ControlChannel: the receive-only comm the buttons use, heard while a cell runs
     save_hook  the Jupyter server pre-save hook that keeps finished runs as static HTML
-    magic_input  what %%agent checks before a run: options, usage line, `%agent …?`, sensitive imports
+    magic_input  what %%agent checks before a run: options, usage line, `--help`, `%agent …?`, sensitive imports
+    hint       the opt-in startup hint for %%agent before %load_ext nbagent (`nbagent hint install`)
     answer_display  the `%%agent --quiet` cell's answer shown as a plain value (25124.05), the value unchanged
     scratch    `%agent --undo` and `%agent --keep`: the last run undone (its -o variable too), scratch names brought in
 """

@@ -25,6 +25,7 @@ import importlib.util
 import keyword
 import pkgutil
 import re
+import shlex
 import sys
 from collections.abc import Iterable
 from typing import Any
@@ -54,6 +55,30 @@ def _option_strings(parser: Any) -> tuple[set[str], set[str]]:
         if action.nargs != 0:
             with_value.update(action.option_strings)
     return known, with_value
+
+
+HELP_WORDS = ("-h", "--help")
+
+
+def wants_help(line: str) -> bool:
+    """`%agent --help`, `%%agent -h`: the options before any task (or `--`) ask for the help."""
+    try:
+        words = shlex.split(line)
+    except ValueError:  # unbalanced quotes: the parse says so
+        return False
+    for word in words:
+        if word == "--" or not word.startswith("-"):
+            return False
+        if word in HELP_WORDS:
+            return True
+    return False
+
+
+def help_text(parser: Any, magic: str) -> str:
+    """The magic's help as `%agent?` shows it, for `--help`: usage, what it does, every option."""
+    text = parser.format_help().removeprefix("::").strip("\n").removeprefix("  ")
+    text = text.replace("%agent [", f"{magic} [", 1)
+    return f"{text}\n\n%%agent [options] then the task in the cell · %agent [options] task · %agent? shows this too"
 
 
 def check_options(words: list[str], parser: Any, magic: str) -> None:
