@@ -362,6 +362,7 @@ class Worker:
         self.executor = LocalPythonExecutor(namespace=namespace, **config.executor_kwargs)
         self.executor.visibility = None  # the host says what is hidden (a load is a NameError, a binding refused)
         self.executor._guards.hidden_names = dict(config.hidden)
+        self.executor._guards.executor_name = "IsolatedPythonExecutor"  # advice names the executor in use
         self.outbox = Outbox(self.channel, config.max_print_outputs_length)  # threads only after confinement
         watch_parent()
         self.executor.on_output = self.outbox.output

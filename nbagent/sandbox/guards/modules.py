@@ -274,7 +274,7 @@ class ModuleViews:
         if isinstance(module, SandboxModule):
             return module
         if not self.is_authorized(module, path):
-            refusal = policy.import_refusal(module.__name__, self._guards.authorized)
+            refusal = policy.import_refusal(module.__name__, self._guards.authorized, self._guards.executor_name)
             if path and path != module.__name__:  # reached as an attribute: smolagents' words first
                 refusal = f"Forbidden access to module: {module.__name__} (reached as {path}). {refusal}"
             raise ImportNotAllowed(refusal)
@@ -284,6 +284,41 @@ class ModuleViews:
         built = self._build(module, path or module.__name__)
         self._views[id(module)] = (module, built)
         return built
+
+    def way_to(self, module_name: str) -> SandboxModule:
+        """What `import a.b.c` binds as `a`: its view when `a` is granted, else a view of `a` that holds only the way
+        down to the granted module (and `a`'s other granted submodules already imported), so that granting
+        `urllib.request` makes `import urllib.request` work without granting the rest of `urllib`."""
+        parts = module_name.split(".")
+        top = sys.modules[parts[0]]
+        if len(parts) == 1 or self.is_authorized(top, parts[0]):
+            return self.view(top, parts[0])
+        return self._way(parts, 0)
+
+    def _way(self, parts: list[str], depth: int) -> SandboxModule:
+        name = ".".join(parts[: depth + 1])
+        module = sys.modules[name]
+        if self.is_authorized(module, name):
+            return self.view(module, name)
+        way = SandboxModule(name, getattr(module, "__doc__", None))
+        content = way.__dict__
+        for key, value in list(vars(module).items()):  # its granted submodules, as the real package holds them
+            if isinstance(value, ModuleType) and not key.startswith("_") and self.is_authorized(value, f"{name}.{key}"):
+                content[key] = self.view(value, f"{name}.{key}")
+        if depth + 1 < len(parts):
+            content[parts[depth + 1]] = self._way(parts, depth + 1)
+        granted = ", ".join(sorted(k for k, v in content.items() if isinstance(v, ModuleType)))
+
+        def refuse(attribute: str) -> Any:
+            if attribute.startswith("_"):
+                raise AttributeError(f"module {name!r} has no attribute {attribute!r}")
+            raise AttributeNotAllowed(
+                f"{name}.{attribute}: the module {name} is not granted, only its submodules {granted} "
+                f"({policy.grant_hint(name, self._guards.executor_name)})"
+            )
+
+        content["__getattr__"] = refuse
+        return way
 
     def _build(self, module: ModuleType, path: str) -> SandboxModule:
         name = module.__name__

@@ -108,19 +108,19 @@ def is_import_authorized(module_name: str, authorized: Iterable[str]) -> bool:
     return any(prefix in granted or f"{prefix}.*" in granted for prefix in _prefixes(module_name))
 
 
-def grant_hint(module_name: str) -> str:
-    top = module_name.split(".")[0]
+def grant_hint(module_name: str, executor: str = "LocalPythonExecutor") -> str:
+    """How to grant `module_name`, naming the executor the code runs in (`executor`: its class name)."""
     return (
-        f"To grant it, add it to `additional_authorized_imports`: "
-        f"LocalPythonExecutor(additional_authorized_imports=[{top!r}]) or `%%agent --imports {top}`."
+        f"To grant it, add it to `additional_authorized_imports`: CodeAgent(additional_authorized_imports="
+        f"[{module_name!r}]) (the agent's {executor}) or `%%agent --imports {module_name}`."
     )
 
 
-def import_refusal(module_name: str, authorized: Iterable[str]) -> str:
+def import_refusal(module_name: str, authorized: Iterable[str], executor: str = "LocalPythonExecutor") -> str:
     if never_importable(module_name):
         return f"Import of {module_name} is not allowed: this module is never available to agent code."
     allowed = ", ".join(sorted(set(authorized)))
-    return f"Import of {module_name} is not allowed. Authorized imports: {allowed}. {grant_hint(module_name)}"
+    return f"Import of {module_name} is not allowed. Authorized imports: {allowed}. {grant_hint(module_name, executor)}"
 
 
 # --- 2. builtins --------------------------------------------------------------------------------------------------

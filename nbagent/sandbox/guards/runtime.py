@@ -128,6 +128,8 @@ def _aliases(lookup: Callable[[str], Any]) -> Any:
 class Guards(AllocationGuard):
     """The runtime half of the policy for one executor and its namespace."""
 
+    executor_name = "LocalPythonExecutor"  # the executor advice names (the isolated worker sets its own)
+
     def __init__(self, namespace: dict, authorized: tuple[str, ...], max_allocation_bytes: int | None) -> None:
         self.ns = namespace
         self.authorized = authorized
@@ -178,7 +180,7 @@ class Guards(AllocationGuard):
                 return None
             return (
                 f"{key!r} is the module {value.__name__!r}, which the user imported but the agent was not granted. "
-                + policy.grant_hint(value.__name__)
+                + policy.grant_hint(value.__name__, self.executor_name)
             )
         if isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType)):
             module = getattr(value, "__module__", None)
@@ -190,7 +192,7 @@ class Guards(AllocationGuard):
             if not any(policy.is_import_authorized(m, self.authorized) for m in candidates):
                 return (
                     f"{key!r} comes from the module {module!r}, which the agent was not granted. "
-                    + policy.grant_hint(module.lstrip("_"))
+                    + policy.grant_hint(module.lstrip("_"), self.executor_name)
                 )
         return None
 
@@ -481,16 +483,18 @@ class Guards(AllocationGuard):
 
     def _import(self, module_name: str) -> types.ModuleType:
         if not policy.is_import_authorized(module_name, self.authorized):
-            raise ImportNotAllowed(policy.import_refusal(module_name, self.authorized))
+            raise ImportNotAllowed(policy.import_refusal(module_name, self.authorized, self.executor_name))
         return importlib.import_module(module_name)
 
     def import_module(self, module_name: str, bound_name: str | None, to_namespace: bool) -> Any:
         """``import a.b.c`` (bound_name None binds the top package) / ``import a.b.c as bound_name``."""
         module = self._import(module_name)
-        if bound_name is None:
+        if bound_name is None:  # `import a.b.c` binds `a`: the way down to a.b.c, even when only a.b.c is granted
             top = module_name.split(".")[0]
             module, bound_name = sys.modules[top], top
-        view = self.views.view(module, module.__name__)
+            view = self.views.way_to(module_name)
+        else:
+            view = self.views.view(module, module.__name__)
         if to_namespace:
             self.aliases.__dict__[bound_name] = view
             self.alias_sources[bound_name] = module
