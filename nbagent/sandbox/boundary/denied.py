@@ -12,7 +12,9 @@ refused:
   library opening it itself), by probing it read-only: readable, or absent (being created), means a write; refused
   means a read (an existing file refused both ways is then a read first, its write a later refusal). A folder being
   created (``os.mkdir``, hence ``os.makedirs`` and ``Path.mkdir``) ends with ``/``.
-* ``{"kind": "network", "target": ""}``: a socket refused without a network grant.
+* ``{"kind": "network", "target": ""}``: a socket refused without a network grant, or a host name that did not
+  resolve without one (``socket.gaierror``: the worker's own network namespace has no DNS, so code that names a
+  host, `pd.read_csv("https://…")`, fails there before any socket is refused).
 
 The worker is the hostile side: this is a claim, which the host checks (refusals.py) and which can only lead to a
 question, never to a grant by itself. It reads exceptions through the built-in descriptors, so an agent-defined
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import errno
 import os
+import socket
 import sys
 from collections import deque
 from types import TracebackType
@@ -64,9 +67,12 @@ def refusals_in(exc: BaseException, *, network_granted: bool) -> list[dict[str, 
     """The refusals behind ``exc`` (at most ``MAX_REFUSED``, each once)."""
     found: list[dict[str, Any]] = []
     for error in _chain(exc):
-        if type(error) is not PermissionError:  # built-in only: a subclass could compute its fields with agent code
+        if type(error) is socket.gaierror and not network_granted:  # no name resolves here without the network
+            refused: dict[str, Any] | None = {"kind": "network", "target": ""}
+        elif type(error) is not PermissionError:  # built-in only: a subclass could compute its fields with agent code
             continue
-        refused = _refusal(error, network_granted)
+        else:
+            refused = _refusal(error, network_granted)
         if refused is not None and refused not in found:
             found.append(refused)
         if len(found) >= MAX_REFUSED:
