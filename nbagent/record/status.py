@@ -204,7 +204,13 @@ class StepMark(str, Enum):
 
 
 STEP_MARKS: tuple[str, ...] = tuple(mark.value for mark in StepMark)
-STEP_MARK_LABELS = {"error": "error", "stopped": "stopped", "timed_out": "timed out", "stuck": "stuck", "rejected": "rejected"}
+STEP_MARK_LABELS = {
+    "error": "error",
+    "stopped": "stopped",
+    "timed_out": "timed out",
+    "stuck": "stuck",
+    "rejected": "rejected",
+}
 
 # What the model observes of a step whose code a person rejected (nbagent.loop.gates.CodeRejected): the mark's key.
 REJECTED_OBSERVATION = "A person reviewed this code and rejected it, so it did not run."

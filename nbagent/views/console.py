@@ -40,7 +40,11 @@ from .thought import step_thought
 __all__ = ["LogLevel", "ConsoleView", "replay_memory"]
 
 # the word and colour of a step that ended without an error of its own (record/status.py's StepMark)
-_ENDED = {"stopped": ("Stopped", "bold magenta"), "timed_out": ("Timed out", "bold yellow"), "stuck": ("Stuck", "bold yellow")}
+_ENDED = {
+    "stopped": ("Stopped", "bold magenta"),
+    "timed_out": ("Timed out", "bold yellow"),
+    "stuck": ("Stuck", "bold yellow"),
+}
 
 ACCENT = "#d4b702"
 _PERMISSION_STYLES = {"once": "green", "run": "green", "deny": "yellow", "never": "red"}

@@ -217,7 +217,9 @@ def run_to_html(run: dict[str, Any], images: list[bytes], *, css: bool = True) -
         describe_limit=describe_limit,
         status_key=lambda status: status if status in STATUS_LABELS else "idle",
         status_label=lambda status: STATUS_LABELS.get(status, "idle"),
-        step_mark=lambda step: mark_of_step(step) if step.get("kind") == "action" else ("error" if step.get("error") else None),
+        step_mark=lambda step: (
+            mark_of_step(step) if step.get("kind") == "action" else ("error" if step.get("error") else None)
+        ),
         mark_labels=STEP_MARK_LABELS,
         ended=ENDED_BLOCKS,
         count_steps=lambda r: sum(1 for s in r.get("steps", []) if s.get("kind") == "action"),
