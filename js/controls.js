@@ -66,7 +66,8 @@ export function effectiveStatus(run, controls) {
 
 /**
  * Send commands on the widget's ControlChannel once it is resolved; until then (or without one) on the
- * widget's own comm, which Python also listens to (heard only between cells).
+ * widget's own comm, which Python also listens to (heard only between cells). A resolved channel first says
+ * "shown": a front end renders the widget, so the kernel may ask a person here.
  * @param {AnyModel<WidgetModel>} model the AgentWidget's anywidget model
  * @returns {(command: ControlCommand) => void}
  */
@@ -83,6 +84,8 @@ export function connectChannel(model) {
     } catch {
       channel = null; // e.g. a saved notebook without its kernel
     }
+    // tell the kernel a person can see this widget: its asks wait for an answer here (driver.person_can_answer)
+    channel?.send({ type: "control", action: "shown" });
   };
   resolve();
   model.on?.("change:control_channel", resolve);

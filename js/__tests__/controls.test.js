@@ -228,7 +228,11 @@ describe("connectChannel", () => {
     await new Promise((r) => setTimeout(r, 0));
     send({ action: "step" });
     expect(model.widget_manager.get_model).toHaveBeenCalledWith("abc");
-    expect(channelSent).toEqual([{ type: "control", action: "step" }]);
+    // a resolved channel first tells the kernel a front end shows the widget (its asks may wait for a person)
+    expect(channelSent).toEqual([
+      { type: "control", action: "shown" },
+      { type: "control", action: "step" },
+    ]);
   });
 
   it("falls back to the widget's comm when the channel cannot be found", async () => {

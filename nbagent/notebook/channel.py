@@ -209,6 +209,9 @@ def attach_controls(widget: Any, driver: Any) -> Callable[[], None] | None:
             widget.controls = snapshot
 
     def on_command(content: dict[str, Any]) -> None:
+        if content.get("action") == "shown":  # a front end renders the widget: a person may answer its asks
+            driver.widget_shown(widget)
+            return
         try:
             driver.handle_command(content)
         except ControlError as error:

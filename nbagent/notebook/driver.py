@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 __all__ = ["RunDriver", "RunController", "ControlError", "ACTIONS"]
 
+SHOWN_GRACE_SECONDS = 15.0  # how long an ask waits for a front end to show a new widget before nobody is asked
+
 ACTIONS = (
     "run", "step", "pause", "stop", "approve", "reject", "rerun", "restore_fork", "approve_mode", "permission", "undo"
 )  # fmt: skip
@@ -50,8 +52,11 @@ class RunDriver:
         self._worker: threading.Thread | None = None
         self._listeners: list[Callable[[dict[str, Any]], Any]] = []
         self._widgets: dict[int, tuple[Any, Callable[[], None]]] = {}  # id(widget) -> (widget, detach)
+        self._shown = threading.Condition()
+        self._shown_ids: set[int] = set()  # widgets a front end said it shows (the "shown" command)
+        self._unseen_ids: set[int] = set()  # widgets no front end showed within SHOWN_GRACE_SECONDS
         self.gates.add_listener(self._gates_changed)
-        self.gates.answerer = self.has_widget  # a person can answer permission asks in an attached widget
+        self.gates.answerer = self.person_can_answer  # permission asks go to a widget a front end shows
         self.session.on_release(self._changed)
 
     @property
@@ -94,6 +99,29 @@ class RunDriver:
         of an earlier run that kept its buttons does not count."""
         views = getattr(self.agent, "_views", ())
         return any(any(view is widget for view in views) for widget, _ in list(self._widgets.values()))
+
+    def widget_shown(self, widget: Any) -> None:
+        """A front end rendered `widget` and reached its control channel (js/controls.js sends "shown")."""
+        with self._shown:
+            self._shown_ids.add(id(widget))
+            self._shown.notify_all()
+
+    def person_can_answer(self) -> bool:
+        """Whether a person can answer an ask in the widget of the run under way: it is attached and a front end
+        shows it. A widget no front end confirmed is waited for once, SHOWN_GRACE_SECONDS (its script may still
+        be loading); a kernel run by nbclient, nbconvert or papermill never renders one, and a run there must not
+        wait forever on an ask nobody sees."""
+        if not self.has_widget():
+            return False
+        current = {id(view) for view in getattr(self.agent, "_views", ())} & set(self._widgets)
+        with self._shown:
+            if current & self._shown_ids:
+                return True
+            if current <= self._unseen_ids:
+                return False
+            self._shown.wait_for(lambda: bool(current & self._shown_ids), timeout=SHOWN_GRACE_SECONDS)
+            self._unseen_ids |= current - self._shown_ids
+            return bool(current & self._shown_ids)
 
     # ------------------------------------------------------------------ re-run from step k
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from contrast import contrast
 from labkit import Lab, command, open_notebook, run_all, wait_idle, write_notebook
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -84,6 +85,19 @@ def readable_in_both_themes(page, ask, artifacts: Path) -> None:
         ask.screenshot(path=str(artifacts / f"permission_ask_{theme.split()[-1].lower()}.png"))
 
 
+def screenshot(view, path: Path) -> None:
+    """A finished run's picture. Its widget is drawn anew when the run ends (the display is refreshed with the
+    final static HTML), and a view may be taken out of the page while drawn: take the picture of the new one."""
+    for attempt in range(3):
+        try:
+            view.screenshot(path=str(path))
+            return
+        except PlaywrightError:
+            if attempt == 2:
+                raise
+            view.page.wait_for_timeout(500)
+
+
 def answer(page, index: int, button: str, artifacts: Path | None = None):
     """Wait for cell `index`'s widget to ask, check where and what, click `button`; the widget's view."""
     view = cell(page, index).locator(VIEW)
@@ -124,7 +138,6 @@ def test_allow_once_allow_for_the_run_and_deny(lab: Lab, page, notebook: str, ar
     expect(step.locator(".nba-permission")).to_have_attribute("data-answer", "deny")
     expect(step).to_contain_text("A person denied permission to write")
     expect(step).to_contain_text("Do without it")
-    denied.screenshot(path=str(artifacts / "permission_denied.png"))
 
     spoofed = cell(page, 4).locator(VIEW)
     ask = spoofed.locator(".nba-ask")
@@ -140,9 +153,10 @@ def test_allow_once_allow_for_the_run_and_deny(lab: Lab, page, notebook: str, ar
     expect(spoofed.locator(".nba-permission code")).to_contain_text("\\u0060data.csv")
     # a link in the answer says where it goes (issue 29 item 6)
     expect(spoofed.locator(".nba-final .nba-link-dest")).to_have_text(" (attacker.example/r?k=s3cr3t)")
-    spoofed.screenshot(path=str(artifacts / "permission_spoofed.png"))
+    screenshot(spoofed, artifacts / "permission_spoofed.png")
 
     wait_idle(page)
+    screenshot(denied, artifacts / "permission_denied.png")
     report = cell(page, 5).locator(".jp-OutputArea-output").last.inner_text()
     assert report.splitlines() == [
         "[['once'], []] ['once'] [] success",  # the once grant ended with its step

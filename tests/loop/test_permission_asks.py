@@ -351,7 +351,9 @@ def test_the_asks_are_saved_loaded_and_shown(tmp_path):
 def test_the_widgets_driver_answers_and_says_when_it_can():
     agent, _, executor = make_agent(WRITE, "final_answer('done')")
     driver = agent.driver
-    assert agent.gates.answerer == driver.has_widget and not driver.has_widget()  # no widget shows the run
+    assert (
+        agent.gates.answerer == driver.person_can_answer and not driver.person_can_answer()
+    )  # no widget shows the run
     agent.gates.answerer = lambda: True  # as while its widget shows the run
     thread = threading.Thread(target=agent.run, args=("Save the report.",), daemon=True)
     thread.start()

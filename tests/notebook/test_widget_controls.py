@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from control_helpers import code, wait_until
 
 from nbagent.notebook.channel import ControlChannel
@@ -97,3 +99,29 @@ def test_a_new_run_takes_the_buttons_from_the_previous_runs_widget(make_agent, c
     assert new is not old and isinstance(new.control_channel, ControlChannel)
     assert old.controls == {} and old.control_channel is None and channel.comm is None
     assert new.controls["status"] == "done" and new.controls["rerunnable"] == [1]
+
+
+def test_an_ask_waits_for_a_person_only_in_a_widget_a_front_end_shows(make_agent, capsys, monkeypatch):
+    """nbclient, nbconvert and papermill never render the widget: the ask is denied after a short wait, not a hang;
+    once the front end says "shown" (js/controls.js), the same kind of ask waits for the person's answer."""
+    from nbagent.notebook import driver as driver_module
+
+    monkeypatch.setattr(driver_module, "SHOWN_GRACE_SECONDS", 0.3)
+    notebook = {"salary": 5200}
+    responses = [code("final_answer(salary)"), code("final_answer('without it')")]
+    agent = widget_agent(make_agent, responses, namespace=notebook)
+    started = time.monotonic()
+    assert agent.run("What is the answer?") == "without it"
+    asked = agent.memory.action_steps()[0].permissions[0]
+    assert asked["answer"] == "deny" and asked["by"] == "nobody" and time.monotonic() - started < 5
+    assert not agent.driver.person_can_answer()  # the unseen widget is not waited for twice
+
+    shown = widget_agent(make_agent, [code("final_answer(salary)")], namespace=notebook)
+    shown.start("What is the answer?")
+    front_end_sends(shown._widget.control_channel, action="shown")
+    front_end_sends(shown._widget.control_channel, action="run")
+    wait_until(lambda: shown._widget.controls.get("status") == "awaiting_permission")
+    time.sleep(0.5)  # longer than the grace: a shown widget's ask keeps waiting
+    assert shown._widget.controls["status"] == "awaiting_permission"
+    front_end_sends(shown._widget.control_channel, action="permission", answer="once")
+    assert shown.driver.join(5) and shown.last_result.output == 5200
