@@ -464,6 +464,22 @@ def test_a_silent_step_shows_a_small_model_the_variable_it_made():
     assert "columns: units (int64), unit_price (float64), shop (" in seen and "city (" in seen
 
 
+@pytest.mark.parametrize(
+    "change",
+    [
+        "sales['revenue'] = sales['units'] * sales['unit_price']",
+        "sales.drop_duplicates(inplace=True)",
+        "sales.loc[sales['units'] > 1, 'units'] += 1",
+    ],
+)
+def test_a_silent_step_shows_a_small_model_the_frame_it_changed_in_place(change):
+    model = scripted([code(change), code("final_answer(1)")])
+    agent = agent_for(model, namespace=sales_namespace())
+    agent.run("One from `sales`.")
+    seen = actions(agent)[0].observations
+    assert seen.startswith("The code ran and printed nothing. `sales` is now:\n- `sales`: pandas DataFrame, 2 rows")
+
+
 @pytest.mark.parametrize("body", ["print_me = None\ndel print_me", "for i in range(2):\n    total = i", "x, y = 1, 2"])
 def test_a_silent_step_without_one_new_variable_says_only_that_it_printed_nothing(body):
     agent = agent_for(scripted([code(body), code("final_answer(1)")]), namespace={})
