@@ -655,6 +655,7 @@ class Outcome:
     set_name: str = "clean"
     changed: list[str] = field(default_factory=list)  # the user's frames the run changed: "orders (edited)"
     figures: str = ""  # a chart question's figures: "1 figure, 6 marks", "1 figure, image only", "no figure"
+    program: str = ""  # a solved answer's program (agent.to_code()): "reproduces", or "unchecked: <why>"
 
 
 _ERROR_ANSWER = re.compile(r"^\s*(error|an error|traceback|exception)\b|Error:", re.IGNORECASE)
@@ -819,7 +820,18 @@ class Bench:
             right = question.check(outcome.answer, expected)
         outcome.solved = not failed and not timed_out.is_set() and right
         outcome.kind = _classify(outcome, state, timed_out.is_set(), failed)
+        if outcome.solved and not question.chart:  # after the clock: what the user pays for the answer is timed
+            outcome.program = _program_check(agent)
         return outcome
+
+
+def _program_check(agent: Any) -> str:
+    """Whether the run's checked program (issue 31's `to_code()`) gives the answer again without the model."""
+    try:
+        program = agent.to_code()
+    except Exception as error:  # a failure of to_code is a result of the benchmark, not its crash
+        return f"unchecked: to_code raised {type(error).__name__}: {error}"
+    return "reproduces" if program.checked else f"unchecked: {program.reason}"
 
 
 def scripted_model(questions: list[Question]) -> Any:
@@ -903,8 +915,13 @@ def summary(outcomes: list[Outcome], label: str) -> dict[str, Any]:
         "step_errors": dict(sum((o.step_errors for o in outcomes), Counter())),
         "per_kind": per_kind,
         "changed": sum(bool(o.changed) for o in outcomes),
+        "reproduces": sum(o.program == "reproduces" for o in outcomes),
         "image_only": sum(o.figures.endswith("image only") for o in outcomes),
     }
+
+
+def charts_solved(outcomes: list[Outcome]) -> int:
+    return sum(o.solved and o.question.chart > 0 for o in outcomes)
 
 
 def _sets_of(outcomes: list[Outcome]) -> dict[str, list[Outcome]]:
@@ -933,6 +950,8 @@ def report(outcomes: list[Outcome], label: str, load: float) -> str:
             + (f"; charts checked by image only: {part['image_only']}/{charts}" if charts else ""),
             "per kind: " + ", ".join(f"{kind} {n}/{of}" for kind, (n, of) in part["per_kind"].items()),
             f"failure kinds: {_counts(part['kinds'])}; errors seen in steps: {_counts(part['step_errors'])}",
+            f"programs: {part['reproduces']} of the {part['solved'] - charts_solved(done)} solved non-chart answers "
+            "reproduce from their checked program (to_code)",
         ]
         per_set.append(f"{set_name} {part['solved']}/{part['total']} (median {part['median']:.1f} s)")
     lines.append(
@@ -952,6 +971,7 @@ def _log_record(outcome: Outcome) -> dict[str, Any]:
         "kind": outcome.kind,
         "seconds": round(outcome.seconds, 1),
         "detail": outcome.detail,
+        "program": outcome.program,
         "steps": outcome.transcript,
     }
 
@@ -972,6 +992,7 @@ def _result_record(outcome: Outcome) -> dict[str, Any]:
         "step_errors": dict(outcome.step_errors),
         "changed_data": outcome.changed,
         "figures": outcome.figures or None,
+        "program": outcome.program or None,
         "expected": _short(outcome.expected, 200),
         "answer": answer if len(answer) <= 200 else answer[:199] + "…",
         "detail": outcome.detail[:300],
