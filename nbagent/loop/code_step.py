@@ -7,8 +7,8 @@ For a small local model (`prompting.prompt_profile`), a step is also capped at
 `max_tokens_per_step` tokens (a cut step is reported to the model: "write shorter
 code"); a product of totals in its code runs as the total of the products, said in
 the step; and a final answer the checks doubt (no value, a row number for an id, a
-value the question names never selected, …) is refused once per doubt, twice per
-task at most, with the reason. Every model gets a hint after a failed step (the
+value the question names never selected, …) is refused with the reason, each doubt
+twice and three answers per task at most. Every model gets a hint after a failed step (the
 columns of a frame after a `KeyError`, the task's variables after a `NameError`); code the
 same as the code that just failed twice in a row, or as any earlier failing attempt of the
 task, is not run; and the same failure in other code, step after step, is named a loop and
@@ -21,6 +21,7 @@ person, never in the observation the model reads.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -60,7 +61,11 @@ CODE_END = "\n```\n"
 STOP_SEQUENCES = ["Observation:", "Calling tools:", CODE_END]
 _ANSWER_ECHO = Truncation(160)
 _CUT_SLACK = 3  # streamed token counts are re-tokenized: a cut step may count a token or two less
-_MAX_REFUSALS = 2  # final answers refused per task: then the model's answer stands
+_MAX_REFUSALS = 3  # final answers refused per task: then the model's answer stands
+# Each doubt is said at most twice: said once, the small model fixed one of two problems and answered with the other
+# still in (a label fixed, its repeated rows still counted; a second table still unused) in 3 of 7 wrong answers
+# of the messy benchmark's run; a third time rarely helps where a second did not.
+_SAYS_PER_DOUBT = 2
 _MAX_PROBLEMS_SAID = 2
 RETRY_TEMPERATURE = 0.9  # a small model retrying greedily after an error tends to write the same code again
 _NAMED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`|\{([A-Za-z_][A-Za-z0-9_]*)\}")  # `name` or {name} in a task
@@ -310,27 +315,30 @@ class CodeLoop(AgentLoop):
         return bool(actions) and actions[-1].error is not None
 
     def _new_answer_problems(self, answer: Any, code: str) -> list[str]:
-        """What the answer checks doubt in `answer` that was not said before in this task (each is said once)."""
+        """What the answer checks doubt in `answer` that was not said twice before in this task (once, when the
+        model sends an answer it was refused before: it is sure)."""
         actions = self._task_actions()
         said = " ".join(str(step.error) for step in actions if isinstance(step.error, AnswerRefused))
         refusals = sum(isinstance(step.error, AnswerRefused) for step in actions)
         if refusals >= _MAX_REFUSALS:
             return []
-        ran = [step.code_action for step in actions if _ran(step) and step.code_action] + [code]
+        ran = [_without_final_answer(step.code_action) for step in actions if _ran(step) and step.code_action]
+        ran.append(code)
         namespace = self._seen_namespace()
         problems = self.coach.answer_doubts(answer, self.task or "", "\n".join(ran), namespace)
-        return [problem for problem in problems if problem not in said][:_MAX_PROBLEMS_SAID]
+        says = 1 if f"final_answer({_echo(answer)}) was refused" in said else _SAYS_PER_DOUBT  # the same answer: sure
+        return [problem for problem in problems if said.count(problem) < says][:_MAX_PROBLEMS_SAID]
 
     def _new_chart_problems(self, figures: list[dict[str, Any]]) -> list[str]:
-        """What the chart checks doubt in the step's figures, not said before in this task (a chart refused counts
-        as an answer refused)."""
+        """What the chart checks doubt in the step's figures, not said twice before in this task (a chart refused
+        counts as an answer refused)."""
         actions = self._task_actions()
         said = " ".join(str(step.error) for step in actions if isinstance(step.error, AnswerRefused))
         if sum(isinstance(step.error, AnswerRefused) for step in actions) >= _MAX_REFUSALS:
             return []
         namespace = self._seen_namespace()
         problems = self.coach.chart_doubts(figures, self.task or "", namespace)
-        return [problem for problem in problems if problem not in said]
+        return [problem for problem in problems if said.count(problem) < _SAYS_PER_DOUBT]
 
     @contextmanager
     def _live_prints(self, step_number: int) -> Iterator[None]:
@@ -466,6 +474,26 @@ def _warnings(outcome: Any) -> list[str] | None:
 def _ran(step: ActionStep) -> bool:
     """True if the step's code ran to its end (a refused answer's code did)."""
     return step.error is None or isinstance(step.error, AnswerRefused)
+
+
+def _without_final_answer(code: str) -> str:
+    """An earlier step's code less its top-level `final_answer(...)` lines: that answer was refused, so what it
+    computed inside the call does not make the answer now checked (its assignments still do)."""
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return code
+    dropped = {
+        line
+        for node in body
+        if isinstance(node, ast.Expr) and _calls_final_answer(node.value)
+        for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)
+    }
+    return "\n".join(text for number, text in enumerate(code.splitlines(), 1) if number not in dropped)
+
+
+def _calls_final_answer(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "final_answer"
 
 
 def _add_image(images: list[Any], image: Any) -> None:

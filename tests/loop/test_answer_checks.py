@@ -305,17 +305,33 @@ def test_the_same_doubt_is_said_once_so_a_sure_model_can_answer_again():
     assert agent.run(QUESTION) == 15.0
 
 
-def test_at_most_two_answers_are_refused_per_task():
+def test_a_doubt_that_persists_in_a_new_answer_is_said_again():
+    agent, model = agent_for(
+        [
+            REVENUE + "final_answer(revenue.median())",  # South never selected
+            "final_answer(revenue.mean())",  # another answer, South still never selected
+            "final_answer(revenue[sales['region'] == 'South'].median())",
+        ]
+    )
+    assert agent.run(QUESTION) == 35.0
+    refused = [
+        str(step.error) for step in agent.memory.steps if isinstance(getattr(step, "error", None), AnswerRefused)
+    ]
+    assert len(refused) == 2 and all("South" in text for text in refused)
+
+
+def test_at_most_three_answers_are_refused_per_task():
     agent, _ = agent_for(
         [
             REVENUE + "final_answer(revenue.median())",  # South never selected
             "final_answer(revenue[sales['region'] == 'North'].median())",  # North not asked
-            "final_answer(None)",  # no value: would be refused, but two refusals were said
+            "final_answer(None)",  # no value
+            "final_answer(revenue[sales['region'] == 'East'].median())",  # East not asked: three refusals were said
         ]
     )
-    assert agent.run(QUESTION) is None
+    assert agent.run(QUESTION) == 8.0
     refused = [step for step in agent.memory.steps if isinstance(getattr(step, "error", None), AnswerRefused)]
-    assert len(refused) == 2
+    assert len(refused) == 3
 
 
 @pytest.mark.parametrize("profile", [None, "standard"])

@@ -296,16 +296,20 @@ def test_plain_answers_are_not_errors(answer):
     assert answer_problem(answer) is None
 
 
-def test_a_small_models_error_answer_is_refused_once_then_taken():
+def test_a_small_models_error_answer_is_refused_twice_then_taken():
     model = scripted(
-        [code("final_answer('KeyError: revenue')"), code("final_answer('Error: still failing')"), code("x=1")]
+        [
+            code("final_answer('KeyError: revenue')"),
+            code("final_answer('Error: still failing')"),
+            code("final_answer('Error: still failing')"),  # the same answer again: the model is sure
+        ]
     )
     agent = agent_for(model, namespace={})
-    assert agent.run("Revenue?") == "Error: still failing"  # refused once only: the second is the answer
-    first, second = actions(agent)
-    assert isinstance(first.error, AnswerRefused) and not first.is_final_answer
+    assert agent.run("Revenue?") == "Error: still failing"
+    first, second, third = actions(agent)
+    assert isinstance(first.error, AnswerRefused) and isinstance(second.error, AnswerRefused)
     assert "was refused: it reads like an error message" in prompt_text(model.calls[1])
-    assert second.is_final_answer and second.error is None
+    assert third.is_final_answer and third.error is None
 
 
 def test_a_refused_answer_can_be_followed_by_the_right_one():
