@@ -63,7 +63,6 @@ export function renderStep(step, ctx) {
   }
   const classes = ["nba-step", `nba-step-${step.kind}`];
   const mark = step.kind === "action" ? stepMark(step) : step.error ? StepMark.ERROR : null;
-  if (mark === StepMark.ERROR) classes.push("nba-step-error");
   if (mark === StepMark.STOPPED || mark === StepMark.TIMED_OUT) classes.push("nba-step-stopped");
   if (mark) classes.push(`nba-step-${mark}`);
   const title = step.kind === "planning" ? "Plan" : `Step ${step.step_number ?? ""}`;

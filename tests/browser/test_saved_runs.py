@@ -28,7 +28,7 @@ from nbagent.views.html import memory_to_html
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 STATIC = ".jp-OutputArea-output .nbagent-static"
-STEP_ONE = "Step 1 · 812 in · 31 out tokens · 800 ms"
+STEP_ONE = "Step 1 · error · 812 in · 31 out tokens · 800 ms"  # the step failed: its mark, as live
 
 # The background of each line of code, the code block's, and the contrast of the code's text on it.
 CODE_BACKGROUNDS = """root => {

@@ -120,7 +120,9 @@ def test_run_renders_live_then_from_the_saved_file(name: str, lab: Lab, page, ar
     open_notebook(page, lab, name)
     run_all(page)
     if name == "agent_run.ipynb":  # model text streams in while the scripted model "writes"
-        expect(page.locator(".nbagent-widget .nba-streaming")).to_contain_text("Thought: I will first", timeout=60_000)
+        expect(page.locator(".nbagent-widget .nba-streaming:not(.nba-live-thought)")).to_contain_text(
+            "Thought: I will first", timeout=60_000
+        )
     views = page.locator(LIVE)
     expect(views).to_have_count(case["views"], timeout=60_000)
     assert_run_shown(views.nth(0), code=case["code"])
