@@ -49,6 +49,13 @@ def test_money_as_text_gets_its_values_and_the_conversion(code):
     assert "final_answer" not in hint
 
 
+def test_a_blank_met_after_the_marks_are_out_is_named_with_errors_coerce():
+    hint = hint_for("""x = orders["amount"].str.replace(r"[$,]", "", regex=True).astype(float)""")
+    assert "the $ and , are out, but orders['amount'] also holds blanks (8 blank or missing)" in hint
+    assert "astype(float) cannot read" in hint and "errors='coerce')" in hint
+    assert "final_answer" not in hint
+
+
 @pytest.mark.parametrize(
     "code",
     ['d = pd.to_datetime(orders["order_date"])', 'm = orders[orders["order_date"].dt.month == 3]'],

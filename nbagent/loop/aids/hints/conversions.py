@@ -27,6 +27,7 @@ _DATE_FAILED = re.compile(
     r"doesn't match format|Unknown datetime string format|Can only use \.dt accessor with datetimelike|"
     r"time data .* does not match|Given date string .* not likely a datetime|Invalid comparison between dtype=(?:str|object)"
 )
+_BLANK_FAILED = re.compile(r"could not convert string to float: '\s*'|invalid literal for int\(\) with base 10: '\s*'")
 _STR_ON_NON_TEXT = re.compile(r"Can only use \.str accessor with string values")
 _KIND_WORDS = {"b": "booleans", "i": "numbers", "u": "numbers", "f": "numbers", "c": "numbers", "m": "durations"}
 _NAME = re.compile(r"\b[A-Za-z_]\w*\b")
@@ -44,11 +45,9 @@ def text_conversion(found: Any) -> str:
     for frame_name, column, values in _text_columns_in(found.statement or found.source, found.namespace):
         kind = _holds(values)
         if kind == "numbers" and numbers or kind == "dates" and (dates or numbers):
-            return (
-                _numbers_hint(frame_name, column, values)
-                if kind == "numbers"
-                else _dates_hint(frame_name, column, values)
-            )
+            if kind == "dates":
+                return _dates_hint(frame_name, column, values)
+            return _numbers_hint(frame_name, column, values, blank_failed=bool(_BLANK_FAILED.search(found.message)))
     return ""
 
 
@@ -85,15 +84,25 @@ def _examples(values: Any, marked: bool) -> str:
     return ", ".join(repr(text) for text in filled[:_EXAMPLES])
 
 
-def _blanks(values: Any) -> str:
+def _blank_count(values: Any) -> int:
     from nbagent.data import is_missing  # needs pandas, loaded here: `values` is a column of a frame
 
-    blank = int(is_missing(values).sum())
+    return int(is_missing(values).sum())
+
+
+def _blanks(values: Any) -> str:
+    blank = _blank_count(values)
     return f" and {blank} blank or missing" if blank else ""
 
 
-def _numbers_hint(frame_name: str, column: str, values: Any) -> str:
+def _numbers_hint(frame_name: str, column: str, values: Any, blank_failed: bool = False) -> str:
     ref = f"{frame_name}[{column!r}]"
+    if blank_failed:  # the marks are out already: the model took them out and met a blank, then did it again 3 times
+        return (
+            f"Hint: the $ and , are out, but {ref} also holds blanks ({_blank_count(values)} blank or missing), which "
+            f"astype(float) cannot read. pd.to_numeric reads them as missing: "
+            f"pd.to_numeric({ref}.str.replace(r'[$,]', '', regex=True), errors='coerce'), into a new variable."
+        )
     return (
         f"Hint: {ref} holds numbers written as text ({_examples(values, marked=True)}{_blanks(values)}), so it "
         f"cannot be totalled or converted as it is. Take out the $ and , first, then convert, into a new variable "
