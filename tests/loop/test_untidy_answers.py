@@ -163,3 +163,38 @@ def test_a_year_the_code_selects_or_the_only_year_of_the_data_passes():
     only_2023 = pd.DataFrame({"signup": pd.to_datetime(["2023-01-02", "2023-05-06"])})
     code = "final_answer(len(clients))"
     assert not any("2023" in p for p in year_problems("How many signed up in 2023?", code, only_2023))
+
+
+# ---------------------------------------------------------------- numbers still written as text
+
+
+def money_orders() -> pd.DataFrame:
+    frame = pd.DataFrame(
+        {"region": ["North", "South", "North", "East"], "amount": ["$98.10", "$1,234.00", None, "$5.00"]}
+    )
+    return frame.astype({"amount": object})  # as messy notebooks hold it: text and gaps in one object column
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "final_answer(orders.groupby('region').amount.sum().idxmax())",
+        "final_answer(orders['amount'].max())",
+        "final_answer(orders[orders['region'] == 'North']['amount'].sum())",
+    ],
+)
+def test_a_reduction_over_numbers_written_as_text_is_doubted(code):
+    context = AnswerContext("Which region sold most in `orders`?", ["orders"], code, {"orders": money_orders()})
+    said = answer_problems("North", context)
+    assert any("orders['amount'] still holds numbers written as text" in problem for problem in said), said
+    assert any("errors='coerce'" in problem for problem in said)
+
+
+def test_a_reduction_after_the_column_was_converted_passes():
+    frame = money_orders()
+    frame["amount"] = pd.to_numeric(frame["amount"].str.replace(r"[$,]", "", regex=True), errors="coerce")
+    code = "final_answer(orders.groupby('region').amount.sum().idxmax())"
+    said = answer_problems(
+        "South", AnswerContext("Which region sold most in `orders`?", ["orders"], code, {"orders": frame})
+    )
+    assert not any("written as text" in problem for problem in said)

@@ -27,7 +27,13 @@ from .answer_labels import label_problems
 from .code_checks import is_method_call, is_text
 from .data_card import data_frames, filled_text, is_number, owner_frame, text_kind, value_kind
 from .directions import direction_problems
-from .untidy_answers import blanks_not_counted, label_spellings_missed, repeats_not_dropped, spellings_counted_apart
+from .untidy_answers import (
+    blanks_not_counted,
+    label_spellings_missed,
+    repeats_not_dropped,
+    spellings_counted_apart,
+    text_totalled,
+)
 
 __all__ = ["AnswerContext", "answer_problem", "answer_problems"]
 
@@ -138,6 +144,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         _id_looked_up_as_row_number(tree, context),
         *labels,
         *_guarded(label_spellings_missed, tree, context.namespace),
+        *_guarded(text_totalled, tree, context.namespace),
         *_guarded(blanks_not_counted, tree, context.namespace),
         *_guarded(spellings_counted_apart, answer, context.code, context.namespace, context.variables),
         *_guarded(repeats_not_dropped, context.question, tree, context.namespace, context.variables),

@@ -15,9 +15,15 @@ import re
 from typing import Any
 
 from .code_checks import is_method_call, is_text
-from .data_card import data_frames
+from .data_card import data_frames, filled_text, text_kind
 
-__all__ = ["blanks_not_counted", "label_spellings_missed", "repeats_not_dropped", "spellings_counted_apart"]
+__all__ = [
+    "blanks_not_counted",
+    "label_spellings_missed",
+    "repeats_not_dropped",
+    "spellings_counted_apart",
+    "text_totalled",
+]
 
 _MISSING_CALLS = ("isna", "isnull")
 _MAX_LABELS = 50  # a column with more distinct spellings than this holds names or notes, not labels
@@ -95,6 +101,60 @@ def _named_column(node: ast.AST, namespace: dict[str, Any]) -> tuple[str, str, A
     if getattr(values, "ndim", 1) != 1 or not (values.dtype.kind == "O" or str(values.dtype) in ("str", "string")):
         return None
     return frame_name, name, values
+
+
+# reductions that run on text without an error and give a wrong number: a sum joins the texts, a max is the last
+# text in alphabetical order ('$98.10' > '$1,234.00')
+_SILENT_ON_TEXT = ("sum", "cumsum", "max", "min", "idxmax", "idxmin", "nlargest", "nsmallest")
+_TEXT_SAMPLE = 400
+
+
+def text_totalled(tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
+    """`frame["col"].sum()` (or grouped, or `.max()`, `.idxmax()`, …) where `col` still holds numbers written as
+    text: pandas joins or orders the texts without an error, so the answer is a number of the right kind, and
+    wrong. Read on the namespace the code left: a column converted in place is numbers by then."""
+    for node in ast.walk(tree):
+        if not is_method_call(node, *_SILENT_ON_TEXT):
+            continue
+        column = _reduced_column(node.func.value, namespace)
+        if column is None:
+            continue
+        frame_name, name, values = column
+        if text_kind(filled_text(values.iloc[:_TEXT_SAMPLE])) != "numbers":
+            continue
+        ref = f"{frame_name}[{name!r}]"
+        return [
+            f"{ref} still holds numbers written as text, so .{node.func.attr}() works on the texts (a sum joins "
+            f"them, a max takes the last in alphabetical order), not on the numbers: convert it first, into a new "
+            f"variable, pd.to_numeric({ref}.str.replace(r'[$,]', '', regex=True), errors='coerce')"
+        ]
+    return []
+
+
+def _reduced_column(node: ast.AST, namespace: dict[str, Any]) -> tuple[str, str, Any] | None:
+    """The frame column under a reduction: `frame["col"]`, `frame.col`, `frame.groupby(...)["col"]`,
+    `frame[mask]["col"]` or `frame.groupby(...).col`."""
+    if isinstance(node, ast.Subscript) and is_text(node.slice):
+        name = node.slice.value
+    elif isinstance(node, ast.Attribute):
+        name = node.attr
+    else:
+        return None
+    root = node.value
+    while not isinstance(root, ast.Name):  # down through .groupby(...), [mask], .loc[...]
+        if isinstance(root, ast.Call):
+            root = root.func
+        elif isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        else:
+            return None
+    frame = dict(data_frames(namespace)).get(root.id)
+    if frame is None or name not in map(str, frame.columns):
+        return None
+    values = frame[name]
+    if getattr(values, "ndim", 1) != 1 or not (values.dtype.kind == "O" or str(values.dtype) in ("str", "string")):
+        return None
+    return root.id, name, values
 
 
 def _texts(node: ast.AST) -> list[str]:
