@@ -104,12 +104,10 @@ export function runChanges(steps) {
 function mergeChange(before, now) {
   if (!before) return { ...now };
   if (before.change === "created") return now.change === "deleted" ? null : { ...now, change: "created", detail: "" };
-  if (now.change === "modified" && before.change === "modified") {
-    const detail = [before.detail, now.detail].filter(Boolean).join("; ");
-    return { ...now, detail };
-  }
-  if (now.change === "modified" && before.change === "rebound") return { ...now, change: "rebound", detail: "" };
-  return { ...now };
+  if (now.change === "deleted" || before.change === "deleted") return { ...now };
+  // changed or replaced twice: what the run did to it is each step's change in turn (a column added, then rows dropped)
+  const detail = [before.detail, now.detail].filter(Boolean).join("; ");
+  return { ...now, change: before.change === "rebound" ? "rebound" : now.change, detail };
 }
 
 /**

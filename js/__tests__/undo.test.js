@@ -2,7 +2,15 @@
 // Changes you can see and undo (issue 28): a change to one of the person's names is a warning that says what
 // changed, the run's end names them and the agent's scratch names, and "Undo this run" sends the undo.
 import { beforeEach, describe, expect, it } from "vitest";
-import { changeText, renderChanges, renderScratch, renderYoursChanged, scratchText, yoursChanged } from "../changes.js";
+import {
+  changeText,
+  renderChanges,
+  renderRunChanges,
+  renderScratch,
+  renderYoursChanged,
+  scratchText,
+  yoursChanged,
+} from "../changes.js";
 import { ControlsView, UNDO_TITLE } from "../controls.js";
 import { createImageUrls } from "../images.js";
 import { RunView } from "../run.js";
@@ -44,6 +52,15 @@ describe("a change to the person's variable", () => {
       "⚠ The run changed your variable: orders; agent.undo() or %agent --undo puts them back as they were.",
     );
     expect(renderYoursChanged([{ kind: "action", changes: [made] }])).toBeNull();
+  });
+
+  it("says at the run's end every change the run made to it, a column added and then rows dropped", () => {
+    const added = { ...inPlace, detail: "+1 column total" };
+    const fewer = { ...replaced, type: "DataFrame 2×3", detail: "rows 3 → 2" };
+    const line = renderRunChanges([{ kind: "action", changes: [added] }, { kind: "action", changes: [fewer] }]);
+    expect(line.querySelector(".nba-change-yours").textContent).toBe(
+      "⚠ replaced your orders (DataFrame 2×3): +1 column total; rows 3 → 2",
+    );
   });
 });
 
