@@ -162,7 +162,8 @@ class AgentMagics(Magics):
     @argument(
         "--copy",
         action="store_true",
-        help="the agent's code works on copies of your variables (they stay untouched); what it creates comes back",
+        help="the agent's code works on copies of your variables, which stay untouched; what it creates comes back "
+        "(default: it may change the ones the task gives it, each change to yours is a warning, --undo takes it back)",
     )
     @argument("--agent", default=None, help="the name of an existing agent variable to use")
     @argument(
@@ -195,7 +196,11 @@ class AgentMagics(Magics):
     )
     @cell_magic
     def agent(self, line: str, cell: str) -> Any:
-        """Run an agent on the task written in the cell body."""
+        """Run an agent on the task written in the cell body.
+
+        Its code sees the variables the task names (`name`, {name}, --vars) and asks before reading others. It may
+        change the ones it was given: a change to yours is a warning saying what changed, --undo (or the widget's
+        "Undo this run") puts the run's changes back, and --copy keeps your variables untouched."""
         return self._run("%%agent", line, cell)
 
     @line_magic("agent")

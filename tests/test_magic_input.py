@@ -191,3 +191,5 @@ def test_help_shows_the_help_not_unknown_option(ip, capsys, magic, line, cell):
     assert out.startswith(f"{magic} [-m MODEL]")
     assert "--max-steps MAX_STEPS" in out and "unknown option" not in out
     assert "%agent? shows this too" in out
+    # what the agent sees and changes by default, and how to widen or undo it (issue 28)
+    assert "sees the variables the task names" in out and "--copy keeps your variables untouched" in out

@@ -132,6 +132,45 @@ def test_copy_inputs_leaves_the_notebooks_objects_alone(kind: str, notebook: dic
     assert set(second) == {"columns", "seen_x"}
 
 
+def test_copy_inputs_keeps_a_frame_through_every_in_place_write(kind: str, notebook: dict) -> None:
+    """The local executor's copy of a frame is lazy (pandas copy-on-write): no write of the code reaches the notebook's
+    frame, and the agent's next call sees its own writes."""
+    original = notebook["sales"]
+    before = original.copy(deep=True)
+    executor = make(kind, notebook, copy_inputs=True)
+    try:
+        executor(
+            "sales.loc[0, 'units'] = 100\n"
+            "sales.iloc[1, 1] = -1.0\n"
+            "sales['price'] = sales.price * 2\n"
+            "sales.rename(columns={'units': 'n'}, inplace=True)\n"
+            "sales.index.name = 'row'\n"
+            "sales.sort_values('price', ascending=False, inplace=True)"
+        )
+        executor("seen = [int(v) for v in sales.n]")
+    finally:
+        getattr(executor, "close", lambda: None)()
+    assert notebook["sales"] is original
+    pd.testing.assert_frame_equal(original, before)
+    assert notebook["seen"] == [3, 100, 2]
+
+
+def test_a_private_copy_of_a_frame_shares_its_buffers_until_written() -> None:
+    import numpy as np
+
+    from nbagent.sandbox.guards.copies import private_copy
+
+    frame = pd.DataFrame({"a": np.arange(1000.0), "b": np.ones(1000)})
+    mine = private_copy(frame)
+    assert np.shares_memory(frame["a"].to_numpy(), mine["a"].to_numpy())  # nothing copied yet
+    mine.loc[0, "a"] = -5.0
+    assert frame.loc[0, "a"] == 0.0 and mine.loc[0, "a"] == -5.0
+    assert not np.shares_memory(frame["a"].to_numpy(), mine["a"].to_numpy())
+    assert np.shares_memory(frame["b"].to_numpy(), mine["b"].to_numpy())  # the column not written stays shared
+    items = [[1]]
+    assert private_copy(items) == items and private_copy(items)[0] is not items[0]  # anything else: a deep copy
+
+
 def test_copy_inputs_lets_the_agent_change_what_it_created(kind: str, notebook: dict) -> None:
     executor = make(kind, notebook, copy_inputs=True)
     try:
