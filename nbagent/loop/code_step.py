@@ -326,7 +326,8 @@ class CodeLoop(AgentLoop):
         ran.append(code)
         namespace = self._seen_namespace()
         problems = self.coach.answer_doubts(answer, self.task or "", "\n".join(ran), namespace)
-        says = 1 if f"final_answer({_echo(answer)}) was refused" in said else _SAYS_PER_DOUBT  # the same answer: sure
+        sure = f"final_answer({_echo(answer)}) was refused" in said and _one_value(answer)  # sent again: it is sure
+        says = 1 if sure else _SAYS_PER_DOUBT
         return [problem for problem in problems if said.count(problem) < says][:_MAX_PROBLEMS_SAID]
 
     def _new_chart_problems(self, figures: list[dict[str, Any]]) -> list[str]:
@@ -474,6 +475,12 @@ def _warnings(outcome: Any) -> list[str] | None:
 def _ran(step: ActionStep) -> bool:
     """True if the step's code ran to its end (a refused answer's code did)."""
     return step.error is None or isinstance(step.error, AnswerRefused)
+
+
+def _one_value(answer: Any) -> bool:
+    """A value a model can be sure of against a doubt (a number, a label); None or a whole Series (one value per row
+    of the data, sent twice in the clean benchmark) never answers a question however often it is sent."""
+    return answer is not None and value_kind(answer) not in ("Series", "DataFrame")
 
 
 def _without_final_answer(code: str) -> str:

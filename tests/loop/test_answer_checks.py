@@ -359,3 +359,11 @@ def test_a_failing_check_never_fails_the_run(monkeypatch):
     monkeypatch.setattr("nbagent.loop.aids.coach.answer_problems", broken)
     agent, _ = agent_for([REVENUE + "final_answer(revenue.median())"])
     assert agent.run(QUESTION) == 15.0
+
+
+def test_a_series_sent_again_is_not_a_sure_answer():
+    per_row = "final_answer(sales['units'] * sales['unit_price'])"
+    agent, _ = agent_for([per_row, per_row, REVENUE + "final_answer(revenue[sales['region'] == 'South'].median())"])
+    assert agent.run(QUESTION) == 35.0
+    refused = [step for step in agent.memory.steps if isinstance(getattr(step, "error", None), AnswerRefused)]
+    assert len(refused) == 2
