@@ -39,6 +39,17 @@ def test_a_granted_submodule_imports_with_its_parents_dotted_name(make):
     assert run(executor, "import urllib.request as r\nr.__name__") == "urllib.request"
 
 
+def test_from_the_parent_import_the_granted_submodule(make):
+    # `from urllib import request` is the same import as `import urllib.request`: granted by `urllib.request` alone
+    _, make_one = make
+    executor = make_one(["urllib.request", "xml.etree.ElementTree"])
+    assert run(executor, "from urllib import request\nrequest.Request('https://example.org').host") == "example.org"
+    assert run(executor, "from xml.etree import ElementTree as ET\nET.fromstring('<a>2</a>').text") == "2"
+    for other in ("from urllib import parse", "from urllib import request, parse"):
+        with pytest.raises(InterpreterError, match="Import of urllib is not allowed"):
+            run(executor, other)
+
+
 def test_the_parent_is_only_the_way_down_not_a_grant(make):
     _, make_one = make
     executor = make_one(["urllib.request"])

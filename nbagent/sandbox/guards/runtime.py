@@ -502,11 +502,15 @@ class Guards(AllocationGuard):
         return view
 
     def import_from(self, module_name: str, attribute: str) -> Any:
+        submodule = f"{module_name}.{attribute}"
+        if not policy.is_import_authorized(module_name, self.authorized) and policy.is_import_authorized(
+            submodule, self.authorized
+        ):  # `from urllib import request` with only urllib.request granted: that submodule, nothing else of urllib
+            return self.views.view(self._import(submodule), submodule)
         module = self._import(module_name)
         try:
             value = _REAL_GETATTR(module, attribute)
         except AttributeError:
-            submodule = f"{module_name}.{attribute}"
             try:
                 value = self._import(submodule)
             except ModuleNotFoundError:
