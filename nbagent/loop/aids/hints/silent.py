@@ -27,7 +27,11 @@ def silent_step_observation(code: str, namespace: dict[str, Any]) -> str:
     name = _last_assigned_name(code)
     if name is None or name not in namespace:
         return NOTHING_PRINTED
-    return f"The code ran and printed nothing. `{name}` is now:\n{describe_value(name, namespace[name])}\n"
+    # without the last line the small model answered a merge it was shown with final_answer(None) (2 of 24 clean)
+    return (
+        f"The code ran and printed nothing. `{name}` is now:\n{describe_value(name, namespace[name])}\n"
+        f"Now compute what the task asks from `{name}`.\n"
+    )
 
 
 def _last_assigned_name(code: str) -> str | None:
