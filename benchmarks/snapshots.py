@@ -12,15 +12,22 @@ a fresh process; the lines give the kernel's RSS (and the worker's) after the st
 The worker keeps no snapshot of its own: a rewind forks a fresh worker from the restored kernel (a paused fork per
 step would need ``fork`` inside the worker, which its seccomp filter refuses on purpose), so its cost is the line above.
 
+And what the bookkeeping costs per step (issue 32): a notebook of 500 names (numbers, texts, small lists, dicts and
+frames), 40 steps each rebinding three of them, the executor keeping 20 snapshots: the seconds spent in
+``checkpoint`` and in noting the step's writes and enforcing the limits, per step, with 1-3 snapshots and with 20
+held (target: <= 1 ms at 20, not growing with them). ``snapshots.py bookkeeping`` runs this part alone.
+
     .venv/bin/python benchmarks/snapshots.py
 """
 
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
 import time
+import warnings
 
 ROWS = 15_625_000  # 8 columns x 8 bytes x 15.6 M rows = 1 GB
 STEPS = 3
@@ -86,9 +93,108 @@ def variant(snapshots: bool) -> dict:
     return out
 
 
+NAMES = 500
+SNAPSHOTS = 20
+BOOK_STEPS = 40  # the first SNAPSHOTS steps fill the timeline; the rest run at the limit
+
+
+def notebook_of(names: int) -> dict:
+    """A notebook of ``names`` variables: numbers, texts, small lists and dicts, and one small frame in ten."""
+    import numpy as np
+    import pandas as pd
+
+    namespace: dict = {}
+    for i in range(names):
+        kind = i % 10
+        if kind == 0:
+            namespace[f"v{i}"] = pd.DataFrame({"a": np.arange(100.0), "b": np.arange(100.0)})
+        elif kind in (1, 2):
+            namespace[f"v{i}"] = [i, i + 1, i + 2]
+        elif kind == 3:
+            namespace[f"v{i}"] = {"k": i}
+        elif kind in (4, 5):
+            namespace[f"v{i}"] = f"text {i}"
+        else:
+            namespace[f"v{i}"] = i
+    return namespace
+
+
+class Stopwatch:
+    """Seconds spent in the wrapped methods per step, counted once when they call each other."""
+
+    def __init__(self) -> None:
+        self.spent = 0.0
+        self._depth = 0
+
+    def wrap(self, owner: object, name: str) -> None:
+        method = getattr(owner, name)
+
+        def timed(*args: object, **kwargs: object) -> object:
+            self._depth += 1
+            started = time.perf_counter()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                self._depth -= 1
+                if self._depth == 0:
+                    self.spent += time.perf_counter() - started
+
+        setattr(owner, name, timed)
+
+
+def bookkeeping(kind: str) -> list[float]:
+    """Per step, the seconds the executor spends on time travel: ``checkpoint`` before the step, and during and
+    after it the writes noted and the limits enforced (the step's code rebinds three names, one of them a frame)."""
+    from nbagent.sandbox import IsolatedPythonExecutor, LocalPythonExecutor
+
+    namespace = notebook_of(NAMES)
+    options = {"additional_authorized_imports": ["pandas", "numpy"], "namespace": namespace}
+    if kind == "isolated":
+        executor = IsolatedPythonExecutor(max_snapshots=SNAPSHOTS, **options)
+    else:
+        warnings.simplefilter("ignore")  # the local executor's one-time notice
+        executor = LocalPythonExecutor(**options)
+        executor.timeline.max_snapshots = SNAPSHOTS
+    executor("1")  # the worker starts here
+    watch = Stopwatch()
+    for owner, name in ((executor, "checkpoint"), (executor.timeline, "enforce"), (executor.timeline, "wrote")):
+        watch.wrap(owner, name)
+    if kind == "isolated":
+        watch.wrap(executor, "_set_snapshot_room")
+        watch.wrap(executor.timeline, "held_bytes")
+    else:
+        watch.wrap(executor, "_bindings")
+        watch.wrap(executor, "_note_writes")
+    per_step = []
+    for step in range(1, BOOK_STEPS + 1):
+        a, b, frame = (7 * step) % NAMES, (7 * step + 1) % NAMES, (10 * step) % NAMES
+        watch.spent = 0.0
+        executor.checkpoint(step)
+        executor(f"v{a} = v{a} * 2 if isinstance(v{a}, int) else v{a}\nv{b} = 'step {step}'\nv{frame} = v{frame} + 1")
+        per_step.append(watch.spent)
+    assert len(executor.timeline.snapshots) == SNAPSHOTS
+    if kind == "isolated":
+        executor.close()
+    return per_step
+
+
+def print_bookkeeping() -> None:
+    for kind in ("isolated", "local"):
+        times = bookkeeping(kind)
+        full = times[SNAPSHOTS:]
+        print(
+            f"time travel bookkeeping ({kind}, {NAMES} names): {statistics.median(times[:3]) * 1000:.2f} ms per step "
+            f"with 1-3 snapshots, {statistics.median(full) * 1000:.2f} ms (max {max(full) * 1000:.2f}) with "
+            f"{SNAPSHOTS} snapshots held"
+        )
+
+
 def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1] == "--variant":
         print(json.dumps(variant(sys.argv[2] == "on")))
+        return
+    print_bookkeeping()
+    if sys.argv[1:2] == ["bookkeeping"]:
         return
     frame = 8 * 8 * ROWS
     results = {}
