@@ -49,6 +49,7 @@ from .executors import adopt_executor, default_executor_type, make_executor
 from .gates import CodeRejected
 from .parsing import parse_code_blobs
 from .permissions import StepAsks
+from .program.slicing import answer_code
 from .prompting import SMALL, SMALL_MODEL_STEP_TOKENS, prompt_profile, small_model_templates
 from .scope import AgentScope, answer_parts, names_made
 from .tool_uses import ToolUses
@@ -323,7 +324,8 @@ class CodeLoop(AgentLoop):
         if refusals >= _MAX_REFUSALS:
             return []
         ran = [_without_final_answer(step.code_action) for step in actions if _ran(step) and step.code_action]
-        ran.append(code)
+        sliced = answer_code(ran, code)  # the statements the answer depends on, not every line that ran
+        ran = [sliced] if sliced is not None else [*ran, code]
         namespace = self._seen_namespace()
         problems = self.coach.answer_doubts(answer, self.task or "", "\n".join(ran), namespace)
         sure = f"final_answer({_echo(answer)}) was refused" in said and _one_value(answer)  # sent again: it is sure

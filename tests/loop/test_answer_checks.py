@@ -367,3 +367,18 @@ def test_a_series_sent_again_is_not_a_sure_answer():
     assert agent.run(QUESTION) == 35.0
     refused = [step for step in agent.memory.steps if isinstance(getattr(step, "error", None), AnswerRefused)]
     assert len(refused) == 2
+
+
+def test_a_selection_the_answer_does_not_use_is_no_selection():
+    """An earlier step's filter into a variable the answer never reads does not count as selecting the month."""
+    question = "How many orders in `sales` were placed in May 2024?\n- `sales`: pandas DataFrame"
+    agent, model = agent_for(
+        [
+            "may = sales[sales['date'].dt.strftime('%Y-%m') == '2024-05']\nprint(len(may))",
+            "final_answer(len(sales))",  # every order: the May filter above is not on this answer's path
+            "final_answer(len(may))",
+        ]
+    )
+    assert agent.run(question) == 2
+    refused = [step for step in agent.memory.steps if isinstance(getattr(step, "error", None), AnswerRefused)]
+    assert len(refused) == 1 and "May" in str(refused[0].error)

@@ -215,3 +215,16 @@ def test_same_value_reads_frames_arrays_and_floats_by_value() -> None:
     assert same_value(np.float64(0.1 + 0.2), 0.3) and not same_value(0.3, 0.31)
     assert same_value({"n": [1, 2.0]}, {"n": [1, 2]}) and not same_value((1, 2), [1, 2])
     assert not same_value("1", 1)
+
+
+def test_the_code_an_answer_comes_from_keeps_its_path_and_the_call():
+    from nbagent.loop.program.slicing import answer_code
+
+    earlier = ["orders['d'] = pd.to_datetime(orders['d'])\nmarch = orders[orders['d'].dt.month == 3]\nprint(march)"]
+    answering = "orders.drop_duplicates(inplace=True)\ncount = orders.shape[0]\nfinal_answer(count)"
+    assert answer_code(earlier, answering) == (
+        "orders['d'] = pd.to_datetime(orders['d'])\norders.drop_duplicates(inplace=True)\n"
+        "count = orders.shape[0]\nfinal_answer(count)"
+    )
+    assert answer_code(earlier, "count = 3") is None  # no answer: the checks read all the code
+    assert answer_code(["x = ("], "final_answer(1)") is None

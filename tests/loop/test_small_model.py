@@ -436,7 +436,7 @@ def test_a_column_times_a_total_that_cannot_be_fixed_surely_is_not_run(line):
     ],
 )
 def test_right_totals_and_shares_run(line):
-    model = scripted([code(f"{line}\nfinal_answer(1)")])
+    model = scripted([code(f"{line}\nfinal_answer(1 if r is not None else 0)")])  # the answer reads r
     assert agent_for(model, namespace=sales_namespace()).run(SALES) == 1
 
 

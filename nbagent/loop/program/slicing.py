@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .analysis import Facts, facts_of, is_answer_call
 
-__all__ = ["Statement", "backward_slice", "strip_shows", "answer_assignment", "ANSWER"]
+__all__ = ["Statement", "backward_slice", "strip_shows", "answer_assignment", "answer_code", "ANSWER"]
 
 ANSWER = "answer"
 
@@ -42,6 +42,30 @@ def backward_slice(statements: list[Statement], outputs: set[str]) -> list[State
         kept.append(statement)
         needed = (needed - facts.kills) | facts.uses
     return kept[::-1]
+
+
+def answer_code(earlier: list[str], answering: str) -> str | None:
+    """The code an answer comes from: the statements of the earlier steps' code (`earlier`, code that ran) and of
+    the answering code that its `final_answer(...)` depends on, as written (the call stays a call); None when the
+    code cannot be read as Python or gives no answer.
+
+    The answer checks read this, not all the code that ran: an earlier step's `march = orders[...]` is no selection
+    of March for an answer that counts every row (the messy run's 330 for "orders placed in March 2024")."""
+    statements: list[Statement] = []
+    for number, code in enumerate([*earlier, answering]):
+        is_answering = number == len(earlier)
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            return None
+        for node in tree.body:
+            shown, _ = strip_shows(node, answer=is_answering)
+            if not isinstance(shown, ast.Pass):
+                statements.append(Statement(shown, ast.get_source_segment(code, node) or "", number))
+    kept = backward_slice(statements, set())
+    if not any(ANSWER in statement.facts.defines for statement in kept):
+        return None
+    return "\n".join(statement.text for statement in kept)
 
 
 class _DropShows(ast.NodeTransformer):
