@@ -49,6 +49,12 @@ def test_money_as_text_gets_its_values_and_the_conversion(code):
     assert "final_answer" not in hint
 
 
+def test_a_float_minus_texts_summed_into_one_gets_the_conversion():
+    frame = pd.DataFrame({"amount": ["$315.92", "$1,779.80", "-$18.46"] * 4, "price": [1.0, 2.0, 3.0] * 4})
+    hint = hint_for('x = frame_total = orders["price"].sum() - orders["amount"].sum()', frame)
+    assert "orders['amount'] holds numbers written as text" in hint and "errors='coerce')" in hint
+
+
 def test_a_blank_met_after_the_marks_are_out_is_named_with_errors_coerce():
     hint = hint_for("""x = orders["amount"].str.replace(r"[$,]", "", regex=True).astype(float)""")
     assert "the $ and , are out, but orders['amount'] also holds blanks (8 blank or missing)" in hint

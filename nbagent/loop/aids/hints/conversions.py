@@ -21,7 +21,8 @@ _NUMBER_FAILED = re.compile(
     r"can only concatenate str|unsupported operand type\(s\) for [-+*/]+: '(?:int|float|str)' and '(?:str|int|float)'|"
     r"agg function failed \[how->\w+,dtype->(?:object|str)\]|does not support operation '(?:sum|mean|prod)'|"
     r"Could not convert .+ to numeric|not supported between instances of 'str' and '(?:int|float)'|"
-    r"Cannot perform reduction '\w+' with string dtype|type str doesn't define __round__"
+    r"Cannot perform reduction '\w+' with string dtype|type str doesn't define __round__|"
+    r"ufunc '\w+' did not contain a loop with signature matching types"
 )
 _DATE_FAILED = re.compile(
     r"doesn't match format|Unknown datetime string format|Can only use \.dt accessor with datetimelike|"
