@@ -210,6 +210,7 @@
  * @property {boolean} active a run (blocking or prepared) is under way, paused ones included
  * @property {string} message the last notice or error, for the person
  * @property {number} forks earlier runs kept by re-runs
+ * @property {boolean} undone the finished run's changes were undone ("Undo this run"): its change warning is gone
  * @property {number[]} rerunnable step numbers a re-run can start from
  * @property {ControlsCan} can
  */

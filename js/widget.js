@@ -135,8 +135,13 @@ function render({ model, el }) {
     else return;
     followIfLive();
   };
+  const markUndone = () => {
+    view.el.dataset.undone = model.get("controls")?.undone ? "true" : "false"; // widget.css hides the warning
+  };
+  markUndone();
   const onControls = () => {
     view.heard();
+    markUndone();
     controls.update(model.get("controls"));
     view.update(model.get("run"));
     followIfLive();

@@ -344,6 +344,7 @@ class RunDriver:
             active=active,
             message=self.message,
             forks=len(self.session.forks),
+            undone=bool(self.session.undone),  # the widget stops warning about changes an undo took back
             rerunnable=[s.step_number for s in list(self.agent.memory.steps) if isinstance(s, ActionStep)],
             can={
                 "run": live and (status == "paused" or awaiting or (status == "running" and state["mode"] != "run")),

@@ -134,5 +134,6 @@ def test_the_variable_ask_the_change_warning_and_undo(lab: Lab, page, notebook: 
     expect(changer.locator(".nba-control-message")).to_contain_text(
         "Undone: your variables are as they were before the run (restored orders)", timeout=30_000
     )
+    expect(changer.locator(".nba-yours-changed")).to_be_hidden()  # no warning about a change the undo took back
     changer.screenshot(path=str(artifacts / "undo_this_run.png"))
     assert run_again(page, 4).strip() == "['price', 'qty'] 3"
