@@ -226,3 +226,58 @@ def test_with_copy_inputs_a_change_kept_in_the_old_worker_is_named(home: Path) -
         assert executor("int(sales['units'].sum())").output == 6  # the fresh worker sees the notebook's frame
     finally:
         executor.close()
+
+
+def test_the_bytes_snapshots_hold_are_counted_as_they_come_and_go_and_released_with_them() -> None:
+    """The incremental count (issue 32) agrees with counting every snapshot's values afresh, through checkpoints,
+    writes, rewinds, cuts, grafts and the limits; a value is let go once no snapshot points at it."""
+    import random
+    import weakref
+
+    import numpy as np
+
+    from nbagent.sandbox.wire.timeline import MISSING, Timeline
+
+    def afresh(timeline: Timeline, namespace: dict) -> int:
+        live = {id(v) for v in namespace.values()}
+        values = {id(v): v for s in timeline.all_snapshots() for t in (s.bindings, s.written) for v in t.values()}
+        return sum(v.nbytes for k, v in values.items() if k not in live and v is not MISSING)
+
+    rng = random.Random(32)
+    namespace = {f"a{i}": np.zeros(rng.randrange(1, 50)) for i in range(8)}
+    timeline = Timeline(max_snapshots=5, max_bytes=2000, sizeof=lambda v: v.nbytes)
+    step = 0
+    for _ in range(300):
+        action = rng.random()
+        if action < 0.4:
+            step += 1
+            timeline.checkpoint(step, namespace)
+        elif action < 0.75:
+            name, value = f"a{rng.randrange(10)}", np.zeros(rng.randrange(1, 50))
+            namespace[name] = value
+            timeline.wrote(name, value)
+        elif action < 0.85 and timeline.snapshots:
+            target = rng.choice(timeline.snapshots).step
+            timeline.rewind(target, namespace, keep=rng.random() < 0.5)
+            step = max([s.step for s in timeline.snapshots], default=target - 1)
+        elif action < 0.9 and timeline.branches:
+            branch = rng.choice(timeline.branches)
+            timeline.rewind(branch.start, namespace)
+            timeline.graft(branch, namespace)
+            step = max([s.step for s in timeline.snapshots], default=step)
+        else:
+            namespace[f"a{rng.randrange(10)}"] = np.zeros(rng.randrange(1, 50))  # the notebook rebinds a name
+        timeline.enforce(namespace)
+        assert timeline.held_bytes(namespace) == afresh(timeline, namespace) <= 2000
+
+    old = np.zeros(100)
+    namespace["a0"] = old
+    timeline.checkpoint(step + 1, namespace)
+    namespace["a0"] = np.zeros(1)
+    assert timeline.held_bytes(namespace) == afresh(timeline, namespace) >= old.nbytes
+    gone = weakref.ref(old)
+    del old
+    timeline.max_snapshots = 0
+    timeline.enforce(namespace)
+    assert timeline.count() == 0 and timeline.held_bytes(namespace) == 0
+    assert gone() is None  # nothing of the timeline keeps it alive

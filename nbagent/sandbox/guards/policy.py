@@ -37,6 +37,7 @@ Summary of the rules
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -403,7 +404,14 @@ def secret_path_refusal(resolved_path: str) -> str | None:
 
 def shared_name(name: Any) -> bool:
     """Names the notebook and the worker share: identifiers, not dunders, not IPython's own."""
-    if not isinstance(name, str) or not name.isidentifier() or is_dunder(name):
+    if type(name) is str:
+        return _shared_text(name)  # asked of every name at every step: the answer is remembered
+    return isinstance(name, str) and _shared_text(str(name))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _shared_text(name: str) -> bool:
+    if not name.isidentifier() or is_dunder(name):
         return False
     return not is_ipython_internal(name) and name not in ("In", "Out", "get_ipython", "exit", "quit")
 

@@ -14,6 +14,10 @@ Snapshots keep old values alive, so they are bounded: at most ``max_snapshots``,
 snapshots alone (values no longer bound in the namespace, sized by :func:`estimate_bytes`); past either, the oldest
 snapshot goes first, and a re-run from its step says its effects are kept.
 
+The count is incremental (issue 32): :class:`HeldValues` counts the values the snapshots point at as snapshots come
+and go, and sizes each value once, so a step's bookkeeping costs the names it copies, not the snapshots it keeps
+(``benchmarks/snapshots.py bookkeeping``).
+
 A re-run cuts the line: :meth:`Timeline.cut` keeps the snapshots from the step on, with the namespace at the end of
 that line (its *tip*), as a :class:`Branch` that :meth:`Timeline.graft` can make live again (``agent.forks``).
 """
@@ -23,11 +27,12 @@ from __future__ import annotations
 import ast
 import itertools
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["MISSING", "Snapshot", "Branch", "Rewound", "Timeline", "estimate_bytes", "definitions_in"]
+__all__ = ["MISSING", "Snapshot", "Branch", "Rewound", "Timeline", "HeldValues", "estimate_bytes", "definitions_in"]
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<unbound>"})()
 _order = itertools.count()
@@ -42,14 +47,27 @@ def estimate_bytes(value: Any) -> int:
             return nbytes
         usage = getattr(value, "memory_usage", None)
         if callable(usage) and type(value).__module__.startswith("pandas"):
-            total = usage(index=True, deep=False)
-            return int(total.sum() if hasattr(total, "sum") else total)
+            return _frame_bytes(value, usage)
         return sys.getsizeof(value)
     except Exception:
         return 0
 
 
-@dataclass
+def _frame_bytes(frame: Any, usage: Callable[..., Any]) -> int:
+    """``memory_usage(index=True, deep=False)``'s total, from the frame's columns' buffers (pandas' block manager:
+    microseconds, where ``memory_usage`` builds a Series per call), or from ``memory_usage`` where that is missing."""
+    try:
+        return sum(int(array.nbytes) for array in frame._mgr.arrays) + int(frame.index.nbytes)
+    except Exception:
+        pass
+    try:
+        total = usage(index=True, deep=False)
+        return int(total.sum() if hasattr(total, "sum") else total)
+    except Exception:
+        return 0
+
+
+@dataclass(eq=False)  # one snapshot is itself, never another with equal fields (comparing values would compare data)
 class Snapshot:
     """The namespace just before a step's code ran: its shared bindings, the names the agent had written (and the
     values it wrote), and the executor's own bookkeeping (``extra``)."""
@@ -61,7 +79,72 @@ class Snapshot:
     order: int = field(default_factory=lambda: next(_order))
 
 
-@dataclass
+class HeldValues:
+    """The values a set of snapshots points at, counted incrementally: :meth:`sync` counts the snapshots added and
+    forgets those gone since the last call (a snapshot's tables are not changed once taken: :meth:`reset` after a
+    change), so its cost is the snapshots that changed, not all of them. Each value is sized once, while a snapshot
+    still holds it (so its ``id`` is its own)."""
+
+    def __init__(self, sizeof: Callable[[Any], int]) -> None:
+        self.sizeof = sizeof
+        self.reset()
+
+    def reset(self) -> None:
+        self._snapshots: dict[int, Snapshot] = {}  # id -> the snapshot counted (held, so the id stays its own)
+        self._added: Counter[int] = Counter()  # per value id: how many table entries of counted snapshots added it...
+        self._removed: Counter[int] = Counter()  # ...and how many of the snapshots forgotten since
+        self._values: dict[int, Any] = {}
+        self._sizes: dict[int, int] = {}
+        self._gone: set[int] = set()  # ids that a forgotten snapshot pointed at: maybe no longer held
+        self._latest: tuple[int, set[int]] = (0, set())  # the snapshot counted last and the ids it points at
+
+    def sync(self, snapshots: Iterable[Snapshot]) -> None:
+        current = {id(s): s for s in snapshots}
+        for key in [k for k in self._snapshots if k not in current]:
+            ids = self._ids(self._snapshots.pop(key))
+            self._removed.update(ids)  # (Counter counts an iterable in C)
+            self._gone.update(ids)
+        for key, snapshot in current.items():
+            if key not in self._snapshots:
+                self._snapshots[key] = snapshot
+                values = [*snapshot.bindings.values(), *snapshot.written.values()]
+                ids = list(map(id, values))
+                self._added.update(ids)
+                self._values.update(zip(ids, values))
+                self._latest = (key, set(ids))
+        self._release()
+
+    def _release(self) -> None:
+        """Let go of the values no counted snapshot points at any more (those the latest one counted points at are
+        held: only the others are looked at)."""
+        key, held = self._latest
+        gone = self._gone - held if key in self._snapshots else self._gone
+        added, removed = self._added, self._removed
+        for value_id in gone:
+            if added[value_id] <= removed[value_id]:
+                for table in (added, removed, self._values, self._sizes):
+                    table.pop(value_id, None)
+        self._gone = set()
+
+    @staticmethod
+    def _ids(snapshot: Snapshot) -> list[int]:
+        return [*map(id, snapshot.bindings.values()), *map(id, snapshot.written.values())]
+
+    def bytes_beyond(self, namespace: Mapping[str, Any]) -> int:
+        """The bytes of the distinct values counted that ``namespace`` does not bind."""
+        total = 0
+        for key in self._values.keys() - set(map(id, namespace.values())):
+            value = self._values[key]
+            if value is MISSING:
+                continue
+            size = self._sizes.get(key)
+            if size is None:
+                size = self._sizes[key] = self.sizeof(value)
+            total += size
+        return total
+
+
+@dataclass(eq=False)  # (as a snapshot: by identity)
 class Branch:
     """A line of steps a re-run cut off: its snapshots from ``start`` on and its namespace at the cut (``tip``)."""
 
@@ -159,6 +242,8 @@ class Timeline:
         self.branches: list[Branch] = []
         self.written: dict[str, Any] = {}  # name -> the value the agent last bound (MISSING: it deleted the name)
         self.dropped: list[int] = []  # steps whose snapshots the limits dropped
+        self._held = HeldValues(sizeof)  # counted only when asked (held_bytes), so only a byte limit pays for it
+        self._asked: tuple[Callable[[Any], bool], set[Any], set[Any]] = (shared, set(), set())  # names asked, refused
 
     # -- recording ----------------------------------------------------------------------------------------------------
 
@@ -178,23 +263,27 @@ class Timeline:
             self.written[name] = value
 
     def _bindings(self, namespace: Mapping[str, Any]) -> dict[str, Any]:
-        return {name: value for name, value in list(namespace.items()) if self.shared(name)}
+        """A copy of ``namespace`` less the names ``shared`` refuses (each name asked once: a step copies pointers)."""
+        bindings = dict(namespace)
+        if self._asked[0] is not self.shared or len(self._asked[1]) > _MAX_NAMES_ASKED:
+            self._asked = (self.shared, set(), set())
+        _, asked, refused = self._asked
+        fresh = bindings.keys() - asked
+        if fresh:
+            refused.update(name for name in fresh if not self.shared(name))
+            asked |= fresh
+        for name in refused.intersection(bindings):
+            del bindings[name]
+        return bindings
 
     # -- limits -------------------------------------------------------------------------------------------------------
 
     def held_bytes(self, namespace: Mapping[str, Any]) -> int:
         """Bytes that only snapshots keep alive: distinct values they point at that the namespace no longer binds."""
-        live = {id(v) for v in namespace.values()}
-        seen: set[int] = set()
-        total = 0
-        for snapshot in self.all_snapshots():
-            for value in itertools.chain(snapshot.bindings.values(), snapshot.written.values()):
-                key = id(value)
-                if key in live or key in seen or value is MISSING:
-                    continue
-                seen.add(key)
-                total += self.sizeof(value)
-        return total
+        if self._held.sizeof is not self.sizeof:  # (set after construction)
+            self._held = HeldValues(self.sizeof)
+        self._held.sync(self.all_snapshots())
+        return self._held.bytes_beyond(namespace)
 
     def count(self) -> int:
         return len(self.snapshots) + sum(len(b.snapshots) + 1 for b in self.branches)
@@ -326,6 +415,7 @@ class Timeline:
 
     def rebind(self, old: Any, new: Any) -> None:
         """An object replaced everywhere (a worker's handle re-made by a fresh worker)."""
+        self._held.reset()  # the snapshots' tables change: counted again when next asked
         for snapshot in self.all_snapshots():
             for table in (snapshot.bindings, snapshot.written):
                 for name, value in list(table.items()):
@@ -338,6 +428,8 @@ class Timeline:
     def clear(self) -> None:
         self.snapshots, self.branches, self.dropped = [], [], []
         self.written = {}
+        self._held.reset()
 
 
 _NEVER = object()
+_MAX_NAMES_ASKED = 100_000  # past this many names remembered, the memory starts again
