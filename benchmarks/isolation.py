@@ -1,7 +1,10 @@
 """The isolated executor (confined worker process) against the local one and plain CPython, in one run.
 
 * worker start: fork of this process (numpy and pandas loaded) + confinement, against spawning a fresh interpreter
-  that imports numpy and pandas (what a spawned worker would pay before seeing a single variable);
+  that imports numpy and pandas (what a spawned worker would pay before seeing a single variable); and the secrets
+  scrub a worker start pays in a real kernel (its session key, history, clients): a plain one, and one holding 2 GiB
+  of frames and 1M small objects (500k dicts and their texts), with the scrub's parts (target: under 20 ms).
+  ``isolation.py scrub`` runs this part alone;
 * per-step overhead: an empty step; an empty step with a 500 MB DataFrame in the namespace; a step returning a new
   100 MB DataFrame (written back into the namespace), each minus plain ``exec`` of the same code;
 * the five snippets of benchmarks/sandbox.py, best wall time of RUNS (the step's fixed overhead and the write-back
@@ -28,6 +31,7 @@ The last line is the one-line summary.
 
 from __future__ import annotations
 
+import ast
 import gc
 import json
 import os
@@ -221,6 +225,65 @@ def idle_memory() -> tuple[float, float]:
                 fields[parts[0].rstrip(":")] = int(parts[1]) / 1024
     executor.close()
     return fields.get("Pss", 0.0), fields.get("Private_Dirty", 0.0)
+
+
+SCRUB_KERNELS = {
+    "plain kernel (numpy, pandas)": "",
+    "2 GiB of frames + 1M small objects": (
+        "frames = {f'f{i}': pd.DataFrame({f'c{j}': np.full(16_777_216, float(j)) for j in range(8)}) for i in (1, 2)}\n"
+        "globals().update(frames)\n"
+        "del frames\n"
+        "records = [{'id': i, 'name': f'item {i}'} for i in range(500_000)]  # 500k dicts, 500k texts\n"
+    ),
+}
+SCRUB_STARTS = 3
+
+
+def scrub_costs(setup: str) -> list[dict]:
+    """The secrets scrub's report (``confinement['kernel_secrets']``) of SCRUB_STARTS worker starts in a real
+    kernel (jupyter_client) after ``setup``."""
+    from jupyter_client import KernelManager
+
+    manager = KernelManager(kernel_name="python3")
+    manager.start_kernel(env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
+    client = manager.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=60)
+
+        def run(code: str, **expressions: str) -> dict:
+            reply = client.execute_interactive(
+                code, user_expressions=expressions, timeout=600, output_hook=lambda message: None
+            )
+            assert reply["content"]["status"] == "ok", reply["content"].get("evalue")
+            return {k: v["data"]["text/plain"] for k, v in reply["content"]["user_expressions"].items()}
+
+        run("import json, numpy as np, pandas as pd\nfrom nbagent.sandbox import IsolatedPythonExecutor\n" + setup)
+        reports = []
+        for _ in range(SCRUB_STARTS):
+            code = (
+                "executor = IsolatedPythonExecutor(namespace=get_ipython().user_ns)\n"
+                "executor('1')\n"
+                "report = json.dumps(executor.confinement['kernel_secrets'])\n"
+                "executor.close()"
+            )
+            reports.append(json.loads(ast.literal_eval(run(code, report="report")["report"])))
+        return reports
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def print_scrub() -> None:
+    """The scrub at worker start in a plain kernel and in one holding 2 GiB of frames and 1M small objects (target:
+    under 20 ms), median of SCRUB_STARTS starts, with its parts."""
+    print(f"{'secrets scrub at worker start (median of 3)':48} {'ms':>8}  parts (ms)")
+    for name, setup in SCRUB_KERNELS.items():
+        reports = scrub_costs(setup)
+        total = statistics.median(r["seconds"] for r in reports)
+        parts = {k: statistics.median(r["costs"][k] for r in reports) for k in reports[0]["costs"]}
+        shown = ", ".join(f"{k} {v * 1e3:.1f}" for k, v in parts.items())
+        print(f"{name:48} {total * 1e3:8.1f}  {shown}")
 
 
 REQUESTS = 300
@@ -490,11 +553,15 @@ def main() -> None:
         kind, size, shared = sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
         print(json.dumps(big_result_peak(kind, size, shared)))
         return
+    if sys.argv[1:2] == ["scrub"]:
+        print_scrub()
+        return
     warnings.simplefilter("ignore")  # the local executor's one-time notice
     fork, spawn = worker_start()
     print(
         f"worker start: fork + confine {fork * 1e3:.1f} ms; spawning python + import numpy, pandas {spawn * 1e3:.0f} ms"
     )
+    print_scrub()
     print()
     print(f"{'per-step overhead over plain exec (median)':48} {'local ms':>10} {'isolated ms':>12}")
     steps = step_overheads()
