@@ -190,3 +190,27 @@ def test_the_memory_pass_skips_the_namespace_s_large_data_buffers_only() -> None
     assert all(high - low >= wipe.LARGE_BUFFER_BYTES for low, high in ranges) and len(ranges) >= 2
     assert wipe._without([(0, 100), (200, 300)], [(50, 250)]) == [(0, 50), (250, 300)]
     assert wipe._without([(0, 100)], [(0, 100)]) == [] and wipe._without([(0, 100)], []) == [(0, 100)]
+
+
+def test_the_walk_of_a_large_namespace_stops_and_what_it_did_not_reach_is_masked() -> None:
+    """The walk that keeps the user's data out of the mask is bounded (issue 32): a frame after a long list is still
+    reached, a text within reach that equals a secret stays, one past the walk's reach is masked like any memory."""
+    import numpy as np
+    import pandas as pd
+
+    from nbagent.sandbox.boundary import wipe
+
+    secret = "walk-secret-" + os.urandom(8).hex()
+    near = "".join([secret])  # a distinct object holding the secret: the user's own text, within reach
+    far = "".join(["far:", secret])  # the same secret deep in a long list, past the walk's reach
+    rows = [{"id": i, "name": f"row {i}"} for i in range(wipe._MAX_WALKED)] + [{"note": far}]
+    frame = pd.DataFrame({"a": np.arange(300_000.0)})
+    namespace = {"rows": rows, "frame": frame, "near": near}
+    needle = secret.encode()
+    skip = wipe.visible_buffers(namespace, [needle])
+    start = frame._mgr.arrays[0].__array_interface__["data"][0]
+    assert any(low <= start < high for low, high in skip)  # the frame's buffer: reached though the list is long
+    copy = "".join(["kernel:", secret])  # a copy the kernel holds elsewhere
+    assert wipe.mask({needle}, skip=skip) >= 2
+    assert near == secret  # the user's text within reach: unchanged
+    assert secret not in far and secret not in copy  # past the reach and elsewhere: masked, never left readable

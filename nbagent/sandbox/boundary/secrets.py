@@ -19,15 +19,19 @@ kernel holds for itself, in two passes:
    the data the agent can see (:func:`wipe.visible_buffers`: the texts, arrays and frame columns its namespace holds),
    so a secret's equal in the user's data is the user's data there and stays as it is: the scrub never changes data.
 
-What stays readable: a secret equal to a value the agent's namespace holds (there, not elsewhere), a secret never
+What stays readable: a secret equal to a value the agent's namespace holds (there, not elsewhere; in a namespace
+larger than the walk that finds those values, :data:`wipe._MAX_WALKED` objects, one beyond it is masked instead in
+the worker's copy: the walk can only keep memory out of the mask, never leave a secret readable), a secret never
 found as a value (a credential object of a library not listed, a history line that does not look like a credential),
 a value shorter than :data:`MIN_SECRET_LENGTH` (the user's credentials: :data:`MIN_CREDENTIAL_LENGTH`, and shorter
 ones are overwritten in place where only their name held them), a copy in another encoding (a UTF-16/32 string), and
 derived state that is not the secret's bytes (hash midstates).
 
-Cost, per worker start (measured in a kernel with numpy, pandas, openai and a 128 MB frame: 163k objects, 270 MB
-resident): the references 5-60 ms (mostly the collector's pass, none without a client library), the memory
-10-15 ms per secret value per 100 MB resident; 0.12-0.2 s in all. The report (``executor.confinement
+Cost, per worker start (``benchmarks/isolation.py scrub``, a real kernel on a busy 2-core machine): 35-45 ms in a
+plain one (numpy, pandas), of which the collector's pass 10-25 ms (a kernel always has jupyter_client's ``Session``
+loaded) and the memory pass 20-30 ms; about 0.16 s in one holding 2 GiB of frames and 1M small objects (the frames'
+buffers are not searched; the small objects' heap is, 25-45 ms per value per 100 MB; the namespace's walk stops at
+``wipe._MAX_WALKED`` objects, where it took 2.8 s for the million). The report (``executor.confinement
 ["kernel_secrets"]``) gives each part's cost.
 """
 

@@ -7,22 +7,28 @@ overwrites each occurrence with ``*`` of the same length (a string object stays 
 
 Never written: the memory of the data the agent's code can see (:func:`visible_buffers`: each text of its namespace
 that holds a searched value, the buffers of its arrays and frames), so the scrub never changes the user's data, only
-the places where a secret is held (the freed string, the client's attribute, the message buffer).
+the places where a secret is held (the freed string, the client's attribute, the message buffer). That walk of the
+namespace is bounded (``_MAX_WALKED`` objects, breadth first): past it, what it did not reach is searched and masked
+like any memory -- the walk only keeps memory out of the mask, so stopping it can mask more, never less.
 
-Cost: one ``memmem`` pass per value over the resident private writable memory (10-15 ms per value per 100 MB
-on the machine of the benchmark; none at all without values), less those buffers and the data buffers of the hidden
+Cost: one ``memmem`` pass per value over the resident private writable memory (25-45 ms per value per 100 MB on the
+benchmark's busy 2-core machine; none at all without values), less those buffers and the data buffers of the hidden
 names' large arrays and frames (:func:`data_buffers`: the user's data, where no secret of the kernel's lives), so that
-a kernel holding gigabytes of frames does not pay a pass over them at every worker start. Shared mappings are never
-written (they are the kernel's memory too); read-only mappings, swapped-out pages and other encodings of a value
-(UTF-16/32 strings) are not searched.
+a kernel holding gigabytes of frames does not pay a pass over them at every worker start (nor ``mincore`` over
+them); plus the walk, 5-10 ms at most. A million small objects are searched like the rest: their memory is the
+kernel's heap, where freed copies of a secret lie among them (``benchmarks/isolation.py scrub``). Shared mappings
+are never written (they are the kernel's memory too); read-only mappings, swapped-out pages and other encodings of a
+value (UTF-16/32 strings) are not searched.
 """
 
 from __future__ import annotations
 
 import ctypes
+import itertools
 import os
 import re
 import sys
+from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -47,12 +53,18 @@ def searchable(region: Region) -> bool:
     return region.perms.startswith("rw") and not region.shared and not region.path.startswith(_SKIPPED_PATHS)
 
 
-def _resident_runs(libc: ctypes.CDLL, region: Region, page: int) -> list[tuple[int, int]]:
-    pages = region.size // page
+def _pages(span: tuple[int, int], page: int) -> tuple[int, int]:
+    """``span`` widened to whole pages (what ``mincore`` is asked about)."""
+    return span[0] - span[0] % page, -(-span[1] // page) * page
+
+
+def _resident_runs(libc: ctypes.CDLL, span: tuple[int, int], page: int) -> list[tuple[int, int]]:
+    start, end = span
+    pages = (end - start) // page
     vector = (ctypes.c_ubyte * pages)()
-    if libc.mincore(region.start, region.size, vector) != 0:
+    if libc.mincore(start, end - start, vector) != 0:
         return []  # not a mapping mincore knows: not searched (nothing of ours lives there)
-    return [(region.start + m.start() * page, region.start + m.end() * page) for m in _RESIDENT.finditer(bytes(vector))]
+    return [(start + m.start() * page, start + m.end() * page) for m in _RESIDENT.finditer(bytes(vector))]
 
 
 def data_buffers(namespaces: Iterable[Mapping[str, Any]]) -> list[tuple[int, int]]:
@@ -94,33 +106,48 @@ def _buffer(array: Any) -> tuple[int, int]:
 def visible_buffers(namespace: Mapping[str, Any], needles: Iterable[bytes]) -> list[tuple[int, int]]:
     """The memory of the data the agent's code can see, which the memory pass never writes: every numpy buffer its
     arrays and pandas objects hold (any size), and each text object that holds one of ``needles`` (a secret equal to
-    the user's data is the user's data there). Found by walking the namespace's values: containers, object arrays,
-    pandas columns and indexes, the attributes of instances of the notebook's own classes (at most ``_MAX_WALKED`` objects, ``_MAX_DEPTH`` deep)."""
+    the user's data is the user's data there). Found by walking the namespace's values breadth first (what the names
+    hold, then what that holds): containers, object arrays, pandas columns and indexes, the attributes of instances
+    of the notebook's own classes, ``_MAX_DEPTH`` deep; numbers are not visited.
+
+    The walk stops after ``_MAX_WALKED`` objects (issue 32: a namespace of a million objects would cost seconds at
+    every worker start). What it did not reach is searched and masked like any other memory: the walk only keeps
+    memory *out* of the mask, so stopping it early can only mask more, never leave a secret readable. The price, in
+    a namespace that large: a copy of a kernel secret deep inside the user's data is masked in the worker's copy (the
+    kernel's own data is never written), and a frame reached late has its buffers searched (time, not safety)."""
     texts = [n.decode("latin-1") for n in needles]
     ranges: list[tuple[int, int]] = []
     seen: set[int] = set()
-    stack = [(value, 0) for value in list(namespace.values())]
-    while stack and len(seen) < _MAX_WALKED:
-        value, depth = stack.pop()
-        if id(value) in seen or depth > _MAX_DEPTH:
+    queue = deque((value, 0) for value in list(namespace.values()))
+    while queue and len(seen) < _MAX_WALKED:
+        value, depth = queue.popleft()
+        kind = type(value)
+        if kind in _ATOMS or id(value) in seen or depth > _MAX_DEPTH:
             continue
         seen.add(id(value))
-        kind = type(value)
         if kind is str or kind is bytes:
             text = value if kind is str else value.decode("latin-1")
             if any(t in text for t in texts):
                 ranges.append((id(value), id(value) + sys.getsizeof(value)))
-        elif kind is bytearray:
+            continue
+        if kind is bytearray:
             if value and any(n in value for n in needles):
                 start = ctypes.addressof((ctypes.c_char * len(value)).from_buffer(value))
                 ranges.append((start, start + len(value)))
-        elif kind in (list, tuple, set, frozenset):
-            stack.extend((item, depth + 1) for item in value)
-        elif kind is dict:
-            stack.extend((item, depth + 1) for pair in value.items() for item in pair)
-        else:
-            stack.extend((item, depth + 1) for item in _parts(value, ranges))
+            continue
+        held = _held_by(value, kind, ranges)  # (an array's buffer is recorded here)
+        room = _MAX_WALKED - len(seen) - len(queue)  # what the walk can still reach: no queue of a million items
+        if room > 0:
+            queue.extend(zip(itertools.islice(held, room), itertools.repeat(depth + 1)))
     return ranges
+
+
+def _held_by(value: Any, kind: type, ranges: list[tuple[int, int]]) -> Iterable[Any]:
+    if kind in (list, tuple, set, frozenset):
+        return value
+    if kind is dict:
+        return itertools.chain.from_iterable(value.items())
+    return _parts(value, ranges)
 
 
 def _parts(value: Any, ranges: list[tuple[int, int]]) -> list:
@@ -129,13 +156,16 @@ def _parts(value: Any, ranges: list[tuple[int, int]]) -> list:
     module = type(value).__module__ or ""
     if module.startswith("numpy") and hasattr(value, "__array_interface__"):
         if getattr(getattr(value, "dtype", None), "hasobject", False):
-            return list(value.ravel(order="K")) if value.size <= _MAX_WALKED else []
+            return value.ravel(order="K")[:_MAX_WALKED].tolist()
         start, nbytes = _buffer(value)
         if nbytes:
             ranges.append((start, start + nbytes))
         return []
     if module.startswith("pandas"):
-        parts = _arrays_of(value) + [getattr(value, name, None) for name in ("index", "columns", "_data", "_mask")]
+        # the columns' buffers are recorded now, not when the walk reaches them: a frame met after a long list
+        # keeps its gigabytes out of the search even when the walk stops before its columns
+        parts = [item for array in _arrays_of(value) for item in _parts(array, ranges)]  # (objects' columns' items)
+        parts += [getattr(value, name, None) for name in ("index", "columns", "_data", "_mask")]
         return [p for p in parts if p is not None and p is not value]
     if isinstance(value, type) or type(value).__module__ != "__main__":
         return []  # a library's object (a client, an executor) is no data of the user's: it reaches the kernel's state
@@ -158,8 +188,9 @@ def overwrite_unheld(texts: Iterable[Any]) -> int:
     return count
 
 
-_MAX_WALKED = 2_000_000
+_MAX_WALKED = 5_000  # objects: 5-10 ms of walking on the benchmark's machine (benchmarks/isolation.py scrub)
 _MAX_DEPTH = 12
+_ATOMS = frozenset({int, float, complex, bool, type(None)})  # hold no text and no buffer: not visited
 _OUR_REFERENCES = 4  # the caller's list, this function's list, the loop variable, getrefcount's argument
 
 
@@ -201,8 +232,10 @@ def mask(values: Iterable[bytes], skip: list[tuple[int, int]] = ()) -> int:  # t
         return 0
     libc = _libc()
     page = os.sysconf("SC_PAGE_SIZE")
-    runs = [run for region in regions() if searchable(region) for run in _resident_runs(libc, region, page)]
-    runs = _without(runs, list(skip))
+    skip = _merged(list(skip))
+    pieces = _without([(r.start, r.end) for r in regions() if searchable(r)], skip)  # (a frame's buffers: not asked)
+    spans = _merged([_pages(piece, page) for piece in pieces])
+    runs = _without([run for span in spans for run in _resident_runs(libc, span, page)], skip)
     own = [(ctypes.addressof(n), ctypes.addressof(n) + len(n)) for n in needles]
     count = 0
     for needle in needles:
