@@ -14,8 +14,8 @@ Snapshots keep old values alive, so they are bounded: at most ``max_snapshots``,
 snapshots alone (values no longer bound in the namespace, sized by :func:`estimate_bytes`); past either, the oldest
 snapshot goes first, and a re-run from its step says its effects are kept.
 
-The count is incremental (issue 32): :class:`HeldValues` counts the values the snapshots point at as snapshots come
-and go, and sizes each value once, so a step's bookkeeping costs the names it copies, not the snapshots it keeps
+The count is incremental (issue 32): :class:`HeldBySnapshots` counts the values the snapshots point at as snapshots
+come and go, and sizes each value once, so a step's bookkeeping costs the names it copies, not the snapshots it keeps
 (``benchmarks/snapshots.py bookkeeping``).
 
 A re-run cuts the line: :meth:`Timeline.cut` keeps the snapshots from the step on, with the namespace at the end of
@@ -32,7 +32,16 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["MISSING", "Snapshot", "Branch", "Rewound", "Timeline", "HeldValues", "estimate_bytes", "definitions_in"]
+__all__ = [
+    "MISSING",
+    "Snapshot",
+    "Branch",
+    "Rewound",
+    "Timeline",
+    "HeldBySnapshots",
+    "estimate_bytes",
+    "definitions_in",
+]
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<unbound>"})()
 _order = itertools.count()
@@ -79,7 +88,7 @@ class Snapshot:
     order: int = field(default_factory=lambda: next(_order))
 
 
-class HeldValues:
+class HeldBySnapshots:
     """The values a set of snapshots points at, counted incrementally: :meth:`sync` counts the snapshots added and
     forgets those gone since the last call (a snapshot's tables are not changed once taken: :meth:`reset` after a
     change), so its cost is the snapshots that changed, not all of them. Each value is sized once, while a snapshot
@@ -242,7 +251,7 @@ class Timeline:
         self.branches: list[Branch] = []
         self.written: dict[str, Any] = {}  # name -> the value the agent last bound (MISSING: it deleted the name)
         self.dropped: list[int] = []  # steps whose snapshots the limits dropped
-        self._held = HeldValues(sizeof)  # counted only when asked (held_bytes), so only a byte limit pays for it
+        self._held = HeldBySnapshots(sizeof)  # counted only when asked (held_bytes), so only a byte limit pays for it
         self._asked: tuple[Callable[[Any], bool], set[Any], set[Any]] = (shared, set(), set())  # names asked, refused
 
     # -- recording ----------------------------------------------------------------------------------------------------
@@ -281,7 +290,7 @@ class Timeline:
     def held_bytes(self, namespace: Mapping[str, Any]) -> int:
         """Bytes that only snapshots keep alive: distinct values they point at that the namespace no longer binds."""
         if self._held.sizeof is not self.sizeof:  # (set after construction)
-            self._held = HeldValues(self.sizeof)
+            self._held = HeldBySnapshots(self.sizeof)
         self._held.sync(self.all_snapshots())
         return self._held.bytes_beyond(namespace)
 
