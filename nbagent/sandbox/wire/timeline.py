@@ -306,6 +306,8 @@ class Timeline:
                 break
             dropped += self._drop(oldest)
         self.dropped = sorted(set(self.dropped) | set(dropped))
+        if not self.count():
+            self._held.reset()  # (the byte count is not asked without snapshots: it would keep their values alive)
         return dropped
 
     def _over(self, namespace: Mapping[str, Any]) -> bool:
