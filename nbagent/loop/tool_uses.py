@@ -41,6 +41,7 @@ class ToolUses:
         if isinstance(approve_tools, str) or not all(isinstance(name, str) for name in approve_tools):
             raise TypeError(f"approve_tools takes a list of tool names, got {approve_tools!r}")
         self.approve_tools = frozenset(approve_tools)
+        self.running: str | None = None  # the tool a call of the code waits for now (its name), else None
         self.calls: list[dict[str, Any]] = []
         self._deadline: float | None = None
         self._stopped: Callable[[], bool] = lambda: False
@@ -69,6 +70,7 @@ class ToolUses:
                     f"{name} runs only in code a person approved; this step's code was not shown for approval (call "
                     f"{name}(...) by its name, so the step asks first)"
                 )
+            self.running = name
             with limited(self._deadline, self._stopped):
                 result = tool(*args, **kwargs)
         except BaseException as failure:
@@ -78,6 +80,7 @@ class ToolUses:
             entry["result"] = _preview(result)
             return result
         finally:
+            self.running = None
             entry["seconds"] = round(time.monotonic() - started, 4)
             self._record(entry)
 

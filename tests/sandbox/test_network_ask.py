@@ -48,3 +48,15 @@ def test_the_step_asks_for_the_network_and_an_allow_goes_through_the_proxy():
         assert "nbagent: data.invalid does not resolve" in str(step.error)  # the proxy answered: it was granted
     finally:
         agent.python_executor.close()
+
+
+def test_an_opener_the_kernel_built_before_does_not_bypass_the_proxy():
+    """The kernel opened a URL before (urllib keeps that opener, without the worker's proxy): the worker's HTTP still
+    goes through the relay once the network is granted."""
+    import urllib.request
+
+    urllib.request.install_opener(urllib.request.build_opener(urllib.request.ProxyHandler({})))  # no proxies at all
+    try:
+        test_the_step_asks_for_the_network_and_an_allow_goes_through_the_proxy()
+    finally:
+        urllib.request.install_opener(None)

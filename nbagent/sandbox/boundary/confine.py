@@ -315,11 +315,21 @@ def _scrub_environment(
     if posix is not None and isinstance(getattr(posix, "environ", None), dict):
         posix.environ.clear()
     os.environ.update(p.environment)
+    _forget_http_openers()
     os.makedirs(p.environment.get("MPLCONFIGDIR", p.scratch), exist_ok=True)
     import tempfile
 
     tempfile.tempdir = p.scratch
     return secrets.scrub(environment, namespace, hidden, credentials)
+
+
+def _forget_http_openers() -> None:
+    """urllib keeps the opener of the kernel's first `urlopen` (pandas' `read_csv(url)` too), built with the kernel's
+    proxies: without this the worker's HTTP went around the relay its environment now names, and failed to resolve
+    the host, once any code in the kernel had opened a URL."""
+    request = sys.modules.get("urllib.request")
+    if request is not None:
+        request.install_opener(None)
 
 
 def _zero_initial_environment() -> None:

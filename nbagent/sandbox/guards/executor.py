@@ -399,9 +399,11 @@ class LocalPythonExecutor(PythonExecutor):
                     finally:
                         self._after_code()
                         call.disarm()
-                except SandboxInterrupt as late:  # delivered between the code's end and disarm() (watchdog thread)
+                # delivered between the code's end and disarm() (watchdog thread, or the alarm that re-raises a
+                # final answer the code swallowed: it may land in _after_code's own loop)
+                except (SandboxInterrupt, FinalAnswerException) as late:
                     call.disarm()
-                    error, error_text = error or late, error_text or "SandboxInterrupt"
+                    error, error_text = error or late, error_text or type(late).__name__
         finally:
             self._call = None
             self._guards.call = None
