@@ -288,27 +288,33 @@ def _sandbox_facts() -> list[tuple[str, bool, str]]:
 
 
 def _shared_buffers_fact() -> tuple[str, bool, str]:
-    """How the worker's large results reach the kernel: sealed shared memory files (memfd), or the socket."""
+    """How the worker's large results reach the kernel: sealed shared memory files (memfd) where shared memory gets
+    huge pages, else the socket into the kernel's own memory (huge pages where Linux allows them, its default).
+    Nothing here asks for a kernel setting to change: both paths run at memory speed on a default machine."""
     from nbagent.sandbox.wire import shared
 
+    what = "arrays and frame columns over 1 MiB"
     if shared.available():
-        pages = (
-            "with huge pages"
-            if shared.huge_pages()
-            else f"in 4 KiB pages, about 5x slower to fill than with huge pages: `echo advise > "
-            f"{shared.SHMEM_HUGE_SETTING}` (as root) allows them"
-        )
+        pages = "with huge pages" if shared.huge_pages() else f"in 4 KiB pages ({shared.SWITCH_VARIABLE}=1)"
+        return ("big results", True, f"{what} come in sealed shared memory (memfd), {pages}")
+    if shared.switch() == "off":
+        why = f"shared memory switched off by {shared.SWITCH_VARIABLE}=0"
+    elif not shared.supported():
+        why = "no memfd on this system"
+    else:
+        why = f"shared memory would be slower here: 4 KiB pages, as `{shared.SHMEM_HUGE_SETTING}` is never"
+    if shared.private_huge_pages():
         return (
             "big results",
             True,
-            f"arrays and frame columns over 1 MiB come in sealed shared memory (memfd), {pages}",
+            f"{what} come through the socket into the kernel's own memory in huge pages; {why}",
         )
-    why = (
-        f"switched off by {shared.SWITCH_VARIABLE}=0"
-        if shared.supported()
-        else "no memfd on this system (macOS, or a container that denies it)"
+    return (
+        "big results",
+        False,
+        f"{what} come through the socket into the kernel's own memory in 4 KiB pages (transparent huge pages are "
+        f"off); {why}",
     )
-    return ("big results", False, f"copied through the socket, slower for large frames ({why})")
 
 
 def _network_fact() -> tuple[str, bool, str]:

@@ -53,17 +53,32 @@ def test_doctor_without_the_default_model_points_at_the_setup(monkeypatch, tmp_p
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="memfd is Linux's")
-def test_doctor_says_how_big_results_reach_the_kernel(monkeypatch, capsys) -> None:
+def test_doctor_says_how_big_results_reach_the_kernel_and_asks_no_kernel_change(monkeypatch, capsys) -> None:
     from nbagent.sandbox.wire import shared
 
-    cli.main(["doctor"])
-    [line] = [line for line in capsys.readouterr().out.splitlines() if line[4:].startswith("big results")]
-    assert line.startswith("ok" if shared.supported() else "--")
-    assert ("shared memory" in line) == shared.supported()
-    monkeypatch.setenv(shared.SWITCH_VARIABLE, "0")  # the copy path, as where memfd is missing
-    cli.main(["doctor"])
-    [line] = [line for line in capsys.readouterr().out.splitlines() if line[4:].startswith("big results")]
-    assert line.startswith("--") and "copied through the socket" in line
+    def line() -> str:
+        cli.main(["doctor"])
+        [found] = [x for x in capsys.readouterr().out.splitlines() if x[4:].startswith("big results")]
+        assert "echo" not in found and "as root" not in found  # nothing to change for speed (issue 32)
+        return found
+
+    by_shared_memory = shared.supported() and shared.huge_pages()
+    said = line()
+    assert ("sealed shared memory" in said) == by_shared_memory and ("socket" in said) != by_shared_memory
+    assert said.startswith("ok" if by_shared_memory or shared.private_huge_pages() else "--")
+    monkeypatch.setattr(shared, "huge_pages", lambda: False)  # a default Debian or Ubuntu: shmem_enabled never
+    monkeypatch.setattr(shared, "private_huge_pages", lambda: True)
+    said = line()
+    assert said.startswith("ok") and "through the socket" in said and "in huge pages" in said
+    assert "shared memory would be slower" in said or not shared.supported()
+    monkeypatch.setenv(shared.SWITCH_VARIABLE, "0")
+    said = line()
+    assert said.startswith("ok") and "through the socket" in said and f"{shared.SWITCH_VARIABLE}=0" in said
+    monkeypatch.setattr(shared, "private_huge_pages", lambda: False)  # transparent huge pages off altogether
+    assert line().startswith("--")
+    monkeypatch.setenv(shared.SWITCH_VARIABLE, "1")  # shared memory asked for even with 4 KiB pages
+    said = line()
+    assert ("sealed shared memory" in said and "4 KiB" in said) if shared.supported() else "socket" in said
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="cgroups and /proc are Linux's")

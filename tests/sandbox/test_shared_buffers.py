@@ -1,6 +1,7 @@
 """Large buffers come back in sealed memory files (issue 22): honest values at memory speed, hostile workers refused.
 
-Everything goes through the public executor and a real worker. The honest tests run with the guards on and off; the
+Everything goes through the public executor and a real worker, with ``shared_buffers`` set (the default only where
+shared memory gets huge pages, issue 32; tests/sandbox/test_big_results.py covers the socket path taken elsewhere). The honest tests run with the guards on and off; the
 hostile ones turn the worker's own code against the protocol (the guards off: the agent's code patches the worker's
 ``shared`` module or its ``Worker``, which is what code past the guards can do), and check that the host survives with
 its memory and descriptors bounded, and that the next call works.
@@ -55,6 +56,13 @@ series = frame["f"] * 2
 SHARED_IN_VALUES = 8
 
 
+def through_shared_memory(**options: Any) -> IsolatedPythonExecutor:
+    """An isolated executor whose large buffers come back in memory files, whatever the machine's huge pages."""
+    executor = IsolatedPythonExecutor(**options)
+    executor.shared_buffers = True
+    return executor
+
+
 def shared_mappings() -> int:
     """The host's mappings of shared buffers' files."""
     return sum(shared.FILE_NAME in line for line in Path("/proc/self/maps").read_text().splitlines())
@@ -95,7 +103,7 @@ def assert_values_equal(state: dict, expected: dict) -> None:
 
 @pytest.fixture
 def raw(home: Path) -> Iterator[IsolatedPythonExecutor]:
-    executor = IsolatedPythonExecutor(guards=False, timeout_seconds=30, additional_authorized_imports=["numpy"])
+    executor = through_shared_memory(guards=False, timeout_seconds=30, additional_authorized_imports=["numpy"])
     yield executor
     executor.close()
 
@@ -111,7 +119,7 @@ def test_arrays_and_frames_come_back_equal_through_shared_memory(
     """Both ways the worker fills the files: ``pwrite``, or mappings asking for huge pages (where the kernel allows
     them; elsewhere the same mappings in small pages, which this checks on a machine set to "never")."""
     monkeypatch.setattr(shared, "huge_pages", lambda: huge)
-    executor = IsolatedPythonExecutor(
+    executor = through_shared_memory(
         guards=guards, timeout_seconds=30, additional_authorized_imports=["numpy", "pandas"]
     )
     try:
@@ -146,7 +154,7 @@ def test_without_memfd_every_buffer_travels_inline(home: Path, monkeypatch: pyte
 
 
 def test_a_final_answer_comes_back_through_shared_memory(home: Path) -> None:
-    executor = IsolatedPythonExecutor(timeout_seconds=30, additional_authorized_imports=["numpy", "pandas"])
+    executor = through_shared_memory(timeout_seconds=30, additional_authorized_imports=["numpy", "pandas"])
     try:
         result = executor(
             "import numpy as np, pandas as pd\nx = pd.DataFrame({'a': np.arange(500_000.0)})\nfinal_answer(x)"
@@ -159,7 +167,7 @@ def test_a_final_answer_comes_back_through_shared_memory(home: Path) -> None:
 
 
 def test_reading_a_returned_frame_costs_the_host_its_size_once(home: Path) -> None:
-    executor = IsolatedPythonExecutor(timeout_seconds=60, additional_authorized_imports=["numpy", "pandas"])
+    executor = through_shared_memory(timeout_seconds=60, additional_authorized_imports=["numpy", "pandas"])
     try:
         executor("import numpy as np, pandas as pd")
         growth, _ = host_growth(
@@ -174,7 +182,7 @@ def test_reading_a_returned_frame_costs_the_host_its_size_once(home: Path) -> No
 
 
 def test_the_budget_counts_what_the_host_maps_per_call_and_over_steps(home: Path) -> None:
-    executor = IsolatedPythonExecutor(
+    executor = through_shared_memory(
         timeout_seconds=30, max_transfer_bytes=10 * MB, additional_authorized_imports=["numpy"]
     )
     try:
@@ -195,7 +203,7 @@ def test_the_budget_counts_what_the_host_maps_per_call_and_over_steps(home: Path
 
 
 def test_a_buffer_over_the_workers_file_size_limit_travels_inline(home: Path) -> None:
-    executor = IsolatedPythonExecutor(
+    executor = through_shared_memory(
         timeout_seconds=30, file_limit_bytes=3 * MB, additional_authorized_imports=["numpy"]
     )
     try:
@@ -208,7 +216,7 @@ def test_a_buffer_over_the_workers_file_size_limit_travels_inline(home: Path) ->
 
 
 def test_a_killed_worker_leaves_the_users_data_valid(home: Path) -> None:
-    executor = IsolatedPythonExecutor(timeout_seconds=30, additional_authorized_imports=["numpy"])
+    executor = through_shared_memory(timeout_seconds=30, additional_authorized_imports=["numpy"])
     try:
         executor("import numpy as np\nx = np.arange(2_000_000, dtype=np.float64)")
         x = executor.state["x"]

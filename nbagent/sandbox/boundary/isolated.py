@@ -11,7 +11,8 @@ boundary:
   worker is the trusted direction). After it, the names the code bound or deleted, and the notebook objects it
   changed in place (for names the code mentions), come back as plain data decoded without pickle (wire.py); anything
   else becomes a labelled handle or a function proxy (proxies.py). The host never runs the agent's code. Buffers over
-  1 MiB (arrays, frame columns) come in sealed memory files the host creates and maps copy-on-write (shared.py).
+  1 MiB (arrays, frame columns) come through the socket into the host's private huge-page memory, or, where shared
+  memory gets huge pages, in sealed memory files the host creates and maps copy-on-write (shared.py).
 * **Tools** run here, in the host: the worker calls stubs; ``final_answer``'s value is kept here.
 * **Limits** from outside: the worker's own timer ends the code at ``timeout_seconds`` (clean error with the line);
   a worker that does not answer is killed ``KILL_GRACE_SECONDS`` later, as one that ignores a stop request after
@@ -105,8 +106,9 @@ class IsolatedPythonExecutor(PythonExecutor):
             first.
 
     The attribute ``shared_buffers`` (settable between calls) says whether buffers over 1 MiB come back in sealed
-    memory files mapped copy-on-write (``wire/shared.py``): True where the OS has ``memfd`` (Linux) unless the
-    environment says ``NBAGENT_SHARED_BUFFERS=0``; else they are copied through the socket.
+    memory files mapped copy-on-write (``wire/shared.py``): True where the OS has ``memfd`` (Linux) and gives shared
+    memory huge pages, or the environment says ``NBAGENT_SHARED_BUFFERS=1``; else (and with ``=0``) they come through
+    the socket into the host's private memory, in huge pages where Linux allows them (the default ``madvise``).
 
     After each call, ``last_changes`` lists the names the code created, rebound, changed in place (proven by a
     checksum in the worker; the detail says what shows: columns, shape, length, keys) or deleted (``changes.py``),

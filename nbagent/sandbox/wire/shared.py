@@ -1,4 +1,4 @@
-"""Large buffers through sealed memory files (Linux ``memfd``), not through the socket.
+"""Large buffers through sealed memory files (Linux ``memfd``), where shared memory gets huge pages.
 
 For one message (a tool call or the answer) with buffers larger than :data:`SHARED_MIN_BYTES`:
 
@@ -7,24 +7,36 @@ For one message (a tool call or the answer) with buffers larger than :data:`SHAR
 2. the host checks the sizes against the call's budget, creates each file (``memfd_create``), sets its size, seals it
    against shrinking and growing, and passes the descriptors (``{"t": "shm_ok", "n": K}`` with ``SCM_RIGHTS``;
    ``n == 0``: refused, the worker sends everything inline);
-3. the worker writes each buffer into its place (``pwrite``, or a shared mapping asking for huge pages where the
-   kernel allows them: :func:`huge_pages`), closes the descriptors and sends the message: its
-   header's ``shm`` lists ``[buffer, file, offset, length]``, and each such buffer travels as an empty one;
+3. the worker writes each buffer into its place (a shared mapping asking for huge pages where the kernel allows them:
+   :func:`huge_pages`, else ``pwrite``), closes the descriptors and sends the message: its header's ``shm`` lists
+   ``[buffer, file, offset, length]``, and each such buffer travels as an empty one;
 4. the host seals each file against writing (``EBUSY`` while the worker keeps a writable mapping: an anomaly), checks
    its size with ``fstat`` and each placement against it (inside the file, page-aligned, no two overlapping, each
    buffer placed once), and maps each file once, copy-on-write (``MAP_PRIVATE``): the user's array is writable and
-   the sealed file never changes. Decoding then checks dtype × shape against the length, as for any buffer.
+   the sealed file never changes (a descriptor the worker kept can no longer write it). Decoding then checks dtype ×
+   shape against the length, as for any buffer.
 
 The worker needs no new system call (``recvmsg``, ``pwrite``, ``close``; ``memfd_create`` and ``sendmsg`` stay denied),
-and nothing it sends is executed. The cost is the worker's one copy into the files, whose pages the kernel
-allocates as it writes: about 2 GB/s with 4 KiB pages on a small machine, about 10 GB/s (memcpy's speed) with 2 MiB
-pages, which Linux gives shared memory only when ``shmem_enabled`` allows it (benchmarks/isolation.py; ``nbagent
-doctor`` says which); the host's side costs a mapping.
-Not taken: the host copying the bytes out of the worker's memory (``process_vm_readv``, memcpy speed) needs ptrace
-rights over a worker that is deliberately not dumpable. Where ``memfd`` is missing (macOS), or with ``NBAGENT_SHARED_BUFFERS=0``, every
-buffer travels inline, as before. The host maps with ``mmap(2)`` through ctypes: Python's ``mmap`` keeps a duplicate
-descriptor open per mapping (a frame of many columns would hold many open files in the kernel), and ctypes keeps a
-new array type per length.
+and nothing it sends is executed.
+
+When this path is taken (:func:`available`): only where Linux gives shared memory 2 MiB pages (``shmem_enabled``
+``advise``, ``within_size``, ``always`` or ``force``). There the worker's one copy runs at memcpy's speed and the
+host's side costs a mapping: one copy in all. With 4 KiB pages (``never``, what Debian and Ubuntu ship) every page
+is allocated one by one as the worker writes it and faulted again as the kernel first reads it, and the socket is
+faster: the worker sends, and the host receives into private anonymous memory asking for huge pages
+(``channel.private_memory``; ``MADV_HUGEPAGE`` is allowed by default), so the first read costs what a native
+array's does (issue 32; ``benchmarks/isolation.py big-results`` measures both paths). Measured and not taken on such machines: the host allocating
+the files (``fallocate``) and mapping them populated (no faster: the pages are still 4 KiB, allocated or mapped one
+by one, only elsewhere), a warm pool of such files (the same per-page writes, and memory held between steps), the
+host copying the files into huge-page memory (a second copy on top of the first), and ``vmsplice`` through a pipe
+(one copy, but a new system call for the worker and no faster than the socket on two cores).
+
+``NBAGENT_SHARED_BUFFERS``: ``0`` (false/no/off) keeps every buffer inline; ``1`` (true/yes/on) takes this path even
+with 4 KiB pages (for comparisons); unset, the machine decides as above. Where ``memfd`` is missing (macOS) every
+buffer travels inline. Not taken anywhere: the host copying the bytes out of the worker's memory
+(``process_vm_readv``, memcpy speed) needs ptrace rights over a worker that is deliberately not dumpable. The host
+maps with ``mmap(2)`` through ctypes: Python's ``mmap`` keeps a duplicate descriptor open per mapping (a frame of
+many columns would hold many open files in the kernel), and ctypes keeps a new array type per length.
 """
 
 from __future__ import annotations
@@ -46,7 +58,7 @@ from .plain import WireError
 SHARED_MIN_BYTES = 1 << 20
 #: Files per message (each is one open descriptor in the kernel while the worker fills it; all pass in one message).
 MAX_FILES = MAX_FDS
-#: ``NBAGENT_SHARED_BUFFERS=0`` (or false/no/off) keeps every buffer inline (for comparisons and odd platforms).
+#: ``NBAGENT_SHARED_BUFFERS``: ``0`` keeps every buffer inline, ``1`` always takes shared memory (see the module).
 SWITCH_VARIABLE = "NBAGENT_SHARED_BUFFERS"
 PAGE = mmap.PAGESIZE
 FILE_NAME = "nbagent-buffer"
@@ -55,9 +67,15 @@ _PROT = mmap.PROT_READ | mmap.PROT_WRITE
 _MAP_FAILED = ctypes.c_void_p(-1).value
 
 
+def switch() -> str:
+    """``NBAGENT_SHARED_BUFFERS`` read in the host (where the environment is the user's): "off", "on" or "auto"."""
+    value = os.environ.get(SWITCH_VARIABLE, "").strip().lower()
+    return "off" if value in ("0", "false", "no", "off") else "on" if value in ("1", "true", "yes", "on") else "auto"
+
+
 def switched_on() -> bool:
-    """False when ``NBAGENT_SHARED_BUFFERS`` says off (read in the host, where the environment is the user's)."""
-    return os.environ.get(SWITCH_VARIABLE, "1").strip().lower() not in ("0", "false", "no", "off")
+    """False when ``NBAGENT_SHARED_BUFFERS`` says off."""
+    return switch() != "off"
 
 
 @functools.lru_cache(maxsize=1)
@@ -85,22 +103,39 @@ def supported() -> bool:
 SHMEM_HUGE_SETTING = "/sys/kernel/mm/transparent_hugepage/shmem_enabled"
 
 
+#: Linux's switch for transparent huge pages in private anonymous memory; "madvise" by default.
+ANON_HUGE_SETTING = "/sys/kernel/mm/transparent_hugepage/enabled"
+
+
+def setting(path: str) -> str:
+    """The chosen value of a kernel setting written like ``always [madvise] never``; "" where it cannot be read."""
+    try:
+        with open(path) as file:
+            text = file.read()
+    except OSError:
+        return ""
+    return text[text.find("[") + 1 : text.find("]")] if "[" in text else ""
+
+
 @functools.lru_cache(maxsize=1)
 def huge_pages() -> bool:
     """Whether memory files get 2 MiB pages when a mapping asks (``MADV_HUGEPAGE``): the kernel's setting is
     ``advise``, ``within_size``, ``always`` or ``force``. Read in the host (the worker cannot read /sys)."""
-    try:
-        with open(SHMEM_HUGE_SETTING) as file:
-            text = file.read()
-    except OSError:
-        return False
-    chosen = text[text.find("[") + 1 : text.find("]")] if "[" in text else ""
-    return chosen in ("advise", "within_size", "always", "force")
+    return setting(SHMEM_HUGE_SETTING) in ("advise", "within_size", "always", "force")
+
+
+@functools.lru_cache(maxsize=1)
+def private_huge_pages() -> bool:
+    """Whether private anonymous memory that asks (``MADV_HUGEPAGE``) gets 2 MiB pages: ``madvise`` (the default) or
+    ``always``. Buffers received through the socket are such memory (``channel.private_memory``)."""
+    return setting(ANON_HUGE_SETTING) in ("madvise", "always")
 
 
 def available() -> bool:
-    """Large buffers travel by shared memory here (supported, and not switched off)."""
-    return switched_on() and supported()
+    """Large buffers travel by shared memory here by default: supported, and switched on, or left to the machine and
+    shared memory gets huge pages (elsewhere the socket into huge-page private memory is faster: see the module)."""
+    chosen = switch()
+    return chosen != "off" and supported() and (chosen == "on" or huge_pages())
 
 
 # --- the worker's side -------------------------------------------------------------------------------------------
