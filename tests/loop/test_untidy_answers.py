@@ -198,3 +198,16 @@ def test_a_reduction_after_the_column_was_converted_passes():
         "South", AnswerContext("Which region sold most in `orders`?", ["orders"], code, {"orders": frame})
     )
     assert not any("written as text" in problem for problem in said)
+
+
+@pytest.mark.parametrize(
+    "lookup",
+    [
+        "orders['region'].value_counts()['North']",
+        "orders['region'].value_counts().loc['North']",
+        "orders.region.value_counts().get('North')",
+    ],
+)
+def test_a_count_looked_up_by_one_spelling_is_doubted(lookup):
+    found = problems("How many orders in `orders` came from the North region?", f"final_answer(int({lookup}))", 2)
+    assert any("orders['region'] also writes 'North' as" in problem for problem in found), found

@@ -65,12 +65,10 @@ def blanks_not_counted(tree: ast.Module, namespace: dict[str, Any]) -> list[str]
 
 
 def label_spellings_missed(tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
-    """`frame["col"] == "North"` where `col` also writes North as 'north ' or ' NORTH': rows the code leaves out."""
+    """`frame["col"] == "North"` (or `frame["col"].value_counts()["North"]`) where `col` also writes North as
+    'north ' or ' NORTH': rows the code leaves out."""
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.In))):
-            continue
-        column = _named_column(node.left, namespace)
-        wanted = _texts(node.comparators[0])
+        column, wanted = _label_comparison(node, namespace) or _label_lookup(node, namespace) or (None, [])
         if column is None or not wanted:
             continue
         frame_name, name, values = column
@@ -84,6 +82,29 @@ def label_spellings_missed(tree: ast.Module, namespace: dict[str, Any]) -> list[
                 f"{wanted[0].strip().title()!r}"
             ]
     return []
+
+
+def _label_comparison(node: ast.AST, namespace: dict[str, Any]) -> tuple[Any, list[str]] | None:
+    """(column, labels) of `frame["col"] == "North"` or `frame["col"] in [...]`."""
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.In))):
+        return None
+    return _named_column(node.left, namespace), _texts(node.comparators[0])
+
+
+def _label_lookup(node: ast.AST, namespace: dict[str, Any]) -> tuple[Any, list[str]] | None:
+    """(column, [label]) of a count looked up by label: `frame["col"].value_counts()["North"]`, `.loc["North"]` or
+    `.get("North")` (the messy run's 59 for 101 North orders, after three refusals of `== "North"`)."""
+    if isinstance(node, ast.Subscript) and is_text(node.slice):
+        counts, label = node.value, node.slice.value
+        if isinstance(counts, ast.Attribute) and counts.attr in ("loc", "at"):
+            counts = counts.value
+    elif is_method_call(node, "get") and node.args and is_text(node.args[0]):
+        counts, label = node.func.value, node.args[0].value
+    else:
+        return None
+    if not is_method_call(counts, "value_counts"):
+        return None
+    return _named_column(counts.func.value, namespace), [label]
 
 
 def _named_column(node: ast.AST, namespace: dict[str, Any]) -> tuple[str, str, Any] | None:
