@@ -211,3 +211,12 @@ def test_a_reduction_after_the_column_was_converted_passes():
 def test_a_count_looked_up_by_one_spelling_is_doubted(lookup):
     found = problems("How many orders in `orders` came from the North region?", f"final_answer(int({lookup}))", 2)
     assert any("orders['region'] also writes 'North' as" in problem for problem in found), found
+
+
+def test_counting_the_rows_dropna_keeps_for_a_missing_question_is_doubted():
+    question = "How many orders in `orders` have no amount recorded? Count each order once."
+    kept = "kept = orders.dropna(subset=['amount']).drop_duplicates()\nfinal_answer(kept.shape[0])"
+    assert any("dropna() keeps the rows that have a value" in p for p in problems(question, kept, 4))
+    gaps = "gone = len(orders) - len(orders.dropna(subset=['amount']))\nfinal_answer(gone)"
+    assert not any("dropna() keeps" in p for p in problems(question, gaps, 2))
+    assert not any("dropna() keeps" in p for p in problems("How many orders in `orders` have an amount?", kept, 4))

@@ -29,6 +29,7 @@ from .data_card import data_frames, filled_text, is_number, owner_frame, text_ki
 from .directions import direction_problems
 from .untidy_answers import (
     blanks_not_counted,
+    kept_rows_counted_for_missing,
     label_spellings_missed,
     repeats_not_dropped,
     spellings_counted_apart,
@@ -145,6 +146,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *labels,
         *_guarded(label_spellings_missed, tree, context.namespace),
         *_guarded(text_totalled, tree, context.namespace),
+        *_guarded(kept_rows_counted_for_missing, context.question, tree),
         *_guarded(blanks_not_counted, tree, context.namespace),
         *_guarded(spellings_counted_apart, answer, context.code, context.namespace, context.variables),
         *_guarded(repeats_not_dropped, context.question, tree, context.namespace, context.variables),

@@ -23,6 +23,7 @@ __all__ = [
     "repeats_not_dropped",
     "spellings_counted_apart",
     "text_totalled",
+    "kept_rows_counted_for_missing",
 ]
 
 _MISSING_CALLS = ("isna", "isnull")
@@ -62,6 +63,30 @@ def blanks_not_counted(tree: ast.Module, namespace: dict[str, Any]) -> list[str]
                 f"{node.func.attr}() does not count as missing: count the empty strings too"
             )
     return found[:1]
+
+
+_MISSING_ASKED = re.compile(
+    r"\bhow many\b.*\b(no|without|missing|blank|empty|lack(?:s|ing)?)\b|\b(no|missing)\b.*\bhow many\b",
+    re.IGNORECASE,
+)
+
+
+def kept_rows_counted_for_missing(question: str, tree: ast.Module) -> list[str]:
+    """ "How many orders have no amount recorded?" answered by counting what `dropna()` keeps: the rows that have
+    one (the messy run's 321 for 13), unless the code also looks for the gaps (isna, is_missing, a subtraction)."""
+    if not _MISSING_ASKED.search(question):
+        return []
+    calls = [node for node in ast.walk(tree) if is_method_call(node)]
+    if not any(call.func.attr == "dropna" for call in calls):
+        return []
+    if any(call.func.attr in (*_MISSING_CALLS, "notna", "notnull") for call in calls) or any(
+        isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) for node in ast.walk(tree)
+    ):
+        return []
+    return [
+        "dropna() keeps the rows that have a value, so the code counted those; the question asks for the rows "
+        "without one: count the gaps instead (isna(), and the blank texts too)"
+    ]
 
 
 def label_spellings_missed(tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
