@@ -17,11 +17,10 @@
   off), and a new 100 MB DataFrame for comparison; run it on an older checkout to compare (``decode_budget()``);
 * the network: worker start with and without a network namespace of its own, entering it alone, and a GET's latency
   through the host's CONNECT proxy (from the worker) against a direct connection (from this process), on loopback.
-* big results: returning a 10 MB, 100 MB and 1 GB array and frame (made in the worker beforehand), through the socket
-  (``shared_buffers = False``, the path before issue 22) and through sealed shared memory, beside a plain memcpy of the
-  same bytes into fresh memory (``np.copyto``) in the same run; and the kernel's peak RSS growth, during the step and
-  after reading the value once, in multiples of the data's size (each measured in a fresh process). Targets: 100 MB
-  <= 30 ms, 1 GB <= 300 ms, peak growth <= 1x. ``isolation.py big-results`` runs this section alone.
+* big results (benchmarks/big_results.py): returning a new 100 MB and 1 GB frame and array, the kernel's first read
+  included, against making and reading them natively and a memcpy of the same bytes, by each path (the socket into
+  private huge-page memory, sealed shared memory in 4 KiB and in 2 MiB pages), with this machine's settings and what
+  the other setting gives, and the kernel's peak memory. ``isolation.py big-results`` runs this section alone.
 
 Targets: empty-step overhead <= 20 ms; snippets median <= 1.3x native, none above 2x; every overshoot <= 0.25 s.
 The last line is the one-line summary.
@@ -50,7 +49,6 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from sandbox import SNIPPETS
 
 from nbagent.sandbox import ExecutionError, ExecutionTimeout, IsolatedPythonExecutor, LocalPythonExecutor
-from nbagent.sandbox.wire import shared as shared_memory
 
 RUNS = 7
 STEPS = 30
@@ -402,156 +400,15 @@ for _ in range({REQUESTS}):
         print(f"{label:48} {proxied * 1e3:12.3f} {plain * 1e3:16.3f}")
 
 
-BIG_SIZES = {"10 MB": 10_000_000, "100 MB": 100_000_000, "1 GB": 1_000_000_000}
-BIG_KINDS = {
-    "array": "__src__ = np.ones({size} // 8)",
-    "frame": "__src__ = pd.DataFrame(np.ones(({size} // 80, 10)))",
-}
-#: A new object on the same data: the step's only cost is returning it (a dunder name stays in the worker).
-BIG_RETURN = {"array": "x = __src__.view()", "frame": "x = __src__.copy(deep=False)"}
-
-
-def _big_executor(kind: str, size: int, shared: bool) -> IsolatedPythonExecutor:
-    executor = IsolatedPythonExecutor(
-        guards=False, timeout_seconds=600, additional_authorized_imports=["numpy", "pandas"], memory_limit_bytes=None
-    )
-    executor.shared_buffers = shared
-    executor("import numpy as np, pandas as pd\n" + BIG_KINDS[kind].format(size=size))
-    return executor
-
-
-def _read_all(value: object) -> float:
-    """Read every byte once (what the user's first use of the value costs)."""
-    if isinstance(value, pd.DataFrame):
-        return float(sum(float(value[c].sum()) for c in value.columns))
-    return float(value.sum())  # type: ignore[attr-defined]
-
-
-def big_result_times(kind: str, size: int) -> dict[str, float]:
-    """Best wall time (s) of returning the value through the socket and through shared memory, and of memcpy."""
-    runs = 3 if size >= 10**9 else 5
-    row: dict[str, float] = {}
-    sources = [np.ones(size // 8)]
-    row["memcpy"] = wall(lambda: np.copyto(np.empty_like(sources[0]), sources[0]), runs)
-    sources.clear()
-    for label, shared in (("socket", False), ("shared", True)):
-        executor = _big_executor(kind, size, shared)
-        times, reads = [], []
-        for _ in range(runs):
-            executor.state.pop("x", None)
-            executor("pass")  # the previous value is let go (and unmapped) here, not in the measured step
-            gc.collect()
-            start = time.perf_counter()
-            executor(BIG_RETURN[kind])
-            times.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            assert _read_all(executor.state["x"]) == size // 8
-            reads.append(time.perf_counter() - start)
-        row[label], row[label + " read"] = min(times), min(reads)
-        executor.close()
-    return row
-
-
-def big_result_peak(kind: str, size: int, shared: bool) -> tuple[float, float]:
-    """In this (fresh) process: the peak RSS growth of the step that returns the value, and of the step followed by
-    reading the value once, in bytes."""
-    executor = _big_executor(kind, size, shared)
-    gc.collect()
-    with open("/proc/self/clear_refs", "w") as refs:
-        refs.write("5")
-    base = _rss("VmRSS")
-    executor(BIG_RETURN[kind])
-    step = _rss("VmHWM") - base
-    _read_all(executor.state["x"])
-    read = _rss("VmHWM") - base
-    executor.close()
-    return step * 2**20, read * 2**20
-
-
-def read_by_ptrace(size: int) -> float | None:
-    """The design not taken, measured: the kernel copies the bytes straight out of a forked child's memory with
-    ``process_vm_readv`` (one copy, huge pages on both sides). Best of 3 seconds; None where the kernel may not read
-    the child (a non-dumpable worker needs CAP_SYS_PTRACE)."""
-    import ctypes
-
-    class IoVec(ctypes.Structure):
-        _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    read_vm = libc.process_vm_readv
-    read_vm.restype = ctypes.c_ssize_t
-    read_vm.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
-    address_r, address_w = os.pipe()
-    done_r, done_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: non-dumpable, as the worker is
-        libc.prctl(4, 0, 0, 0, 0)
-        data = np.ones(size // 8)
-        os.write(address_w, str(data.ctypes.data).encode())
-        os.read(done_r, 1)
-        os._exit(0)
-    address = int(os.read(address_r, 64))
-    best: float | None = None
-    for _ in range(3):
-        start = time.perf_counter()
-        target = np.empty(size, dtype=np.uint8)
-        local, remote = IoVec(target.ctypes.data, size), IoVec(address, size)
-        if read_vm(pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0) != size:
-            break
-        seconds = time.perf_counter() - start
-        best = seconds if best is None else min(best, seconds)
-    os.write(done_w, b"x")
-    os.waitpid(pid, 0)
-    for fd in (address_r, address_w, done_r, done_w):
-        os.close(fd)
-    return best
-
-
 def print_big_results() -> None:
-    title = "returning a new value, best wall ms"
-    print(f"{title:36} {'memcpy':>8} {'socket':>8} {'shared':>8} {'socket/memcpy':>14} {'shared/memcpy':>14}"
-          f" {'1st read: socket':>17} {'shared':>7} {'peak x size: socket':>20} {'shared':>12}")  # fmt: skip
-    met = True
-    for size_name, size in BIG_SIZES.items():
-        for kind in BIG_KINDS:
-            row = big_result_times(kind, size)
-            peaks = {}
-            for label, shared in (("socket", False), ("shared", True)):
-                out = subprocess.run(
-                    [sys.executable, __file__, "big-peak", kind, str(size), str(int(shared))],
-                    check=True, capture_output=True, text=True,
-                )  # fmt: skip
-                step, read = json.loads(out.stdout.splitlines()[-1])
-                peaks[label] = f"{step / size:.2f} / {read / size:.2f}"
-            memcpy, socket_s, shared_s = row["memcpy"], row["socket"], row["shared"]
-            print(
-                f"{size_name + ' ' + kind:36} {memcpy * 1e3:8.1f} {socket_s * 1e3:8.1f} {shared_s * 1e3:8.1f} "
-                f"{socket_s / memcpy:13.1f}x {shared_s / memcpy:13.1f}x {row['socket read'] * 1e3:17.1f} "
-                f"{row['shared read'] * 1e3:7.1f} {peaks['socket']:>20} {peaks['shared']:>12}"
-            )
-            target = {100_000_000: 0.030, 1_000_000_000: 0.300}.get(size)
-            met = met and (target is None or shared_s <= target)
-    print("(1st read: summing the returned value once, ms; peak: the kernel's RSS growth in the step / after that read,"
-          " in multiples of the value's size, each in a fresh process)")  # fmt: skip
-    for size_name in ("100 MB", "1 GB"):
-        seconds = read_by_ptrace(BIG_SIZES[size_name])
-        said = "not permitted here" if seconds is None else f"{seconds * 1e3:.1f} ms"
-        print(f"not taken: the kernel reading {size_name} from a child's memory (process_vm_readv): {said}")
-    print(f"big results: {'targets met' if met else 'TARGET MISSED'} (100 MB <= 30 ms, 1 GB <= 300 ms, shared)")
-    setting = Path(shared_memory.SHMEM_HUGE_SETTING)
-    print(
-        f"shared memory's huge pages ({setting}): {setting.read_text().strip() if setting.exists() else 'absent'}; "
-        f"{'used' if shared_memory.huge_pages() else 'not allowed: 4 KiB pages, about 5x slower to fill'}"
-    )
+    """Big results (benchmarks/big_results.py), in a fresh process: it mounts a huge-page tmpfs in a mount namespace
+    of its own to measure what shared memory with 2 MiB pages would give, without changing the machine's settings."""
+    subprocess.run([sys.executable, str(Path(__file__).with_name("big_results.py"))], check=True)
 
 
 def main() -> None:
     if sys.argv[1:2] == ["big-results"]:
         print_big_results()
-        return
-    if sys.argv[1:2] == ["big-peak"]:
-        kind, size, shared = sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
-        print(json.dumps(big_result_peak(kind, size, shared)))
         return
     if sys.argv[1:2] == ["scrub"]:
         print_scrub()

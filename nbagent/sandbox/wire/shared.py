@@ -25,7 +25,9 @@ host's side costs a mapping: one copy in all. With 4 KiB pages (``never``, what 
 is allocated one by one as the worker writes it and faulted again as the kernel first reads it, and the socket is
 faster: the worker sends, and the host receives into private anonymous memory asking for huge pages
 (``channel.private_memory``; ``MADV_HUGEPAGE`` is allowed by default), so the first read costs what a native
-array's does (issue 32; ``benchmarks/isolation.py big-results`` measures both paths). Measured and not taken on such machines: the host allocating
+array's does (issue 32, ``benchmarks/isolation.py big-results``, one run on two busy cores, (step + first read −
+native) ÷ memcpy: 1 GB array 1.5× by the socket, 1.8× by 4 KiB files, 1.0× by 2 MiB files; 100 MB 1.7×, 2.1×,
+1.1×). Measured and not taken on such machines: the host allocating
 the files (``fallocate``) and mapping them populated (no faster: the pages are still 4 KiB, allocated or mapped one
 by one, only elsewhere), a warm pool of such files (the same per-page writes, and memory held between steps), the
 host copying the files into huge-page memory (a second copy on top of the first), and ``vmsplice`` through a pipe
