@@ -210,6 +210,11 @@ def command(page: Any, name: str, args: dict[str, Any] | None = None, *, wait: b
     return None
 
 
+def cell(page: Any, index: int) -> Any:
+    """The notebook's cell `index` (0-based), as a locator."""
+    return page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").nth(index)
+
+
 def run_all(page: Any) -> None:
     command(page, "notebook:run-all-cells")
 

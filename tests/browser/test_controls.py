@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from labkit import Lab, open_notebook, write_notebook
+from labkit import Lab, cell, open_notebook, write_notebook
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -64,10 +64,6 @@ def notebook(lab: Lab, page):
 
     yield make
     lab.shutdown_kernels()
-
-
-def cell(page, index: int):
-    return page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").nth(index)
 
 
 def run_cell(page, index: int) -> None:

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from labkit import Lab, open_notebook, write_notebook
+from labkit import Lab, cell, open_notebook, write_notebook
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -103,10 +103,6 @@ def no_page_errors(page):
     page.errors.clear()
     yield
     assert page.errors == [], page.errors
-
-
-def cell(page, index: int):
-    return page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").nth(index)
 
 
 def run_cell(page, index: int) -> None:

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 import pytest
-from labkit import Lab, open_notebook, run_all, wait_idle, write_notebook
+from labkit import Lab, cell, open_notebook, run_all, wait_idle, write_notebook
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -61,10 +61,6 @@ CELLS = [
 def notebook(lab: Lab) -> str:
     write_notebook(lab.notebook_dir / NAME, CELLS)
     return NAME
-
-
-def cell(page, index: int):
-    return page.locator(".jp-Notebook .jp-Cell").nth(index)
 
 
 def answer(view, step: int, button: str) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from contrast import contrast
-from labkit import Lab, command, open_notebook, run_all, wait_idle, write_notebook
+from labkit import Lab, cell, command, open_notebook, run_all, wait_idle, write_notebook
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
@@ -66,10 +66,6 @@ ASK_PARTS = {"text": ".nba-ask-text", "once": ".nba-ask-once", "run": ".nba-ask-
 def notebook(lab: Lab) -> str:
     write_notebook(lab.notebook_dir / NAME, CELLS)
     return NAME
-
-
-def cell(page, index: int):
-    return page.locator(".jp-Notebook .jp-Cell").nth(index)
 
 
 def readable_in_both_themes(page, ask, artifacts: Path) -> None:
