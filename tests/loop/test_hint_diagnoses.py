@@ -207,3 +207,18 @@ def test_the_hint_reaches_the_models_next_prompt(profile):
     assert 'Group the table, then pick the column: sales.groupby("product")["units"].sum()' in "\n".join(
         message.text for message in model.calls[1]
     )
+
+
+# ---------------------------------------------------------------------------------------------- another table's column
+
+
+def test_a_column_of_another_table_is_said_with_the_merge_that_brings_it(hint_for):
+    hint = hint_for('x = orders[orders["city"] == "Graz"]')
+    assert "'city' is a column of `stores`, not of `orders`: bring it over by the column both have" in hint
+    assert "orders.merge(stores[['store_id', 'city']], on='store_id')" in hint
+    assert "did you mean" not in hint
+
+
+def test_a_column_of_another_table_without_a_shared_column_is_named(hint_for):
+    hint = hint_for('x = sales["name"]')
+    assert "'name' is a column of `reps`, not of `sales`." in hint

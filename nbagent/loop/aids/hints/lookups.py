@@ -10,7 +10,7 @@ import difflib
 import re
 from typing import Any
 
-from ..data_card import all_columns, frames_in, shown_columns
+from ..data_card import all_columns, data_frames, frames_in, shown_columns
 from ..error_keys import error_line, is_label_key, missing_attribute, missing_keys
 from .code_errors import UNDEFINED
 from .failure import Failure, frames_used
@@ -113,7 +113,10 @@ def _columns_hint(found: Failure) -> str:
             said.append("(Its column 0 came from reset_index() of an unnamed Series: use the Series itself.)")
     columns = all_columns(frames)
     missing = [str(key) for key in keys if not is_label_key(key) and str(key) not in columns]
-    if missing:
+    elsewhere = _column_of_another_frame(missing[0], frames, found.namespace) if len(missing) == 1 else ""
+    if elsewhere:
+        said.append(elsewhere)
+    elif missing:
         where = f" in `{frames[0][0]}`" if len(frames) == 1 else ""
         close = difflib.get_close_matches(missing[0], sorted(columns), n=1, cutoff=0.6)
         meant = f" (did you mean {close[0]!r}?)" if close else ""
@@ -122,6 +125,25 @@ def _columns_hint(found: Failure) -> str:
         )
         said.append(f"There {named}{where}{meant}: use the columns listed, or compute it from them.")
     return "Hint: " + " ".join(said)
+
+
+def _column_of_another_frame(column: str, frames: list[tuple[str, Any]], namespace: dict[str, Any]) -> str:
+    """ "'region' is a column of `orders`, not of `refunds`" with the merge that brings it over, when another notebook
+    frame has the column (a 1.5B model looked for `refunds['region']` four times, told "did you mean 'reason'?")."""
+    used = {name for name, _ in frames}
+    for name, frame in data_frames(namespace):
+        if name in used or column not in map(str, frame.columns):
+            continue
+        into, into_frame = frames[0]
+        shared = [str(c) for c in into_frame.columns if str(c) in map(str, frame.columns) and str(c) != column]
+        if not shared:
+            return f"{column!r} is a column of `{name}`, not of `{into}`."
+        key = shared[0]
+        return (
+            f"{column!r} is a column of `{name}`, not of `{into}`: bring it over by the column both have, into a new "
+            f"variable: {into}.merge({name}[[{key!r}, {column!r}]], on={key!r})."
+        )
+    return ""
 
 
 def _missing_names(message: str) -> list[Any]:
