@@ -140,6 +140,11 @@ def _named_column(node: ast.AST, namespace: dict[str, Any]) -> tuple[str, str, A
         frame_name, name = node.value.id, node.attr
     else:
         return None
+    return _text_column(frame_name, name, namespace)
+
+
+def _text_column(frame_name: str, name: str, namespace: dict[str, Any]) -> tuple[str, str, Any] | None:
+    """(frame, column, values) when notebook frame `frame_name` has a text column `name`, else None."""
     frame = dict(data_frames(namespace)).get(frame_name)
     if frame is None or name not in map(str, frame.columns):
         return None
@@ -194,13 +199,7 @@ def _reduced_column(node: ast.AST, namespace: dict[str, Any]) -> tuple[str, str,
             root = root.value
         else:
             return None
-    frame = dict(data_frames(namespace)).get(root.id)
-    if frame is None or name not in map(str, frame.columns):
-        return None
-    values = frame[name]
-    if getattr(values, "ndim", 1) != 1 or not (values.dtype.kind == "O" or str(values.dtype) in ("str", "string")):
-        return None
-    return root.id, name, values
+    return _text_column(root.id, name, namespace)
 
 
 def _texts(node: ast.AST) -> list[str]:
