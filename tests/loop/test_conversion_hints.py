@@ -51,7 +51,7 @@ def test_money_as_text_gets_its_values_and_the_conversion(code):
 
 def test_a_float_minus_texts_summed_into_one_gets_the_conversion():
     frame = pd.DataFrame({"amount": ["$315.92", "$1,779.80", "-$18.46"] * 4, "price": [1.0, 2.0, 3.0] * 4})
-    hint = hint_for('x = frame_total = orders["price"].sum() - orders["amount"].sum()', frame)
+    hint = hint_for('x = orders["price"].sum() - orders["amount"].sum()', frame)
     assert "orders['amount'] holds numbers written as text" in hint and "errors='coerce')" in hint
 
 
