@@ -240,3 +240,24 @@ def save(page: Any, lab: Lab, name: str, timeout: float = 30) -> dict[str, Any]:
             return lab.read_notebook(name)
         time.sleep(0.1)
     raise TimeoutError(f"{name} was not saved within {timeout} s")
+
+
+def picture(view: Any, path: Path, *, full_page: bool = False) -> None:
+    """Keep a picture of `view` (a locator, or the page with `full_page`) for a person to look at; never a check.
+
+    A finished run's widget is drawn anew (its display is refreshed with the final static HTML), so the element
+    a test located may leave the page while Chromium takes its picture: take the new one, and after three tries
+    keep the whole page instead rather than fail a test over an artifact."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    page = getattr(view, "page", view)
+    for _ in range(3):
+        try:
+            if full_page or view is page:
+                page.screenshot(path=str(path), full_page=full_page)
+            else:
+                view.screenshot(path=str(path))
+            return
+        except PlaywrightError:
+            page.wait_for_timeout(500)
+    page.screenshot(path=str(path), full_page=True)

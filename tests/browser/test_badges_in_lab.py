@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from labkit import Lab, open_notebook, run_all, wait_idle, write_notebook
+from labkit import Lab, open_notebook, picture, run_all, wait_idle, write_notebook
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -69,7 +69,7 @@ def test_the_network_ask_and_the_badges(lab: Lab, page, notebook: str, artifacts
     expect(ask.locator(".nba-ask-text")).to_have_text("Step 1 wants to use the network")
     expect(view.locator(".nba-header .nba-status")).to_have_text("awaiting permission")
     expect_nothing_turns_and_the_code_once(view, "read_csv")
-    view.screenshot(path=str(artifacts / "network_ask.png"))
+    picture(view, artifacts / "network_ask.png")
     ask.get_by_role("button", name="Deny", exact=True).click()
     expect(view.locator(".nba-header .nba-status")).to_have_text("done", timeout=60_000)
     expect(view.locator(".nba-permission")).to_have_attribute("data-answer", "deny")
@@ -78,7 +78,7 @@ def test_the_network_ask_and_the_badges(lab: Lab, page, notebook: str, artifacts
     expect(approver.locator(".nba-header .nba-status")).to_have_text("awaiting approval", timeout=60_000)
     expect(approver.get_by_role("textbox", name="Code to run")).to_have_value("print('dropping the table')")
     expect_nothing_turns_and_the_code_once(approver, "dropping the table", in_pre=0)  # the review box only
-    approver.screenshot(path=str(artifacts / "awaiting_approval.png"))
+    picture(approver, artifacts / "awaiting_approval.png")
     approver.get_by_role("button", name="Reject", exact=True).click()
     box = approver.get_by_role("textbox", name="Code to run")
     expect(box).to_have_value("final_answer('kept')", timeout=30_000)  # every step awaits approval: the next one
@@ -91,7 +91,7 @@ def test_the_network_ask_and_the_badges(lab: Lab, page, notebook: str, artifacts
     waiter = cell_view(page, 3)
     expect(waiter.locator(".nba-header .nba-status")).to_have_text("timed out", timeout=90_000)
     expect_own_mark(waiter, "timed_out", "timed out", "Timed out")
-    waiter.screenshot(path=str(artifacts / "timed_out_badge.png"))
+    picture(waiter, artifacts / "timed_out_badge.png")
 
     sleeper = cell_view(page, 4)
     expect(sleeper.locator(".nba-header .nba-status")).to_have_text("running", timeout=60_000)
@@ -101,5 +101,5 @@ def test_the_network_ask_and_the_badges(lab: Lab, page, notebook: str, artifacts
     sleeper.get_by_role("button", name="Stop", exact=True).click()
     expect(sleeper.locator(".nba-header .nba-status")).to_have_text("stopped", timeout=30_000)
     expect_own_mark(sleeper, "stopped", "stopped", "Stopped")
-    sleeper.screenshot(path=str(artifacts / "stopped_badge.png"))
+    picture(sleeper, artifacts / "stopped_badge.png")
     wait_idle(page)

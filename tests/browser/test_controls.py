@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from labkit import Lab, cell, open_notebook, write_notebook
+from labkit import Lab, cell, open_notebook, picture, write_notebook
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -401,11 +401,11 @@ def test_a_rerun_restores_the_variables_and_the_earlier_run_comes_back_live(page
     expect(view.locator(".nba-final")).to_contain_text("3", timeout=15_000)
     expect(view.locator(".nba-control-message")).to_contain_text("as they were before step 1")
     assert output_of(page, 2, "print(sorted(df.columns))").strip() == "['a', 'b', 'rel']"  # no 'gain': undone
-    view.screenshot(path=str(artifacts / "rerun_restored.png"))
+    picture(view, artifacts / "rerun_restored.png")
     view.locator(".nba-forks-toggle").click()
     view.locator(".nba-fork-open").first.click()
     expect(button(view, "Make live")).to_be_visible()
-    view.first.screenshot(path=str(artifacts / "earlier_run_make_live.png"))
+    picture(view.first, artifacts / "earlier_run_make_live.png")
     button(view, "Make live").click()
     expect(view.locator(".nba-control-message")).to_contain_text("agent.forks[0] is the live run again")
     expect(view.locator(".nba-final")).to_contain_text("2")

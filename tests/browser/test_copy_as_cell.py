@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from labkit import Lab, open_notebook, run_all, wait_idle, write_notebook
+from labkit import Lab, open_notebook, picture, run_all, wait_idle, write_notebook
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -70,5 +70,5 @@ def test_copy_as_cell_inserts_the_program_below_and_it_binds_the_answer(
     wait_idle(page)
     run_cell(page, cells.nth(3))
     expect(cells.nth(3).locator(".jp-OutputArea-output")).to_have_text("ANSWER: b\n", timeout=30_000)
-    page.screenshot(path=str(artifacts / "copy_as_cell.png"), full_page=True)
+    picture(page, artifacts / "copy_as_cell.png", full_page=True)
     assert not page.console_errors

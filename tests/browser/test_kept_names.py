@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from labkit import Lab, open_notebook, run_all, write_notebook
+from labkit import Lab, open_notebook, picture, run_all, write_notebook
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -40,5 +40,5 @@ def test_a_name_kept_in_the_worker_is_said_in_the_widget(lab: Lab, page, noteboo
     kept = view.locator(".nba-change[data-name='print']").first
     expect(kept).to_have_text("+ print (function) [kept in the worker]")
     assert "kept in the worker: " in kept.get_attribute("title") and "builtin" in kept.get_attribute("title")
-    view.screenshot(path=str(artifacts / "kept_in_the_worker.png"))
+    picture(view, artifacts / "kept_in_the_worker.png")
     expect(cells.nth(2).locator(".jp-OutputArea-output")).to_have_text("the notebook's own print True\n")

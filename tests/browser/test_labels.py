@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from labkit import Lab, open_notebook, run_all, write_notebook
+from labkit import Lab, open_notebook, picture, run_all, write_notebook
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -78,5 +78,5 @@ def test_rewritten_by_nbagent_edited_by_you_and_a_folded_warning(
 
     expect(view.locator(".nba-final")).to_contain_text("20.0")
     expect(view.locator(".nba-final")).not_to_contain_text("np.float64")
-    view.screenshot(path=str(artifacts / "labels.png"))
+    picture(view, artifacts / "labels.png")
     assert not page.console_errors

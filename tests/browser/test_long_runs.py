@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from labkit import Lab, cell, open_notebook, write_notebook
+from labkit import Lab, cell, open_notebook, picture, write_notebook
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -183,7 +183,7 @@ def shot(page, view, name: str) -> Path:
             SCROLLER,
         )
         time.sleep(0.3)
-        view.screenshot(path=str(path))
+        picture(view, path)
     finally:
         page.set_viewport_size(size)
     assert path.stat().st_size > 10_000
@@ -272,7 +272,7 @@ def test_a_15_step_run_follows_the_live_step_keeps_its_top_in_view_and_collapses
     assert abs(state["topTop"] - state["viewTop"]) < 3, state  # yet its top is pinned at the view's top
     for name in ("Stop", "Pause", "Collapse all"):
         expect(view.locator(".nba-top").get_by_role("button", name=name, exact=True)).to_be_in_viewport()
-    page.screenshot(path=str(SHOTS / "fifteen_steps_scrolled.png"))
+    picture(page, SHOTS / "fifteen_steps_scrolled.png")
 
     full_height = state["height"]
     shot(page, view, "fifteen_steps.png")

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 import pytest
-from labkit import Lab, cell, open_notebook, run_all, wait_idle, write_notebook
+from labkit import Lab, cell, open_notebook, picture, run_all, wait_idle, write_notebook
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -107,7 +107,7 @@ def test_the_variable_ask_the_change_warning_and_undo(lab: Lab, page, notebook: 
     for_run = cell(page, 2).locator(VIEW)
     ask = for_run.locator(".nba-ask")
     expect(ask).to_be_visible(timeout=90_000)
-    ask.screenshot(path=str(artifacts / "variable_ask.png"))
+    picture(ask, artifacts / "variable_ask.png")
     answer(for_run, 1, "Allow for this run")
     expect(for_run.locator(".nba-header .nba-status")).to_have_text("done", timeout=60_000)
     expect(for_run.locator(".nba-permission")).to_have_count(1)  # step 2 read it without an ask
@@ -124,12 +124,12 @@ def test_the_variable_ask_the_change_warning_and_undo(lab: Lab, page, notebook: 
     expect(changer.locator(".nba-yours-changed")).to_contain_text("The run changed your variable: orders")
     wait_idle(page)
     assert cell(page, 4).locator(".jp-OutputArea-output").last.inner_text().strip() == "['price', 'qty', 'total'] 2"
-    changer.screenshot(path=str(artifacts / "change_warning.png"))
+    picture(changer, artifacts / "change_warning.png")
 
     changer.get_by_role("button", name="Undo this run", exact=True).click()
     expect(changer.locator(".nba-control-message")).to_contain_text(
         "Undone: your variables are as they were before the run (restored orders)", timeout=30_000
     )
     expect(changer.locator(".nba-yours-changed")).to_be_hidden()  # no warning about a change the undo took back
-    changer.screenshot(path=str(artifacts / "undo_this_run.png"))
+    picture(changer, artifacts / "undo_this_run.png")
     assert run_again(page, 4).strip() == "['price', 'qty'] 3"

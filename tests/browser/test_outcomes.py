@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from labkit import Lab, open_notebook, run_all, write_notebook
+from labkit import Lab, open_notebook, picture, run_all, write_notebook
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -76,7 +76,7 @@ def test_outcomes_drive_the_widget_o_and_the_cell(lab: Lab, page, notebook: str,
     expect(view.locator(".nba-steps > .nba-step-action")).to_have_count(2)  # the forced reply is not a step
     expect(max_steps.locator(STDERR)).to_have_text("%%agent: max steps reached, no answer (best = None)\n")
     expect(max_steps.locator(".jp-OutputArea-executeResult")).to_have_count(0)  # no Out[] echo
-    view.screenshot(path=str(artifacts / "outcome_max_steps.png"))
+    picture(view, artifacts / "outcome_max_steps.png")
     expect(cells.nth(2).locator(".jp-OutputArea-output")).to_have_text("None\n")
 
     memory = cells.nth(3).locator(VIEW)
@@ -85,7 +85,7 @@ def test_outcomes_drive_the_widget_o_and_the_cell(lab: Lab, page, notebook: str,
 
     loading = cells.nth(4)
     expect(loading.locator(".nba-message")).to_have_text("loading the offline model…", timeout=90_000)
-    loading.locator(VIEW).screenshot(path=str(artifacts / "outcome_loading.png"))
+    picture(loading.locator(VIEW), artifacts / "outcome_loading.png")
     expect(loading.locator(f"{VIEW} .nba-status")).to_have_text("done", timeout=60_000)
     expect(loading.locator(".nba-message")).to_have_count(0)
     expect(loading.locator(".nba-final")).to_contain_text("Paris")  # `%agent …?` ran the task
@@ -97,4 +97,4 @@ def test_outcomes_drive_the_widget_o_and_the_cell(lab: Lab, page, notebook: str,
     error = failed.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").last
     expect(error).to_contain_text("AgentRunFailed: Error while generating output with the model")
     assert error.inner_text().strip().count("\n") == 0, "the cell should end in one line"
-    failed.screenshot(path=str(artifacts / "outcome_failed.png"))
+    picture(failed, artifacts / "outcome_failed.png")

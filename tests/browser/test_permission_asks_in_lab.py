@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 from contrast import contrast
-from labkit import Lab, cell, command, open_notebook, run_all, wait_idle, write_notebook
-from playwright.sync_api import Error as PlaywrightError
+from labkit import Lab, cell, command, open_notebook, picture, run_all, wait_idle, write_notebook
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -78,20 +77,7 @@ def readable_in_both_themes(page, ask, artifacts: Path) -> None:
         assert (background < 0.2) == (theme == "JupyterLab Dark"), theme
         low = {part: round(ratio, 2) for part, ratio in measured.items() if ratio < 4.5}
         assert not low, f"{theme}: contrast below 4.5:1 for {low}"
-        ask.screenshot(path=str(artifacts / f"permission_ask_{theme.split()[-1].lower()}.png"))
-
-
-def screenshot(view, path: Path) -> None:
-    """A finished run's picture. Its widget is drawn anew when the run ends (the display is refreshed with the
-    final static HTML), and a view may be taken out of the page while drawn: take the picture of the new one."""
-    for attempt in range(3):
-        try:
-            view.screenshot(path=str(path))
-            return
-        except PlaywrightError:
-            if attempt == 2:
-                raise
-            view.page.wait_for_timeout(500)
+        picture(ask, artifacts / f"permission_ask_{theme.split()[-1].lower()}.png")
 
 
 def answer(page, index: int, button: str, artifacts: Path | None = None):
@@ -149,10 +135,10 @@ def test_allow_once_allow_for_the_run_and_deny(lab: Lab, page, notebook: str, ar
     expect(spoofed.locator(".nba-permission code")).to_contain_text("\\u0060data.csv")
     # a link in the answer says where it goes (issue 29 item 6)
     expect(spoofed.locator(".nba-final .nba-link-dest")).to_have_text(" (attacker.example/r?k=s3cr3t)")
-    screenshot(spoofed, artifacts / "permission_spoofed.png")
+    picture(spoofed, artifacts / "permission_spoofed.png")
 
     wait_idle(page)
-    screenshot(denied, artifacts / "permission_denied.png")
+    picture(denied, artifacts / "permission_denied.png")
     report = cell(page, 5).locator(".jp-OutputArea-output").last.inner_text()
     assert report.splitlines() == [
         "[['once'], []] ['once'] [] success",  # the once grant ended with its step

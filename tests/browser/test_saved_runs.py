@@ -17,7 +17,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from labkit import Lab, command, open_notebook
+from labkit import Lab, command, open_notebook, picture
 from playwright.sync_api import expect
 
 from nbagent import ActionStep, AgentMemory, TaskStep, Timing
@@ -143,7 +143,7 @@ def test_an_untrusted_saved_run_reads_well_without_its_styles(lab: Lab, page, sa
     expect(run.locator("pre.nba-code").first).to_have_text(
         "totals = sales.groupby('region')['revenue'].sum()\nprint(totals.idxmax())"
     )
-    run.screenshot(path=str(artifacts / "saved_untrusted.png"))
+    picture(run, artifacts / "saved_untrusted.png")
 
 
 @pytest.mark.parametrize("theme", ["JupyterLab Light", "JupyterLab Dark"])
@@ -162,7 +162,7 @@ def test_a_trusted_saved_run_has_no_bands_behind_code(lab: Lab, page, saved, art
     dark = luminance(colours["pre"]) < 0.2
     assert dark == (theme == "JupyterLab Dark"), f"{theme}: the code block's background is {colours['pre']}"
     assert contrast(colours["text"], colours["pre"]) >= 4.5
-    run.screenshot(path=str(artifacts / f"saved_trusted_{theme.split()[-1].lower()}.png"))
+    picture(run, artifacts / f"saved_trusted_{theme.split()[-1].lower()}.png")
     command(page, "apputils:change-theme", {"theme": "JupyterLab Light"}, wait=True)
 
 
@@ -184,4 +184,4 @@ def test_nbconvert_html_keeps_the_run_readable(lab: Lab, page, saved, artifacts:
         colours = run.evaluate(CODE_BACKGROUNDS)
         assert colours["bands"] == [], f"nbconvert ({scheme}): bands behind code: {colours['bands']}"
         assert contrast(colours["text"], colours["pre"]) >= 4.5
-        run.screenshot(path=str(artifacts / f"saved_nbconvert_{scheme}.png"))
+        picture(run, artifacts / f"saved_nbconvert_{scheme}.png")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from labkit import Lab, open_notebook, run_all, write_notebook
+from labkit import Lab, open_notebook, picture, run_all, write_notebook
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -47,4 +47,4 @@ def test_the_widget_says_the_limit_and_a_timed_out_run(lab: Lab, page, notebook:
     expect(cell.locator(STDERR)).to_have_text(
         "%%agent: timed out before an answer (the run's time limit, max_time) (out = None)\n"
     )
-    view.screenshot(path=str(artifacts / "run_timed_out.png"))
+    picture(view, artifacts / "run_timed_out.png")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from contrast import contrast
-from labkit import Lab, open_notebook, run_all, save
+from labkit import Lab, open_notebook, picture, run_all, save
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -129,7 +129,7 @@ def test_run_renders_live_then_from_the_saved_file(name: str, lab: Lab, page, ar
     expect(views.nth(0).locator(".nba-streaming")).to_have_count(0)
     if case["views"] == 2:  # a second view of the same widget rebuilds from state
         assert views.nth(0).inner_text() == views.nth(1).inner_text()
-    views.nth(0).screenshot(path=str(artifacts / f"{stem}_live.png"))
+    picture(views.nth(0), artifacts / f"{stem}_live.png")
     if name == "magic_run.ipynb":
         expect(page.locator(".jp-Cell").nth(2).locator(".jp-OutputArea-output")).to_contain_text(
             f"ANSWER: {ANSWER}", timeout=30_000
@@ -146,14 +146,14 @@ def test_run_renders_live_then_from_the_saved_file(name: str, lab: Lab, page, ar
     assert_run_shown(static.nth(0), code=case["code"])
     expect(page.get_by_text("Error displaying widget")).to_have_count(0)
     assert lab.kernels() == []
-    page.screenshot(path=str(artifacts / f"{stem}_reopened.png"), full_page=True)
+    picture(page, artifacts / f"{stem}_reopened.png", full_page=True)
 
     html = export_html(lab, name, artifacts)
     open_offline(page, html)
     exported = page.locator(".nbagent-static")
     expect(exported).to_have_count(case["views"])
     assert_run_shown(exported.nth(0), code=case["code"])
-    page.screenshot(path=str(artifacts / f"{stem}_export.png"), full_page=True)
+    picture(page, artifacts / f"{stem}_export.png", full_page=True)
 
 
 def test_without_the_mechanism_a_reopened_notebook_loses_the_run(
@@ -172,7 +172,7 @@ def test_without_the_mechanism_a_reopened_notebook_loses_the_run(
         open_notebook(page, plain, "hand_made.ipynb")
         expect(page.get_by_text("Error displaying widget: model not found")).to_have_count(2, timeout=60_000)
         expect(page.locator(".nbagent")).to_have_count(0)
-        page.screenshot(path=str(artifacts / "without_mechanism_reopened.png"), full_page=True)
+        picture(page, artifacts / "without_mechanism_reopened.png", full_page=True)
         page.close()
 
 
@@ -189,6 +189,6 @@ def test_light_and_dark_themes_are_readable(lab: Lab, page, artifacts: Path) -> 
         page.wait_for_timeout(300)
         ratios, _ = contrast(view, STEP_PARTS)
         low = {part: round(r, 2) for part, r in ratios.items() if r < 4.5}
-        view.screenshot(path=str(artifacts / f"theme_{theme.split()[-1].lower()}.png"))
+        picture(view, artifacts / f"theme_{theme.split()[-1].lower()}.png")
         assert not low, f"{theme}: contrast below 4.5:1 for {low}"
     command(page, "apputils:change-theme", {"theme": "JupyterLab Light"}, wait=True)
