@@ -79,3 +79,36 @@ def ip():
         shell.user_ns.pop(name, None)
     magics.last_agent = None
     magics.show_widget = False
+
+
+# ------------------------------------------------------------------------------------------------ parallel runs
+# scripts/test.sh runs the suite on two pytest-xdist workers with `--dist loadgroup`: a group runs whole, in
+# order, on one worker. A test file is a group (its module fixtures - workers, kernels - start once); the
+# browser tests are one group (one JupyterLab and one Chromium for them all); a notebook's cells are a group
+# (nbval runs them in order in one kernel). The groups that take longest are sent first, so the two workers
+# end together instead of one starting the browser tests when the other is done.
+
+_FIRST = ("browser", "notebooks/", "tests/test_packaging.py")  # minutes each; everything else takes seconds
+
+
+def _group(item: pytest.Item) -> str:
+    path = item.nodeid.split("::", 1)[0]
+    return "browser" if path.startswith("tests/browser/") else path
+
+
+def _rank(group: str, slow: int) -> tuple[int, int]:
+    first = next((i for i, prefix in enumerate(_FIRST) if group.startswith(prefix)), len(_FIRST))
+    return first, -slow
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    open("/tmp/xd/dbg", "a").write(f"{getattr(config.option, 'loadgroup', None)} {config.option.dist} {len(items)}\n")
+    if not getattr(config.option, "loadgroup", False):  # set on the workers of `--dist loadgroup`
+        return
+    slow: dict[str, int] = {}
+    for item in items:
+        group = _group(item)
+        item.add_marker(pytest.mark.xdist_group(group))
+        slow[group] = slow.get(group, 0) + (item.get_closest_marker("slow") is not None)
+    items.sort(key=lambda item: _rank(_group(item), slow[_group(item)]))  # stable: a group keeps its order

@@ -8,7 +8,8 @@ For a small local model (`prompting.prompt_profile`), a step is also capped at
 code"); a product of totals in its code runs as the total of the products, said in
 the step; and a final answer the checks doubt (no value, a row number for an id, a
 value the question names never selected, …) is refused with the reason, each doubt
-twice and three answers per task at most. Every model gets a hint after a failed step (the
+twice and three answers per task at most; an answer the data proves wrong (labels counted apart, repeated
+rows counted again) never stands: after that, the run ends without an answer. Every model gets a hint after a failed step (the
 columns of a frame after a `KeyError`, the task's variables after a `NameError`); code the
 same as the code that just failed twice in a row, or as any earlier failing attempt of the
 task, is not run; and the same failure in other code, step after step, is named a loop and
@@ -27,7 +28,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from nbagent.errors import AgentExecutionError, AgentParsingError, AgentRepeatedCodeError, RunStopped
+from nbagent.errors import AgentExecutionError, AgentParsingError, AgentRepeatedCodeError, RunStopped, RunStuck
 from nbagent.media import collect_images, is_image
 from nbagent.record import (
     CODE_TOOL_NAME,
@@ -317,20 +318,29 @@ class CodeLoop(AgentLoop):
 
     def _new_answer_problems(self, answer: Any, code: str) -> list[str]:
         """What the answer checks doubt in `answer` that was not said twice before in this task (once, when the
-        model sends an answer it was refused before: it is sure)."""
+        model sends an answer it was refused before: it is sure). An answer the data proves wrong never stands:
+        with nothing new to say about it, the run ends without an answer (`RunStuck`)."""
         actions = self._task_actions()
         said = " ".join(str(step.error) for step in actions if isinstance(step.error, AnswerRefused))
         refusals = sum(isinstance(step.error, AnswerRefused) for step in actions)
-        if refusals >= _MAX_REFUSALS:
-            return []
         ran = [_without_final_answer(step.code_action) for step in actions if _ran(step) and step.code_action]
         sliced = answer_code(ran, code)  # the statements the answer depends on, not every line that ran
         ran = [sliced] if sliced is not None else [*ran, code]
-        namespace = self._seen_namespace()
-        problems = self.coach.answer_doubts(answer, self.task or "", "\n".join(ran), namespace)
+        problems = self.coach.answer_doubts(answer, self.task or "", "\n".join(ran), self._seen_namespace())
         sure = f"final_answer({_echo(answer)}) was refused" in said and _one_value(answer)  # sent again: it is sure
-        says = 1 if sure else _SAYS_PER_DOUBT
-        return [problem for problem in problems if said.count(problem) < says][:_MAX_PROBLEMS_SAID]
+        says = {
+            problem: 1 if sure and not self.coach.proves_wrong(problem) else _SAYS_PER_DOUBT for problem in problems
+        }
+        new = [problem for problem in problems if refusals < _MAX_REFUSALS and said.count(problem) < says[problem]]
+        new = new[:_MAX_PROBLEMS_SAID]
+        proved = [problem for problem in problems if self.coach.proves_wrong(problem)]
+        if proved and not new:
+            raise RunStuck(
+                f"The run ended without an answer: final_answer({_echo(answer)}) cannot be right, and the model was "
+                f"told why without fixing it: {proved[0]}. Nothing is kept as the answer. Ask again with more "
+                "detail, or try another model."
+            )
+        return new
 
     def _new_chart_problems(self, figures: list[dict[str, Any]]) -> list[str]:
         """What the chart checks doubt in the step's figures, not said twice before in this task (a chart refused

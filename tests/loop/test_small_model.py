@@ -296,20 +296,34 @@ def test_plain_answers_are_not_errors(answer):
     assert answer_problem(answer) is None
 
 
-def test_a_small_models_error_answer_is_refused_twice_then_taken():
+def test_a_small_models_error_answer_is_refused_twice_then_the_run_ends_without_an_answer():
     model = scripted(
         [
             code("final_answer('KeyError: revenue')"),
             code("final_answer('Error: still failing')"),
-            code("final_answer('Error: still failing')"),  # the same answer again: the model is sure
+            code("final_answer('Error: still failing')"),  # the same answer again: sure of it, still no answer
         ]
     )
     agent = agent_for(model, namespace={})
-    assert agent.run("Revenue?") == "Error: still failing"
+    assert agent.run("Revenue?") is None
     first, second, third = actions(agent)
     assert isinstance(first.error, AnswerRefused) and isinstance(second.error, AnswerRefused)
     assert "was refused: it reads like an error message" in prompt_text(model.calls[1])
-    assert third.is_final_answer and third.error is None
+    assert not third.is_final_answer and "The run ended without an answer" in str(third.error)
+    assert "final_answer('Error: still failing') cannot be right" in str(third.error)
+    assert agent.last_result.state == "stuck" and len(model.calls) == 3
+
+
+def test_an_answer_the_data_proves_wrong_never_stands_though_the_model_is_sure():
+    """Labels written several ways, counted apart: told twice, the third same answer ends the run with none."""
+    orders = pd.DataFrame({"region": ["North", "north ", " NORTH", "South", "South"], "amount": [1.0, 2, 3, 4, 5]})
+    counted_apart = code("final_answer(orders.groupby('region')['amount'].sum().to_dict())")
+    model = scripted([counted_apart, counted_apart, counted_apart, code("final_answer(1)")])
+    agent = agent_for(model, namespace={"orders": orders})
+    assert agent.run("What is the total amount of each region in `orders`? Give a dict.") is None
+    refused = [step for step in actions(agent) if isinstance(step.error, AnswerRefused)]
+    assert len(refused) == 2 and "one label written several ways" in str(refused[0].error)
+    assert "without an answer" in str(actions(agent)[-1].error) and len(model.calls) == 3
 
 
 def test_a_refused_answer_can_be_followed_by_the_right_one():

@@ -10,7 +10,9 @@ what is wrong in one sentence, with the line to write where there is one. The fo
 (two things at once, a date) is checked in `answer_kinds`; that a "which region" answer is a region of the
 data (not a row number, a date or "none found") in `answer_labels`; that "improved the most" was not answered
 with the largest fall in `directions`. `CodeLoop` refuses the answer once per problem, so a model that is sure
-can answer the same again.
+can answer the same again — unless the doubt is a `Contradiction`: the data proves the answer wrong as it
+stands (its groups are one label written several ways, it totals numbers written as text, it counts repeated
+rows the question said to count once), and such an answer never stands: told twice, the run ends without one.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from .untidy_answers import (
     text_totalled,
 )
 
-__all__ = ["AnswerContext", "answer_problem", "answer_problems"]
+__all__ = ["AnswerContext", "Contradiction", "answer_problem", "answer_problems"]
 
 _LONG_ANSWER_ROWS = 24  # a Series answer longer than this is a column, not a per-group result
 _ERROR_ANSWER = re.compile(
@@ -56,6 +58,13 @@ _MONTHS = {name.lower(): number for number, name in enumerate(_MONTH_NAMES, star
 _YEAR = re.compile(r"(?<![\d.])((?:19|20)\d{2})(?![\d.])")
 _DATE_SAMPLE = 2_000  # the rows of a text column read as dates to find the years it holds
 _MONTH_NAME = re.compile(rf"\b({'|'.join(_MONTH_NAMES)})\b")  # capitalized: "may" is not May
+
+
+class Contradiction(str):
+    """A doubt the data proves, not a guess: the answer is wrong as it stands, however sure the model is of it.
+
+    A plain `str` everywhere else (said in the refusal, compared with what was said before); only the code step
+    asks whether a doubt is one, to end a run without an answer rather than let a wrong one stand."""
 
 
 @dataclass
@@ -126,7 +135,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
     """Every reason found to doubt `answer` to `context.question`, most certain first ([] if none)."""
     problem = answer_problem(answer)
     if problem:
-        return [problem]
+        return [Contradiction(problem)]
     try:
         tree = ast.parse(context.code)
     except SyntaxError:
@@ -144,12 +153,12 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         both_things_missing(context.question, answer, _pair_line(tree)),
         _id_looked_up_as_row_number(tree, context),
         *labels,
-        *_guarded(label_spellings_missed, tree, context.namespace),
-        *_guarded(text_totalled, tree, context.namespace),
-        *_guarded(kept_rows_counted_for_missing, context.question, tree),
-        *_guarded(blanks_not_counted, tree, context.namespace),
-        *_guarded(spellings_counted_apart, answer, context.code, context.namespace, context.variables),
-        *_guarded(repeats_not_dropped, context.question, tree, context.namespace, context.variables),
+        *_proved(label_spellings_missed, tree, context.namespace),
+        *_proved(text_totalled, tree, context.namespace),
+        *_proved(kept_rows_counted_for_missing, context.question, tree),
+        *_proved(blanks_not_counted, tree, context.namespace),
+        *_proved(spellings_counted_apart, answer, context.code, context.namespace, context.variables),
+        *_proved(repeats_not_dropped, context.question, tree, context.namespace, context.variables),
         *_guarded(direction_problems, answer, context.question, tree, _final_answer_argument(tree), context.namespace),
         _numbers_for_names(answer, context),
         _grouped_unasked(answer, context),
@@ -161,6 +170,11 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         _percent_not_computed(context),
     )
     return [found for found in checks if found]
+
+
+def _proved(check: Callable[..., list[str]], *args: Any) -> list[str]:
+    """A check whose findings the data proves (`untidy_answers`: blanks, spellings, repeats, text totalled)."""
+    return [Contradiction(found) for found in _guarded(check, *args)]
 
 
 def _guarded(check: Callable[..., list[str]], *args: Any) -> list[str]:

@@ -14,7 +14,7 @@ from nbagent.errors import AgentRepeatedCodeError
 from nbagent.record import ActionStep
 from nbagent.sandbox import handle_advice, is_worker_handle
 
-from .answers import AnswerContext, answer_problems
+from .answers import AnswerContext, Contradiction, answer_problems
 from .chart_checks import chart_problems
 from .code_checks import CodeFix, code_warning, fix_totals
 from .data_card import split_task
@@ -119,6 +119,12 @@ class Coach:
             return answer_problems(answer, AnswerContext(question, variables, code, namespace))
         except Exception:
             return []
+
+    @staticmethod
+    def proves_wrong(doubt: str) -> bool:
+        """Whether a doubt from `answer_doubts` is proved by the data (the answer cannot be right as it stands)
+        rather than a guess about what the question meant."""
+        return isinstance(doubt, Contradiction)
 
     def chart_doubts(self, figures: Sequence[dict[str, Any]], task: str, namespace: dict[str, Any]) -> list[str]:
         """Why a small model's figures (their summaries, `ActionStep.figures`) do not draw what `task` asks for:
