@@ -109,6 +109,34 @@ def test_a_frame_without_repeats_passes():
     assert not any("repeat an earlier row" in problem for problem in found)
 
 
+def in_part_problems(code: str, answer: object) -> list[str]:
+    """The checks after `code` ran: its intermediate frames are in the namespace, as in a run."""
+    namespace: dict[str, object] = {"orders": repeated_orders()}
+    exec(code.replace("final_answer(", "answer = ("), {}, namespace)
+    question = "What is the average amount of the orders over 15, counting each order once?"
+    return answer_problems(answer, AnswerContext(question, ["orders"], code, namespace))
+
+
+def test_a_total_over_repeats_divided_by_a_count_without_them_is_doubted():
+    """The messy run's average: the sum over every row, over the number of rows without repeats."""
+    code = "big = orders[orders['amount'] > 15]\nfinal_answer(big['amount'].sum() / len(big.drop_duplicates()))"
+    found = in_part_problems(code, 55.0)
+    assert any("big['amount'].sum() counts the 3 rows of big that repeat an earlier row" in f for f in found), found
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "big = orders.drop_duplicates()\nbig = big[big['amount'] > 15]\nfinal_answer(big['amount'].sum() / len(big))",
+        "once = orders.drop_duplicates()\nsub = once.assign(amount=1.0)[['amount']]\nfinal_answer(sub['amount'].sum())",
+        "orders = orders.drop_duplicates()\nbig = orders[orders['amount'] > 15]\nfinal_answer(big['amount'].mean())",
+    ],
+)
+def test_totals_over_rows_without_repeats_pass(code):
+    """Rows made without repeats (a column of them may repeat values: `sub` has two equal rows) pass."""
+    assert not any("repeat an earlier row" in problem for problem in in_part_problems(code, 25.0))
+
+
 # ---------------------------------------------------------------- one label, several spellings, counted apart
 
 

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from .code_checks import is_method_call, is_text
-from .data_card import data_frames, filled_text, text_kind
+from .data_card import data_frames, filled_text, text_kind, value_kind
 
 __all__ = [
     "blanks_not_counted",
@@ -37,6 +37,7 @@ _ONCE_ASKED = re.compile(
 _SPACES_DROPPED = re.compile(r"\.str\.strip\(")
 _ONE_CASE = re.compile(r"\.str\.(?:lower|upper|title|casefold|capitalize)\(")
 _DEDUPLICATING = ("drop_duplicates", "duplicated", "unique", "nunique")
+_COUNTING = ("sum", "mean", "count", "value_counts", "size", "std", "var")  # values a repeated row changes
 _MAX_CHECKED_ROWS = 1_000_000  # finding repeated rows hashes every row: beyond this, say nothing
 # code that also looks at blank texts: == "", .str.strip(), replace("", …), isin(["", …]), str.len(), is_missing(…)
 _BLANKS_HANDLED = re.compile(
@@ -226,7 +227,7 @@ def repeats_not_dropped(question: str, tree: ast.Module, namespace: dict[str, An
     if not _ONCE_ASKED.search(question):
         return []
     if any(is_method_call(node, *_DEDUPLICATING) for node in ast.walk(tree)):
-        return []
+        return _repeats_counted_in_part(tree, namespace)
     read = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
     for frame_name, frame in data_frames(namespace):
         if frame_name not in read or frame_name not in variables or len(frame) > _MAX_CHECKED_ROWS:
@@ -239,6 +240,64 @@ def repeats_not_dropped(question: str, tree: ast.Module, namespace: dict[str, An
                 f"first (into a new variable: {frame_name}.drop_duplicates()), then compute the answer again"
             ]
     return []
+
+
+def _repeats_counted_in_part(tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
+    """A total or count over a frame that still repeats rows, where other code of the answer dropped them: the
+    average of the measured messy run took the sum over every Laptop row and divided by the count without
+    repeats."""
+    deduplicated = _deduplicated_names(tree)
+    for node in ast.walk(tree):
+        chain = _counting_chain(node)
+        if chain is None or chain[0] in deduplicated or any(method in _DEDUPLICATING for method in chain[1]):
+            continue
+        frame = namespace.get(chain[0])
+        if value_kind(frame) != "DataFrame" or len(frame) > _MAX_CHECKED_ROWS:
+            continue
+        repeated = int(frame.duplicated().sum())
+        if repeated:
+            return [
+                f"{ast.unparse(node)} counts the {repeated} row{'s' if repeated > 1 else ''} of {chain[0]} that repeat "
+                f"an earlier row, though other code of the answer dropped repeats: compute every part of the answer "
+                f"from the rows without repeats ({chain[0]}.drop_duplicates())"
+            ]
+    return []
+
+
+def _deduplicated_names(tree: ast.Module) -> set[str]:
+    """The names bound, in order, to values made from rows without repeats (a column of `orders.drop_duplicates()`
+    may repeat values, and its rows are still distinct orders)."""
+    names: set[str] = set()
+    for statement in tree.body:
+        if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is None:
+            continue
+        value = statement.value
+        read = {node.id for node in ast.walk(value) if isinstance(node, ast.Name)}
+        if read & names or any(is_method_call(node, *_DEDUPLICATING) for node in ast.walk(value)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            names |= {node.id for target in targets for node in ast.walk(target) if isinstance(node, ast.Name)}
+    return names
+
+
+def _counting_chain(node: ast.AST) -> tuple[str, list[str]] | None:
+    """(the root name, the methods called on the way) of a sum, mean, count or size whose value repeated rows
+    change (`laptops['amount'].sum()`, `len(laptops)`, `laptops.shape[0]`), or None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and node.args:
+        target = node.args[0]
+    elif is_method_call(node, *_COUNTING):
+        target = node.func.value
+    elif isinstance(node, ast.Attribute) and node.attr in ("shape", "size") and isinstance(node.ctx, ast.Load):
+        target = node.value
+    else:
+        return None
+    methods: list[str] = []
+    while isinstance(target, (ast.Attribute, ast.Subscript, ast.Call)):
+        if isinstance(target, ast.Call):
+            if isinstance(target.func, ast.Attribute):
+                methods.append(target.func.attr)
+            target = target.func
+        target = target.value if isinstance(target, (ast.Attribute, ast.Subscript)) else target
+    return (target.id, methods) if isinstance(target, ast.Name) else None
 
 
 def spellings_counted_apart(answer: Any, code: str, namespace: dict[str, Any], variables: list[str]) -> list[str]:
