@@ -29,6 +29,7 @@ from .answer_labels import label_problems
 from .code_checks import is_method_call, is_text
 from .data_card import data_frames, filled_text, is_number, owner_frame, text_kind, value_kind
 from .directions import direction_problems
+from .signs import negative_total_subtracted
 from .untidy_answers import (
     blanks_not_counted,
     kept_rows_counted_for_missing,
@@ -160,6 +161,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_proved(spellings_counted_apart, answer, context.code, context.namespace, context.variables),
         *_proved(repeats_not_dropped, context.question, tree, context.namespace, context.variables),
         *_guarded(direction_problems, answer, context.question, tree, _final_answer_argument(tree), context.namespace),
+        *_guarded(negative_total_subtracted, context.question, tree, context.namespace),
         _numbers_for_names(answer, context),
         _grouped_unasked(answer, context),
         *_unused_variables(context),

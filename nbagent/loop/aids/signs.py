@@ -1,0 +1,114 @@
+"""Money given back written as negative amounts, then subtracted: the total minus a negative total adds it.
+
+Measured on messy notebook data: "our net revenue: the total amount of `orders` minus the money given back in
+`refunds`", where every refund is written '-$157.68', was answered with `orders_total - refunds_total`: the
+refunds counted twice the wrong way (347,306 where 170,342 was right). Where the question asks to take
+something away and the code subtracts the total of a column whose values are all zero or below, the doubt names
+the column and its sign. Nothing is said where the code takes the absolute value or the column holds any
+positive amount: a doubt must be certain.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from .data_card import value_kind
+
+__all__ = ["negative_total_subtracted"]
+
+_TAKEN_AWAY = re.compile(r"\b(minus|less|net|subtract\w*|deduct\w*|take away|taking away|after)\b", re.IGNORECASE)
+_MONEY_MARKS = re.compile(r"[$€£,\s]")
+_HOPS = 5  # names followed back to what they were bound to: total = refunds['amount'].sum(); net = a - total
+
+
+def negative_total_subtracted(question: str, tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
+    """The code subtracts the total of a column that holds only amounts of zero or below, where the question
+    asks to take it away."""
+    if not _TAKEN_AWAY.search(question):
+        return []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub)):
+            continue
+        subtracted = _bound_value(node.right, tree)
+        if not _is_total(subtracted) or _takes_absolute(subtracted):
+            continue
+        for frame_name, column in _columns_read(subtracted):
+            examples = _negative_only(namespace.get(frame_name), column)
+            if examples:
+                return [
+                    f"{frame_name}[{column!r}] holds amounts of zero or below ({examples}), so subtracting its total "
+                    f"adds it back: {ast.unparse(node)} counts it the wrong way. Add the negative total, or "
+                    "subtract its size (.abs().sum())"
+                ]
+    return []
+
+
+def _bound_value(node: ast.AST, tree: ast.Module) -> ast.AST:
+    """`node`, or for a name the value it was last bound to in the code (a few hops)."""
+    for _ in range(_HOPS):
+        if not isinstance(node, ast.Name):
+            return node
+        values = [
+            statement.value
+            for statement in ast.walk(tree)
+            if isinstance(statement, ast.Assign)
+            and any(isinstance(target, ast.Name) and target.id == node.id for target in statement.targets)
+        ]
+        if not values:
+            return node
+        node = values[-1]
+    return node
+
+
+def _is_total(node: ast.AST) -> bool:
+    return any(
+        isinstance(call, ast.Call)
+        and (
+            (isinstance(call.func, ast.Attribute) and call.func.attr == "sum")
+            or (isinstance(call.func, ast.Name) and call.func.id == "sum")
+        )
+        for call in ast.walk(node)
+    )
+
+
+def _takes_absolute(node: ast.AST) -> bool:
+    return any(
+        isinstance(call, ast.Call)
+        and (
+            (isinstance(call.func, ast.Attribute) and call.func.attr == "abs")
+            or (isinstance(call.func, ast.Name) and call.func.id == "abs")
+        )
+        for call in ast.walk(node)
+    ) or any(isinstance(op, ast.UnaryOp) and isinstance(op.op, ast.USub) for op in ast.walk(node))
+
+
+def _columns_read(node: ast.AST) -> list[tuple[str, str]]:
+    """The `frame['column']` subscripts in `node`, in order."""
+    return [
+        (sub.value.id, sub.slice.value)
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.Subscript)
+        and isinstance(sub.value, ast.Name)
+        and isinstance(sub.slice, ast.Constant)
+        and isinstance(sub.slice.value, str)
+    ]
+
+
+def _negative_only(frame: Any, column: str) -> str:
+    """A few of the column's values, when all its amounts are zero or below and some below; "" otherwise."""
+    if value_kind(frame) != "DataFrame" or column not in getattr(frame, "columns", ()):
+        return ""
+    import pandas as pd  # the frame is a pandas one: pandas is there
+
+    values = frame[column]
+    raw = values.dropna()
+    if values.dtype.kind not in "iuf":
+        values = pd.to_numeric(
+            values.astype("string").str.replace(_MONEY_MARKS.pattern, "", regex=True), errors="coerce"
+        )
+    amounts = values.dropna()
+    if amounts.empty or (amounts > 0).any() or not (amounts < 0).any():
+        return ""
+    return ", ".join(repr(value) if isinstance(value, str) else f"{value:g}" for value in raw.head(2).tolist())
