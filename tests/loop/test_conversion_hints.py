@@ -125,3 +125,13 @@ def test_str_on_a_column_an_earlier_step_converted_says_it_holds_numbers_now():
     hint = hint_for("x = orders['amount'].str.replace(r'[$,]', '', regex=True).astype(float)", converted)
     assert hint.startswith("Hint: orders['amount'] already holds numbers (float64), not text")
     assert "without .str" in hint
+
+
+def test_str_on_a_converted_column_names_that_column_when_the_line_names_another():
+    """The messy run's line read `.str` of orders["amount"] (float now) and named "client_id" (int): the hint had
+    said client_id."""
+    converted = orders().assign(amount=[1.0, 2.0, 3.0, None, None, 4.0] * 4)
+    converted.insert(0, "client_id", list(range(24)))  # before `amount`, as in the run's frame
+    code = 'x = orders.loc[orders["amount"].str.contains("4.0", na=False), "client_id"].iloc[0]'
+    hint = hint_for(code, converted)
+    assert hint.startswith("Hint: orders['amount'] already holds numbers (float64), not text"), hint

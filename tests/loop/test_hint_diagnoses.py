@@ -219,6 +219,14 @@ def test_a_column_of_another_table_is_said_with_the_merge_that_brings_it(hint_fo
     assert "did you mean" not in hint
 
 
+def test_a_join_made_earlier_that_holds_the_column_is_named_instead_of_a_merge(hint_for):
+    """The messy run merged `orders` with `clients` into `merged`, then grouped `orders` by 'segment'."""
+    hint_for('merged = orders.merge(stores.assign(store_id=stores["store_id"].astype(int)), on="store_id")\n1/0')
+    hint = hint_for('x = orders.groupby("city")["total"].sum()')
+    assert "'city' is a column of `merged`, which also has every column of `orders`: use `merged`." in hint
+    assert ".merge(" not in hint
+
+
 def test_a_column_of_another_table_without_a_shared_column_is_named(hint_for):
     hint = hint_for('x = sales["name"]')
     assert "'name' is a column of `reps`, not of `sales`." in hint

@@ -9,6 +9,7 @@ blanks), and the one conversion that reads all of it, into a new variable so the
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
@@ -126,18 +127,50 @@ def already_converted(found: Any) -> str:
     if not _STR_ON_NON_TEXT.search(found.message):
         return ""
     text = found.statement or found.source
-    words = set(_NAME.findall(text)) | set(_QUOTED.findall(text))
-    for frame_name, frame in data_frames(found.namespace):
-        if frame_name not in words:
+    frames = dict(data_frames(found.namespace))
+    for frame_name, column in _text_accessed(text) or _named_columns(text, frames):
+        frame = frames.get(frame_name)
+        if frame is None or column not in map(str, frame.columns):
             continue
-        for position, column in enumerate(frame.columns):
-            kind = frame.iloc[:, position].dtype.kind
-            if str(column) in words and kind in "biufcmM":
-                held = "dates" if kind == "M" else _KIND_WORDS[kind]
-                ref = f"{frame_name}[{str(column)!r}]"
-                return (
-                    f"Hint: {ref} already holds {held} ({frame.iloc[:, position].dtype}), not text: an earlier step "
-                    f"converted it in `{frame_name}` itself. Use {ref} as it is, without .str and without converting "
-                    "it again."
-                )
+        position = [str(name) for name in frame.columns].index(column)
+        kind = frame.iloc[:, position].dtype.kind
+        if kind in "biufcmM":
+            held = "dates" if kind == "M" else _KIND_WORDS[kind]
+            ref = f"{frame_name}[{column!r}]"
+            return (
+                f"Hint: {ref} already holds {held} ({frame.iloc[:, position].dtype}), not text: an earlier step "
+                f"converted it in `{frame_name}` itself. Use {ref} as it is, without .str and without converting "
+                "it again."
+            )
     return ""
+
+
+def _text_accessed(text: str) -> list[tuple[str, str]]:
+    """The `frame['column']` the code reads `.str` of (the messy run's line named two columns, and the hint the
+    other one); [] when the code cannot be read."""
+    try:
+        tree = ast.parse(text.strip())
+    except SyntaxError:
+        return []
+    return [
+        (node.value.value.id, node.value.slice.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr == "str"
+        and isinstance(node.value, ast.Subscript)
+        and isinstance(node.value.value, ast.Name)
+        and isinstance(node.value.slice, ast.Constant)
+        and isinstance(node.value.slice.value, str)
+    ]
+
+
+def _named_columns(text: str, frames: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every (frame, column) the text names, frame and column both as words."""
+    words = set(_NAME.findall(text)) | set(_QUOTED.findall(text))
+    return [
+        (frame_name, str(column))
+        for frame_name, frame in frames.items()
+        if frame_name in words
+        for column in frame.columns
+        if str(column) in words
+    ]

@@ -131,10 +131,16 @@ def _column_of_another_frame(column: str, frames: list[tuple[str, Any]], namespa
     """ "'region' is a column of `orders`, not of `refunds`" with the merge that brings it over, when another notebook
     frame has the column (a 1.5B model looked for `refunds['region']` four times, told "did you mean 'reason'?")."""
     used = {name for name, _ in frames}
-    for name, frame in data_frames(namespace):
-        if name in used or column not in map(str, frame.columns):
-            continue
-        into, into_frame = frames[0]
+    into, into_frame = frames[0]
+    holders = [
+        (name, frame)
+        for name, frame in data_frames(namespace)
+        if name not in used and column in map(str, frame.columns)
+    ]
+    for name, frame in holders:  # a join made earlier already holds it (the messy run grouped `orders` after a merge)
+        if set(map(str, into_frame.columns)) <= set(map(str, frame.columns)):
+            return f"{column!r} is a column of `{name}`, which also has every column of `{into}`: use `{name}`."
+    for name, frame in holders:
         shared = [str(c) for c in into_frame.columns if str(c) in map(str, frame.columns) and str(c) != column]
         if not shared:
             return f"{column!r} is a column of `{name}`, not of `{into}`."
