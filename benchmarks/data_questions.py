@@ -645,7 +645,7 @@ class Outcome:
     expected: Any
     answer: Any = None
     solved: bool = False
-    kind: str = "solved"  # solved | wrong answer | error | max steps | parse error | timeout | no figure | wrong chart
+    kind: str = "solved"  # solved | wrong answer | no answer | error | max steps | parse error | timeout | no figure | wrong chart
     seconds: float = 0.0
     steps: int = 0
     tokens_out: int = 0
@@ -688,6 +688,8 @@ def _classify(outcome: Outcome, state: str | None, timed_out: bool, failed: bool
         return "no figure" if outcome.figures.startswith("no figure") else "wrong chart"
     if isinstance(outcome.answer, str) and _ERROR_ANSWER.search(outcome.answer):
         return "error"
+    if state == "stuck" or outcome.answer is None:  # ended without an answer, and said why: not a wrong one kept
+        return "no answer"
     return "wrong answer"
 
 

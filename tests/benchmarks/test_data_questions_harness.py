@@ -107,6 +107,8 @@ def test_failures_are_sorted_into_their_kinds(dq, bench_for):
     assert crashed.kind == "error" and "model crashed" in crashed.detail
     errors = ask(ScriptedModel([code("final_answer('Error: no column revenue')")]))
     assert errors.kind == "error"
+    nothing = ask(ScriptedModel([code("final_answer(None)")]))
+    assert nothing.kind == "no answer" and not nothing.solved  # honestly none: not counted as a wrong answer kept
     slow = ScriptedModel([code(f"final_answer({expected})")], latency=1.5)
     late = ask(slow, timeout=0.3)
     assert late.kind == "timeout" and not late.solved
