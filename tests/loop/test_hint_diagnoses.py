@@ -227,6 +227,13 @@ def test_a_join_made_earlier_that_holds_the_column_is_named_instead_of_a_merge(h
     assert ".merge(" not in hint
 
 
+def test_a_series_the_code_computed_looked_up_as_a_column_is_named_as_the_variable(hint_for):
+    """The clean run computed `revenue`, then looked up sales["revenue"] for eight steps."""
+    hint = hint_for('revenue = sales["units"] * sales["price"]\nbest = sales[sales["revenue"] == revenue.max()]')
+    assert "`revenue` is your variable (a Series with one value per row of `sales`), not a column of `sales`" in hint
+    assert "did you mean" not in hint
+
+
 def test_a_column_of_another_table_without_a_shared_column_is_named(hint_for):
     hint = hint_for('x = sales["name"]')
     assert "'name' is a column of `reps`, not of `sales`." in hint

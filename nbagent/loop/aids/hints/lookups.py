@@ -10,7 +10,7 @@ import difflib
 import re
 from typing import Any
 
-from ..data_card import all_columns, data_frames, frames_in, shown_columns
+from ..data_card import all_columns, data_frames, frames_in, shown_columns, value_kind
 from ..error_keys import error_line, is_label_key, missing_attribute, missing_keys
 from .code_errors import UNDEFINED
 from .failure import Failure, frames_used
@@ -113,7 +113,11 @@ def _columns_hint(found: Failure) -> str:
             said.append("(Its column 0 came from reset_index() of an unnamed Series: use the Series itself.)")
     columns = all_columns(frames)
     missing = [str(key) for key in keys if not is_label_key(key) and str(key) not in columns]
-    elsewhere = _column_of_another_frame(missing[0], frames, found.namespace) if len(missing) == 1 else ""
+    elsewhere = ""
+    if len(missing) == 1:
+        elsewhere = _variable_not_column(missing[0], frames, found.namespace) or _column_of_another_frame(
+            missing[0], frames, found.namespace
+        )
     if elsewhere:
         said.append(elsewhere)
     elif missing:
@@ -125,6 +129,20 @@ def _columns_hint(found: Failure) -> str:
         )
         said.append(f"There {named}{where}{meant}: use the columns listed, or compute it from them.")
     return "Hint: " + " ".join(said)
+
+
+def _variable_not_column(column: str, frames: list[tuple[str, Any]], namespace: dict[str, Any]) -> str:
+    """ "`revenue` is your variable, not a column of `sales`" when the code computed a Series of that name with one
+    value per row of the frame (a 1.5B model computed `revenue`, then looked up `sales["revenue"]` for 8 steps)."""
+    series = namespace.get(column)
+    into, frame = frames[0]
+    if value_kind(series) != "Series" or len(series) != len(frame) or not series.index.equals(frame.index):
+        return ""
+    return (
+        f"`{column}` is your variable (a Series with one value per row of `{into}`), not a column of `{into}`: use "
+        f"`{column}` itself where you wrote {into}[{column!r}] (a filter like {into}[{column} == ...] keeps the "
+        "matching rows)."
+    )
 
 
 def _column_of_another_frame(column: str, frames: list[tuple[str, Any]], namespace: dict[str, Any]) -> str:
