@@ -382,3 +382,17 @@ def test_a_selection_the_answer_does_not_use_is_no_selection():
     assert agent.run(question) == 2
     refused = [step for step in agent.memory.steps if isinstance(getattr(step, "error", None), AnswerRefused)]
     assert len(refused) == 1 and "May" in str(refused[0].error)
+
+
+def test_a_quantity_the_question_defines_as_a_product_is_doubted_when_a_factor_is_never_read():
+    """The clean run gave the median of `units` as "the median revenue (units × unit_price)"."""
+    question = "What is the median revenue (units × unit_price) per order in the South region of `sales`?"
+    south = "south = sales[sales['region'] == 'South']\n"
+    said = problems_of(question, south + "final_answer(float(south['units'].median()))")
+    assert said == [
+        "the question counts revenue as units × unit_price, but the code the answer comes from never reads "
+        "'unit_price': compute revenue for each row first, then the answer from it"
+    ]
+    per_row = south + "final_answer(float((south['units'] * south['unit_price']).median()))"
+    assert problems_of(question, per_row) == []
+    assert problems_of(question.replace("unit_price", "unit_cost"), south + "final_answer(1.0)") == []  # no such column

@@ -52,6 +52,7 @@ _MAX_CATEGORIES = 30  # a text column with more distinct values than this holds 
 _NAMES_ASKED = re.compile(r"\bnames?\b", re.IGNORECASE)
 _NAMED_THING = re.compile(r"\b(\w+?)(?:'s)? names?\b", re.IGNORECASE)  # "product names", "the customer's name"
 _PER_GROUP = r"\b(each|every|per|by|all|daily|weekly|monthly|quarterly|yearly|annual)\b"  # "monthly revenue"
+_DEFINED_PRODUCT = re.compile(r"\b(?P<quantity>\w+)\s*\(\s*(?P<left>\w+)\s*[×*xX]\s*(?P<right>\w+)\s*\)")
 _PERCENT_ASKED = re.compile(r"\bpercent(age)?\b|\bin %|%\?", re.IGNORECASE)
 _POSITIONAL = re.compile(r"\.iloc\b|\[\s*-\d+\s*\]|\.shift\(|\.pct_change\(|\.diff\(")
 _MONTH_NAMES = "January February March April May June July August September October November December".split()
@@ -170,6 +171,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_months_not_selected(context),
         *_guarded(_years_not_selected, context),
         _percent_not_computed(context),
+        _definition_unread(context),
     )
     return [found for found in checks if found]
 
@@ -419,6 +421,31 @@ def _percent_not_computed(context: AnswerContext) -> str:
     if not _PERCENT_ASKED.search(context.question) or re.search(r"\b100\b|pct_change|percent", context.code):
         return ""
     return "the question asks for a percentage, but the code never computes one (a part / the whole * 100)"
+
+
+def _definition_unread(context: AnswerContext) -> str:
+    """ "revenue (units × unit_price)" answered from code that never reads one of the two columns (the median of
+    `units` given as the median revenue)."""
+    defined = _DEFINED_PRODUCT.search(context.question)
+    if not defined:
+        return ""
+    quantity, factors = defined.group("quantity"), [defined.group("left"), defined.group("right")]
+    frames = [frame for name, frame in data_frames(context.namespace) if name in context.variables]
+    columns = {str(column) for frame in frames for column in frame.columns}
+    if any(factor not in columns for factor in factors):
+        return ""
+    unread = [factor for factor in factors if not _reads_column(factor, context.code)]
+    if not unread:
+        return ""
+    return (
+        f"the question counts {quantity} as {factors[0]} × {factors[1]}, but the code the answer comes from never "
+        f"reads {unread[0]!r}: compute {quantity} for each row first, then the answer from it"
+    )
+
+
+def _reads_column(column: str, code: str) -> bool:
+    """Whether `code` names `column` as a column: `['unit_price']`, `"unit_price"` (a groupby, a list) or `.unit_price`."""
+    return re.search(rf"""['"]{re.escape(column)}['"]|\.{re.escape(column)}\b""", code) is not None
 
 
 def _categories(context: AnswerContext) -> list[tuple[str, str, str]]:
