@@ -30,6 +30,23 @@ def wait_until(predicate: Any, timeout: float = 10.0) -> None:
         time.sleep(0.01)
 
 
+def stop_when(agent: Any, ready: Any, delay: float = 0.2) -> list[float]:
+    """Call `agent.stop()` `delay` s after `ready()` holds (from another thread); the time of the stop.
+
+    A stop waits for the state it tests (the model called, the code running): a timer started before `run()` may
+    fire before the run begins on a busy machine, and a run clears an earlier stop when it starts."""
+    stopped: list[float] = []
+
+    def stop() -> None:
+        wait_until(ready, timeout=30)
+        time.sleep(delay)
+        stopped.append(time.monotonic())
+        agent.stop()
+
+    threading.Thread(target=stop, daemon=True).start()
+    return stopped
+
+
 class Kernel:
     """A real ipykernel driven with jupyter_client, acting as a front-end with or without subshells."""
 

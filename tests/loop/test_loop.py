@@ -219,13 +219,13 @@ def test_interrupt_from_a_callback_raises_agent_interrupted_after_the_step():
 
 
 def test_stop_from_another_thread_cancels_running_code():
-    import threading
     import time
 
+    from control_helpers import stop_when
+
     agent = make_agent([code("import time\ntime.sleep(30)")])
-    timer = threading.Timer(0.5, agent.stop)
+    stop_when(agent, lambda: len(agent.model.calls) == 1, delay=0.5)
     started = time.time()
-    timer.start()
     result = agent.run("sleep", return_full_result=True)
     assert time.time() - started < 5
     assert result.state == "stopped"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 
-from control_helpers import code, kernel_interrupt, wait_until
+from control_helpers import code, kernel_interrupt, stop_when
 
 from nbagent import CodeAgent, ScriptedModel
 from nbagent.models.base import ChatMessage
@@ -40,20 +40,6 @@ def agent_on(model, **kwargs) -> CodeAgent:
 
 def last_step(agent) -> ActionStep:
     return [s for s in agent.memory.steps if isinstance(s, ActionStep)][-1]
-
-
-def stop_when(agent, ready, delay: float = 0.2) -> list[float]:
-    """Call `agent.stop()` `delay` s after `ready()` holds (from another thread); the time of the stop."""
-    stopped: list[float] = []
-
-    def stop() -> None:
-        wait_until(ready, timeout=30)
-        time.sleep(delay)
-        stopped.append(time.monotonic())
-        agent.stop()
-
-    threading.Thread(target=stop, daemon=True).start()
-    return stopped
 
 
 def test_stop_while_the_model_thinks_ends_the_run_at_once_and_the_model_serves_the_next_run():

@@ -3,11 +3,11 @@ code of any earlier failure: a cycle), and the same failure in other code named 
 
 from __future__ import annotations
 
-import threading
 import time
 
 import pandas as pd
 import pytest
+from control_helpers import stop_when
 
 from nbagent import CodeAgent, RunStart, ScriptedModel
 from nbagent.errors import AgentRepeatedCodeError, AgentStuckError, AgentTimedOutError
@@ -109,8 +109,9 @@ def test_time_paused_for_a_person_does_not_count():
 
 
 def test_a_stop_by_a_person_stays_a_stop():
-    agent = make_agent(ScriptedModel([code("import time\ntime.sleep(30)")]), max_time=60)
-    threading.Timer(0.5, agent.stop).start()
+    model = ScriptedModel([code("import time\ntime.sleep(30)")])
+    agent = make_agent(model, max_time=60)
+    stop_when(agent, lambda: len(model.calls) == 1, delay=0.5)
     assert agent.run("sleep", return_full_result=True).state == "stopped"
     assert not isinstance(agent.memory.action_steps()[-1].error, AgentTimedOutError)
 
