@@ -3,6 +3,7 @@ compact step messages, an answer check; and the hint every model gets after a fa
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -289,6 +290,12 @@ def test_a_dict_of_series_is_no_answer():
     assert "whole pandas Series" in answer_problem(per_region)
     assert "whole pandas Series" in answer_problem([pd.DataFrame({"a": [1]})])
     assert answer_problem({"North": 3.0, "South": 4}) is None
+
+
+@pytest.mark.parametrize("answer", [float("nan"), np.float64("nan")])
+def test_a_nan_answer_is_no_number(answer):
+    """The messy run summed `.unique()` amounts that held a gap with Python's sum(): NaN was kept as the answer."""
+    assert answer_problem(answer).startswith("it is NaN, no number: a missing value went into the arithmetic")
 
 
 @pytest.mark.parametrize("answer", [0, "West", "Errol Flynn", ["Error"], 3.5, "The error rate is 3%"])

@@ -112,11 +112,16 @@ class AnswerContext:
 def answer_problem(answer: Any) -> str | None:
     """Why `answer` is no answer to a data question, or None if it may be one.
 
-    `None`; text that reads as an error ("KeyError: 'x'", "Error: …", "Unable to …"); a dict or list
+    `None` or NaN; text that reads as an error ("KeyError: 'x'", "Error: …", "Unable to …"); a dict or list
     holding pandas Series or DataFrames (a per-group value that stayed a column).
     """
     if answer is None:
         return "it gives no value (None)"
+    if _is_nan(answer):
+        return (
+            "it is NaN, no number: a missing value went into the arithmetic (Python's sum() of values that include "
+            "a gap, or a total of nothing); pandas' .sum() and .mean() of a column skip the gaps"
+        )
     if isinstance(answer, str) and _ERROR_ANSWER.match(answer):
         return "it reads like an error message, not an answer"
     if value_kind(answer) in ("Series", "DataFrame") and len(answer) > _LONG_ANSWER_ROWS:
@@ -131,6 +136,11 @@ def answer_problem(answer: Any) -> str | None:
             "e.g. a groupby(...).sum().to_dict())"
         )
     return None
+
+
+def _is_nan(answer: Any) -> bool:
+    """A float NaN (Python's or numpy's): the answer a total over a gap gives."""
+    return isinstance(answer, float) and answer != answer  # np.float64 is a float
 
 
 def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
