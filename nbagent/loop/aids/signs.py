@@ -63,25 +63,24 @@ def _bound_value(node: ast.AST, tree: ast.Module) -> ast.AST:
 
 
 def _is_total(node: ast.AST) -> bool:
-    return any(
-        isinstance(call, ast.Call)
-        and (
-            (isinstance(call.func, ast.Attribute) and call.func.attr == "sum")
-            or (isinstance(call.func, ast.Name) and call.func.id == "sum")
-        )
-        for call in ast.walk(node)
-    )
+    return _calls(node, "sum")
 
 
 def _takes_absolute(node: ast.AST) -> bool:
+    negated = any(isinstance(op, ast.UnaryOp) and isinstance(op.op, ast.USub) for op in ast.walk(node))
+    return negated or _calls(node, "abs")
+
+
+def _calls(node: ast.AST, name: str) -> bool:
+    """Whether `node` calls `name`, as a method (`x.sum()`) or a builtin (`sum(x)`)."""
     return any(
         isinstance(call, ast.Call)
         and (
-            (isinstance(call.func, ast.Attribute) and call.func.attr == "abs")
-            or (isinstance(call.func, ast.Name) and call.func.id == "abs")
+            (isinstance(call.func, ast.Attribute) and call.func.attr == name)
+            or (isinstance(call.func, ast.Name) and call.func.id == name)
         )
         for call in ast.walk(node)
-    ) or any(isinstance(op, ast.UnaryOp) and isinstance(op.op, ast.USub) for op in ast.walk(node))
+    )
 
 
 def _columns_read(node: ast.AST) -> list[tuple[str, str]]:
