@@ -137,6 +137,44 @@ def test_totals_over_rows_without_repeats_pass(code):
     assert not any("repeat an earlier row" in problem for problem in in_part_problems(code, 25.0))
 
 
+def gappy_orders() -> pd.DataFrame:
+    return pd.DataFrame({"amount": [10.0, None, 30.0, 40.0], "region": ["North", "South", None, "East"]})
+
+
+def dropped_problems(code: str, question: str = "What is the total amount of `orders`?") -> list[str]:
+    namespace: dict[str, object] = {"orders": gappy_orders()}
+    exec(code.replace("final_answer(", "answer = ("), {}, namespace)
+    found = answer_problems(namespace["answer"], AnswerContext(question, ["orders"], code, namespace))
+    return [problem for problem in found if "drops every row with a gap" in problem]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "clean = orders.dropna()\nfinal_answer(float(clean['amount'].sum()))",
+        "orders.dropna(inplace=True)\nfinal_answer(float(orders['amount'].sum()))",
+    ],
+)
+def test_a_total_after_dropping_every_row_with_a_gap_is_doubted(code):
+    """The messy run's net revenue dropped the orders with no region or date before totalling the amounts."""
+    found = dropped_problems(code)
+    assert len(found) == 1 and "also rows whose 'amount' is there" in found[0]
+    assert "dropna(subset=['amount'])" in found[0]
+
+
+@pytest.mark.parametrize(
+    ("code", "question"),
+    [
+        ("clean = orders.dropna(subset=['amount'])\nfinal_answer(float(clean['amount'].sum()))", None),
+        ("final_answer(float(orders['amount'].sum()))", None),
+        ("clean = orders.dropna()\nfinal_answer(float(clean['amount'].sum()))", "Total amount of complete records?"),
+        ("clean = orders[['amount']].dropna()\nfinal_answer(float(clean['amount'].sum()))", None),  # one column
+    ],
+)
+def test_a_total_that_keeps_the_rows_with_an_amount_passes(code, question):
+    assert dropped_problems(code, question or "What is the total amount of `orders`?") == []
+
+
 # ---------------------------------------------------------------- one label, several spellings, counted apart
 
 

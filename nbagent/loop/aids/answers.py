@@ -37,6 +37,7 @@ from .untidy_answers import (
     repeats_not_dropped,
     spellings_counted_apart,
     text_totalled,
+    whole_rows_dropped_for_a_total,
 )
 
 __all__ = ["AnswerContext", "Contradiction", "answer_problem", "answer_problems"]
@@ -168,6 +169,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_proved(label_spellings_missed, tree, context.namespace),
         *_proved(text_totalled, tree, context.namespace),
         *_proved(kept_rows_counted_for_missing, context.question, tree),
+        *_guarded(whole_rows_dropped_for_a_total, context.question, tree, context.namespace),
         *_proved(blanks_not_counted, tree, context.namespace),
         *_proved(spellings_counted_apart, answer, context.code, context.namespace, context.variables),
         *_proved(repeats_not_dropped, context.question, tree, context.namespace, context.variables),

@@ -24,6 +24,7 @@ __all__ = [
     "spellings_counted_apart",
     "text_totalled",
     "kept_rows_counted_for_missing",
+    "whole_rows_dropped_for_a_total",
 ]
 
 _MISSING_CALLS = ("isna", "isnull")
@@ -88,6 +89,69 @@ def kept_rows_counted_for_missing(question: str, tree: ast.Module) -> list[str]:
         "dropna() keeps the rows that have a value, so the code counted those; the question asks for the rows "
         "without one: count the gaps instead (isna(), and the blank texts too)"
     ]
+
+
+def whole_rows_dropped_for_a_total(question: str, tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
+    """A total of one column after `dropna()` with no `subset=`: every row with a gap in any column is gone, also
+    the rows whose amount is there (the messy run's net revenue lost 48 orders with no region or date). Not said
+    where the question is about gaps, or where the frame, as the code left it, has no gap outside the column."""
+    if _MISSING_ASKED.search(question) or re.search(r"\b(complete|missing|gaps?|blank)\b", question, re.IGNORECASE):
+        return []
+    dropped = [
+        node
+        for node in ast.walk(tree)
+        if is_method_call(node, "dropna") and not any(keyword.arg in ("subset", "axis") for keyword in node.keywords)
+    ]
+    totalled = _totalled_columns(tree)
+    for call in dropped:
+        root = call.func.value
+        frame_name = root.id if isinstance(root, ast.Name) else None
+        for name, column in totalled:
+            if name != frame_name and not _bound_from(name, frame_name, tree):
+                continue
+            frame = namespace.get(frame_name)
+            if value_kind(frame) != "DataFrame" or column not in frame:
+                continue
+            if not _inplace(call) and _gaps_elsewhere(frame, column) == 0:
+                continue  # no gap outside the column: the rows dropped are the ones its sum skips anyway
+            others = [str(c) for c in frame.columns if str(c) != column]
+            return [
+                f"{ast.unparse(call)} drops every row with a gap in any column ({', '.join(others[:4])}…), also rows "
+                f"whose {column!r} is there, so the total loses them: total {column!r} as it is (sum() skips its "
+                f"gaps), or drop only its own gaps: dropna(subset=[{column!r}])"
+            ]
+    return []
+
+
+def _totalled_columns(tree: ast.Module) -> list[tuple[str, str]]:
+    """(frame name, column) of each `frame['column'].sum()` (or mean) in the code."""
+    found = []
+    for node in ast.walk(tree):
+        if is_method_call(node, "sum", "mean") and isinstance(node.func.value, ast.Subscript):
+            subscript = node.func.value
+            if isinstance(subscript.value, ast.Name) and is_text(subscript.slice):
+                found.append((subscript.value.id, subscript.slice.value))
+    return found
+
+
+def _bound_from(name: str, source: str | None, tree: ast.Module) -> bool:
+    """Whether `name` was bound to a value read from `source` (`clean = orders.dropna()`)."""
+    return source is not None and any(
+        isinstance(statement, ast.Assign)
+        and any(isinstance(target, ast.Name) and target.id == name for target in statement.targets)
+        and any(isinstance(node, ast.Name) and node.id == source for node in ast.walk(statement.value))
+        for statement in ast.walk(tree)
+    )
+
+
+def _gaps_elsewhere(frame: Any, column: str) -> int:
+    """Rows whose `column` has a value and some other column a gap: the rows a whole-row dropna() loses."""
+    return int((frame[column].notna() & frame.drop(columns=[column]).isna().any(axis=1)).sum())
+
+
+def _inplace(call: ast.Call) -> bool:
+    """`dropna(inplace=True)`: the frame the checks read is already without those rows, so it cannot tell."""
+    return any(k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value for k in call.keywords)
 
 
 def label_spellings_missed(tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
