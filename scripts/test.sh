@@ -14,4 +14,6 @@ fi
 .venv/bin/lint-imports  # the architecture contract in pyproject.toml (layers, no cycles)
 npm test --silent
 npm run typecheck --silent
-.venv/bin/python -m pytest tests notebooks --nbval-lax -q -p no:cacheprovider "$@"
+# two xdist workers, each running whole groups (a test file, a notebook, all browser tests: tests/conftest.py);
+# --durations=10 prints the ten slowest tests at the end
+.venv/bin/python -m pytest tests notebooks --nbval-lax -q -p no:cacheprovider -n 2 --dist loadgroup --durations=10 "$@"

@@ -82,33 +82,45 @@ def ip():
 
 
 # ------------------------------------------------------------------------------------------------ parallel runs
-# scripts/test.sh runs the suite on two pytest-xdist workers with `--dist loadgroup`: a group runs whole, in
-# order, on one worker. A test file is a group (its module fixtures - workers, kernels - start once); the
-# browser tests are one group (one JupyterLab and one Chromium for them all); a notebook's cells are a group
-# (nbval runs them in order in one kernel). The groups that take longest are sent first, so the two workers
-# end together instead of one starting the browser tests when the other is done.
+# scripts/test.sh runs the suite on two pytest-xdist workers with `--dist loadgroup`, the groups being ours: a
+# group runs whole, in collection order, on one worker. A test file is a group (its module fixtures - workers,
+# kernels - start once, and nbval runs a notebook's cells in order in one kernel); the browser tests are one
+# group (one JupyterLab and one Chromium for them all). The groups that take longest go first, so the two
+# workers end together instead of one starting the browser tests when the other is done. (xdist's own
+# `xdist_group` mark renames node ids, which pytest 9.2 no longer allows: the scheduler below reads the path.)
 
-_FIRST = ("browser", "notebooks/", "tests/test_packaging.py")  # minutes each; everything else takes seconds
+_FIRST = ("browser", "notebooks/", "tests/test_packaging.py")  # minutes each; most files take seconds
 
 
-def _group(item: pytest.Item) -> str:
-    path = item.nodeid.split("::", 1)[0]
+def parallel_group(nodeid: str) -> str:
+    path = nodeid.split("::", 1)[0]
     return "browser" if path.startswith("tests/browser/") else path
 
 
-def _rank(group: str, slow: int) -> tuple[int, int]:
+def _rank(group: str, slow_tests: int) -> tuple[int, int]:
     first = next((i for i, prefix in enumerate(_FIRST) if group.startswith(prefix)), len(_FIRST))
-    return first, -slow
+    return first, -slow_tests
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return parallel_group(nodeid)
+
+    config.option.loadscopereorder = False  # keep the order the workers collected (below)
+    return GroupScheduling(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    open("/tmp/xd/dbg", "a").write(f"{getattr(config.option, 'loadgroup', None)} {config.option.dist} {len(items)}\n")
     if not getattr(config.option, "loadgroup", False):  # set on the workers of `--dist loadgroup`
         return
     slow: dict[str, int] = {}
     for item in items:
-        group = _group(item)
-        item.add_marker(pytest.mark.xdist_group(group))
+        group = parallel_group(item.nodeid)
         slow[group] = slow.get(group, 0) + (item.get_closest_marker("slow") is not None)
-    items.sort(key=lambda item: _rank(_group(item), slow[_group(item)]))  # stable: a group keeps its order
+    items.sort(key=lambda item: _rank(parallel_group(item.nodeid), slow[parallel_group(item.nodeid)]))  # stable
