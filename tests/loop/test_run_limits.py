@@ -104,7 +104,7 @@ def test_time_paused_for_a_person_does_not_count():
     driver.step(timeout=10)
     assert agent.gates.status == "paused"  # not timed out: the paused time was not counted
     driver.run(timeout=10)
-    assert driver.join(10)
+    assert driver.join(30)
     assert agent.last_result.state == "success" and agent.last_result.output == 2
 
 

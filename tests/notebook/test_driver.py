@@ -152,7 +152,7 @@ def test_blocking_run_paused_by_a_callback_is_stepped_from_another_thread(make_a
     driver = threading.Thread(target=drive)
     driver.start()
     assert agent.run("add") == 3  # returns once the run ends
-    driver.join(5)
+    driver.join(30)
     assert counts == [1, 2]
 
 
@@ -296,7 +296,7 @@ def test_rerun_from_step_1_of_a_finished_run_forks_and_continues(make_agent):
     assert agent.run("go") == 303  # value = 1; value = 3; final 3*100+3
     before = list(agent.memory.steps)
     agent.driver.handle_command({"action": "rerun", "step": 1})
-    assert agent.driver.join(5)
+    assert agent.driver.join(30)
     assert len(agent.forks) == 1 and isinstance(agent.forks[0], AgentMemory)
     assert agent.forks[0].steps == before  # the earlier run is kept whole
     assert [s.step_number for s in actions(agent)] == [1, 2]
@@ -333,7 +333,7 @@ def test_rerun_cuts_the_plan_of_that_step_too(make_agent):
     agent = make_agent(model, planning_interval=5)
     assert agent.run("plan it") == 1
     agent.driver.rerun(1)
-    assert agent.driver.join(5)
+    assert agent.driver.join(30)
     kinds = [type(s).__name__ for s in agent.memory.steps]
     assert kinds == ["TaskStep", "PlanningStep", "ActionStep"]
     assert "plan B" in agent.memory.steps[1].plan and agent.last_result.output == 2

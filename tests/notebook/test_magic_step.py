@@ -17,7 +17,7 @@ def ip(ip):
     agent = ip.magics_manager.registry["AgentMagics"].last_agent
     if agent is not None and agent.driver.active:
         agent.stop()
-        agent.driver.join(5)
+        agent.driver.join(30)
     for name in ("m", "total", "answer"):
         ip.user_ns.pop(name, None)
 
@@ -44,6 +44,6 @@ def test_a_prepared_run_can_be_stopped_from_code(ip):
     agent = ip.magics_manager.registry["AgentMagics"].last_agent
     wait_until(lambda: agent.gates.status == "paused")
     agent.stop()
-    assert agent.driver.join(5)
+    assert agent.driver.join(30)
     assert agent.gates.status == "stopped" and agent.last_result.state == "stopped"
     assert agent.memory.steps[0].task == "Do nothing yet."

@@ -38,7 +38,7 @@ def test_a_rerun_from_step_1_sees_the_notebook_as_it_was_and_equals_a_clean_run(
     assert agent.run("Which row of `df` improved most?") == 1000.0
     assert "gain" in namespace["df"] and agent.scratch["best"] == 10.0  # a scratch name: in the agent's scope
     agent.driver.rerun(1)
-    assert agent.driver.join(10)
+    assert agent.driver.join(30)
     assert agent.last_result.output == 0.5
     assert "gain" not in namespace["df"] and "best" not in namespace  # step 1 and 2's effects are gone
     assert "best" not in agent.scratch
@@ -51,7 +51,7 @@ def test_the_replaced_run_can_be_made_live_again_with_its_variables(make_agent):
     agent = agent_on(make_agent, namespace, FIRST_TRY + [RELATIVE])
     agent.run("Which row of `df` improved most?")
     agent.driver.rerun(1)
-    assert agent.driver.join(10)
+    assert agent.driver.join(30)
     assert "rel" in namespace["df"]
     note = agent.restore_fork(0)
     assert "agent.forks[0] is the live run again" in note and "as that run left them" in note
@@ -70,6 +70,6 @@ def test_a_rerun_past_the_snapshot_limit_says_the_variables_were_not_restored(ma
     agent.python_executor.timeline.max_snapshots = 1
     assert agent.run("add") == 3
     agent.driver.rerun(1)
-    assert agent.driver.join(10)
+    assert agent.driver.join(30)
     assert "could not be restored to before step 1" in agent.driver.message
     assert agent.scratch == {"a": 1, "b": 2}  # kept (in the agent's scope), and said so

@@ -42,7 +42,7 @@ def test_buttons_drive_a_prepared_run_through_the_channel(make_agent, capsys):
     wait_until(lambda: widget.controls["status"] == "paused" and len(agent.memory.action_steps()) == 1)
     assert [s["step_number"] for s in widget.run["steps"] if s["kind"] == "action"] == [1]
     front_end_sends(widget.control_channel, action="run")
-    assert agent.driver.join(5)
+    assert agent.driver.join(30)
     assert widget.controls["status"] == "done" and widget.run["status"] == "done"
     assert widget.run["final_answer"]["text"] == "6"
 
@@ -72,7 +72,7 @@ def test_approve_mode_shows_the_pending_code_and_runs_the_edit(make_agent, capsy
     assert "person" in step["observations"]
     front_end_sends(widget.control_channel, action="approve_mode", on=False)
     front_end_sends(widget.control_channel, action="approve")
-    assert agent.driver.join(5) and widget.controls["status"] == "done"
+    assert agent.driver.join(30) and widget.controls["status"] == "done"
 
 
 def test_rerun_from_a_step_rebuilds_the_widget_from_the_forked_memory(make_agent, capsys):
@@ -124,4 +124,4 @@ def test_an_ask_waits_for_a_person_only_in_a_widget_a_front_end_shows(make_agent
     time.sleep(0.5)  # longer than the grace: a shown widget's ask keeps waiting
     assert shown._widget.controls["status"] == "awaiting_permission"
     front_end_sends(shown._widget.control_channel, action="permission", answer="once")
-    assert shown.driver.join(5) and shown.last_result.output == 5200
+    assert shown.driver.join(30) and shown.last_result.output == 5200  # the run's end tidies up: slow at load 7
