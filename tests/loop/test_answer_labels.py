@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from nbagent.loop.aids.answer_labels import one_row_for_a_total
 from nbagent.loop.aids.answers import AnswerContext, answer_problems
 
 REGIONS = ["North", "South", "East", "West"]
@@ -160,3 +163,44 @@ def test_a_dict_from_things_to_amounts_needs_things_as_keys():
     assert doubts(question, {"North": 10, "South": 12}) == []
     (said,) = doubts(question, {0: 10, 1: 12})
     assert said.startswith("the answer's key 0 is not a region of the data: the regions are in sales['region']")
+
+
+# ---------------------------------------------------------------- one row where a total per thing is asked
+
+
+def spending() -> dict:
+    orders = pd.DataFrame(
+        {"order_id": [1, 2, 3, 4], "client_id": [7, 7, 7, 9], "amount": [40.0, 30.0, 20.0, 60.0], "unit_price": 1.0}
+    )
+    return {"orders": orders}
+
+
+def one_row_doubts(question: str, code: str) -> list[str]:
+    return one_row_for_a_total(question, ast.parse(code), ["orders"], spending())
+
+
+def test_the_largest_single_row_given_for_the_most_in_total_is_doubted():
+    """The messy run answered "which client spent the most" with the client of the largest single order."""
+    found = one_row_doubts(
+        "Which client spent the most in `orders`?", "final_answer(orders.loc[orders['amount'].idxmax(), 'client_id'])"
+    )
+    assert found and "a client has several rows in orders (orders['client_id'] repeats)" in found[0]
+    assert "orders.groupby('client_id')" in found[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "code"),
+    [
+        (
+            "Which client spent the most in `orders`?",
+            "final_answer(orders.groupby('client_id')['amount'].sum().idxmax())",
+        ),
+        ("Which order had the largest amount?", "final_answer(orders.loc[orders['amount'].idxmax(), 'order_id'])"),
+        (
+            "Which client has the highest unit price?",
+            "final_answer(orders.loc[orders['unit_price'].idxmax(), 'client_id'])",
+        ),
+    ],
+)
+def test_a_total_per_thing_a_one_row_thing_or_a_per_row_value_passes(question, code):
+    assert one_row_doubts(question, code) == []

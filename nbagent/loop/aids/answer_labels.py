@@ -13,6 +13,7 @@ Each refusal says which column holds the things and three of its values, never t
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from typing import Any
 
 from .data_card import data_frames, is_number, value_kind
 
-__all__ = ["label_problems"]
+__all__ = ["label_problems", "one_row_for_a_total"]
 
 _STOP = frozenset(
     "is was were are be been has had have did does do of the a an one ones in on at to for from with by and or "
@@ -108,6 +109,44 @@ def label_problems(answer: Any, question: str, variables: list[str], namespace: 
         problem = _part_problem(part, thing, holders, frames, namespace, plural)
         if problem:
             return [problem]
+    return []
+
+
+_MOST = re.compile(r"\b(most|highest|largest|biggest|top|least|lowest|smallest|fewest)\b", re.IGNORECASE)
+# words that make "the most" a total over the thing's rows: a client spends over several orders
+_TOTALLED = re.compile(
+    r"\b(spen[dt]|sold|sells?|bought|buys?|earned|ordered|brought in|generated|paid|revenue|sales|total|overall|"
+    r"in all|amount|orders|units)\b",
+    re.IGNORECASE,
+)
+_PICKS = frozenset({"idxmax", "idxmin", "nlargest", "nsmallest", "max", "min", "sort_values", "argmax", "argmin"})
+_GROUPINGS = frozenset({"groupby", "pivot_table", "value_counts", "resample", "crosstab", "agg", "aggregate"})
+
+
+def one_row_for_a_total(question: str, tree: ast.Module, variables: list[str], namespace: dict[str, Any]) -> list[str]:
+    """ "Which client spent the most?" answered from the single largest row: a client has several orders, so the
+    most is a total per client (the messy run answered the client of the largest one order). Said only where the
+    thing's column repeats in a frame the question names, and the code picks without grouping."""
+    asked = _asked_thing(question)
+    if asked is None or not asked[1] or not _MOST.search(question) or not _TOTALLED.search(question):
+        return []
+    methods = {
+        node.func.attr for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+    }
+    if not methods & _PICKS or methods & _GROUPINGS:
+        return []
+    for name, frame in data_frames(namespace):
+        if name not in variables:
+            continue
+        for column, noun in ((column, noun) for column in frame.columns for noun in reversed(asked[1])):
+            values = frame[column]
+            if _matches(column, [noun]) and values.notna().sum() > values.nunique() > 1:
+                thing = _singular(noun.lower())
+                return [
+                    f"the question asks which {thing} comes first over all its rows, but the code picked one row "
+                    f"(the largest single value): a {thing} has several rows in {name} ({name}[{str(column)!r}] "
+                    f"repeats), so total per {thing} first ({name}.groupby({str(column)!r})), then pick the largest"
+                ]
     return []
 
 

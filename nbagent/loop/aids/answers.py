@@ -25,7 +25,7 @@ from functools import cached_property
 from typing import Any
 
 from .answer_kinds import asks_two_things, both_things_missing, date_missing
-from .answer_labels import label_problems
+from .answer_labels import label_problems, one_row_for_a_total
 from .code_checks import is_method_call, is_text
 from .data_card import data_frames, filled_text, is_number, owner_frame, text_kind, value_kind
 from .directions import direction_problems
@@ -175,6 +175,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_proved(repeats_not_dropped, context.question, tree, context.namespace, context.variables),
         *_guarded(direction_problems, answer, context.question, tree, _final_answer_argument(tree), context.namespace),
         *_guarded(negative_total_subtracted, context.question, tree, context.namespace),
+        *_guarded(one_row_for_a_total, context.question, tree, context.variables, context.namespace),
         _numbers_for_names(answer, context),
         _grouped_unasked(answer, context),
         *_unused_variables(context),
