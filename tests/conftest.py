@@ -3,6 +3,13 @@ the IPython shell with `%load_ext nbagent` (the magic tests)."""
 
 from __future__ import annotations
 
+import os
+
+# llama.cpp's OpenMP threads spin at every barrier while a peer thread waits for a core: with anything else on
+# the machine (the other xdist worker) a SmolLM2 test file took 90-145 s instead of 23 s. Passive threads sleep
+# there instead. Set before llama.cpp's libgomp loads, here and in every kernel, server and CLI a test starts.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
 import pytest
 from PIL import Image
 
