@@ -135,3 +135,19 @@ def test_str_on_a_converted_column_names_that_column_when_the_line_names_another
     code = 'x = orders.loc[orders["amount"].str.contains("4.0", na=False), "client_id"].iloc[0]'
     hint = hint_for(code, converted)
     assert hint.startswith("Hint: orders['amount'] already holds numbers (float64), not text"), hint
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # the total of a text column is text: a float minus it fails in numpy, far from the column
+        "total_orders = 100.0\ntotal_refunds = orders['amount'].sum()\nnet = round(total_orders - total_refunds, 2)",
+        # and a text has no .round()
+        "total_refunds = orders['amount'].sum().round(2)",
+    ],
+)
+def test_a_total_that_stayed_text_is_traced_to_its_column(code):
+    """The messy run's net revenue: `orders_total - refunds_total` failed with no hint, and `.sum().round(2)` was
+    told "'round' is not a method of a str; did you mean .rfind()?"."""
+    hint = hint_for(code)
+    assert hint.startswith("Hint: orders['amount'] holds numbers written as text"), hint

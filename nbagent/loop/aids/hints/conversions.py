@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from ..data_card import data_frames, filled_text, text_kind
+from .failure import parsed
 
 __all__ = ["text_conversion", "already_converted"]
 
@@ -23,7 +24,8 @@ _NUMBER_FAILED = re.compile(
     r"agg function failed \[how->\w+,dtype->(?:object|str)\]|does not support operation '(?:sum|mean|prod)'|"
     r"Could not convert .+ to numeric|not supported between instances of 'str' and '(?:int|float)'|"
     r"Cannot perform reduction '\w+' with string dtype|type str doesn't define __round__|"
-    r"ufunc '\w+' did not contain a loop with signature matching types"
+    r"ufunc '\w+' did not contain a loop with signature matching types|"
+    r"'str' object has no attribute '(?:round|astype|item|mean|sum)'"  # a total of text is text
 )
 _DATE_FAILED = re.compile(
     r"doesn't match format|Unknown datetime string format|Can only use \.dt accessor with datetimelike|"
@@ -44,13 +46,29 @@ def text_conversion(found: Any) -> str:
     numbers, dates = bool(_NUMBER_FAILED.search(found.message)), bool(_DATE_FAILED.search(found.message))
     if not (numbers or dates):
         return ""
-    for frame_name, column, values in _text_columns_in(found.statement or found.source, found.namespace):
+    statement = found.statement or found.source
+    columns = _text_columns_in(statement, found.namespace) or _text_columns_in(
+        _names_traced(statement, found.earlier_code, found.code), found.namespace
+    )
+    for frame_name, column, values in columns:
         kind = _holds(values)
         if kind == "numbers" and numbers or kind == "dates" and (dates or numbers):
             if kind == "dates":
                 return _dates_hint(frame_name, column, values)
             return _numbers_hint(frame_name, column, values, blank_failed=bool(_BLANK_FAILED.search(found.message)))
     return ""
+
+
+def _names_traced(statement: str, *codes: str) -> str:
+    """What the statement's names were last bound to in the codes, in order (`refunds_total =
+    refunds['amount'].sum()` for a failing `orders_total - refunds_total`): the columns behind a total that stayed
+    text. A code that cannot be read (an earlier step's syntax error) is skipped."""
+    bound = {}
+    for tree in filter(None, map(parsed, codes)):
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                bound[node.targets[0].id] = ast.unparse(node.value)
+    return "\n".join(bound[name] for name in set(_NAME.findall(statement)) if name in bound)
 
 
 def _text_columns_in(text: str, namespace: dict[str, Any]) -> list[tuple[str, str, Any]]:
