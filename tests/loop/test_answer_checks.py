@@ -396,3 +396,13 @@ def test_a_quantity_the_question_defines_as_a_product_is_doubted_when_a_factor_i
     per_row = south + "final_answer(float((south['units'] * south['unit_price']).median()))"
     assert problems_of(question, per_row) == []
     assert problems_of(question.replace("unit_price", "unit_cost"), south + "final_answer(1.0)") == []  # no such column
+
+
+def test_a_whole_table_by_columns_given_for_one_value_per_group_is_doubted():
+    """The messy run answered "a dict from segment to amount" with groupby('segment').sum().to_dict()."""
+    question = "What was the total units of each region in `sales`? Give a dict from region to units."
+    said = problems_of(question, "final_answer(sales.groupby('region')[['units', 'unit_price']].sum().to_dict())")
+    assert any(
+        problem.startswith("the answer is a whole table, one entry per column (units, unit_price") for problem in said
+    )
+    assert problems_of(question, "final_answer(sales.groupby('region')['units'].sum().to_dict())") == []

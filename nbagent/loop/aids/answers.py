@@ -185,6 +185,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_guarded(_years_not_selected, context),
         _percent_not_computed(context),
         _definition_unread(context),
+        _table_by_columns(answer, context),
     )
     return [found for found in checks if found]
 
@@ -453,6 +454,21 @@ def _definition_unread(context: AnswerContext) -> str:
     return (
         f"the question counts {quantity} as {factors[0]} × {factors[1]}, but the code the answer comes from never "
         f"reads {unread[0]!r}: compute {quantity} for each row first, then the answer from it"
+    )
+
+
+def _table_by_columns(answer: Any, context: AnswerContext) -> str:
+    """`{'order_id': {...}, 'client_id': {...}, 'amount': {...}}`: a whole table, one entry per column, from a
+    total of every column (`groupby('segment').sum().to_dict()`), where one value per group was asked."""
+    if not isinstance(answer, dict) or len(answer) < 2 or not all(isinstance(v, dict) for v in answer.values()):
+        return ""
+    columns = {str(column) for _, frame in data_frames(context.namespace) for column in frame.columns}
+    named = [str(key) for key in answer if str(key) in columns]
+    if len(named) < 2 or len(named) < len(answer) / 2:
+        return ""
+    return (
+        f"the answer is a whole table, one entry per column ({', '.join(named[:4])}…): the code totalled every "
+        "column; pick the column the question asks about before totalling (groupby(...)[column].sum())"
     )
 
 
