@@ -331,7 +331,13 @@ class CodeLoop(AgentLoop):
         says = {
             problem: 1 if sure and not self.coach.proves_wrong(problem) else _SAYS_PER_DOUBT for problem in problems
         }
-        new = [problem for problem in problems if refusals < _MAX_REFUSALS and said.count(problem) < says[problem]]
+        # the refusal budget bounds guesses; a proved doubt not yet said twice is said whatever the budget, since the
+        # answer it finds cannot stand anyway (the messy run fixed labels, then lost the fix while dropping repeats)
+        new = [
+            problem
+            for problem in problems
+            if (refusals < _MAX_REFUSALS or self.coach.proves_wrong(problem)) and said.count(problem) < says[problem]
+        ]
         new = new[:_MAX_PROBLEMS_SAID]
         proved = [problem for problem in problems if self.coach.proves_wrong(problem)]
         if proved and not new:

@@ -321,6 +321,23 @@ def test_a_small_models_error_answer_is_refused_twice_then_the_run_ends_without_
     assert agent.last_result.state == "stuck" and len(model.calls) == 3
 
 
+def test_a_proved_doubt_is_said_past_the_refusal_budget(monkeypatch):
+    """A guess used the budget (one refusal here); labels counted apart are still said before the run may end."""
+    from nbagent.loop import code_step
+
+    monkeypatch.setattr(code_step, "_MAX_REFUSALS", 1)
+    orders = pd.DataFrame({"region": ["North", "north ", " NORTH", "South", "South"], "amount": [1.0, 2, 3, 4, 5]})
+    unused = code("final_answer({'North': 1.0})")  # `orders` never used: a guess
+    apart = code("final_answer(orders.groupby('region')['amount'].sum().to_dict())")
+    tidy = code("final_answer(orders.groupby(orders['region'].str.strip().str.title())['amount'].sum().to_dict())")
+    agent = agent_for(scripted([unused, apart, tidy]), namespace={"orders": orders})
+    task = "What is the total amount of each region in `orders`? Give a dict.\n- `orders`: pandas DataFrame"
+    assert agent.run(task) == {"North": 6.0, "South": 9.0}
+    first, second, _ = actions(agent)
+    assert isinstance(first.error, AnswerRefused) and "never uses it" in str(first.error)
+    assert isinstance(second.error, AnswerRefused) and "one label written several ways" in str(second.error)
+
+
 def test_an_answer_the_data_proves_wrong_never_stands_though_the_model_is_sure():
     """Labels written several ways, counted apart: told twice, the third same answer ends the run with none."""
     orders = pd.DataFrame({"region": ["North", "north ", " NORTH", "South", "South"], "amount": [1.0, 2, 3, 4, 5]})
