@@ -460,15 +460,19 @@ def _definition_unread(context: AnswerContext) -> str:
 def _table_by_columns(answer: Any, context: AnswerContext) -> str:
     """`{'order_id': {...}, 'client_id': {...}, 'amount': {...}}`: a whole table, one entry per column, from a
     total of every column (`groupby('segment').sum().to_dict()`), where one value per group was asked."""
-    if not isinstance(answer, dict) or len(answer) < 2 or not all(isinstance(v, dict) for v in answer.values()):
+    if isinstance(answer, dict) and answer and all(isinstance(v, dict) for v in answer.values()):
+        keys, what = list(answer), "a whole table, one entry per column"
+    elif value_kind(answer) == "Series":
+        keys, what = list(answer.index), "one value per column"  # orders.isna().sum(): a count for every column
+    else:
         return ""
     columns = {str(column) for _, frame in data_frames(context.namespace) for column in frame.columns}
-    named = [str(key) for key in answer if str(key) in columns]
-    if len(named) < 2 or len(named) < len(answer) / 2:
+    named = [str(key) for key in keys if str(key) in columns]
+    if len(named) < 2 or len(named) < len(keys) / 2:
         return ""
     return (
-        f"the answer is a whole table, one entry per column ({', '.join(named[:4])}…): the code totalled every "
-        "column; pick the column the question asks about before totalling (groupby(...)[column].sum())"
+        f"the answer is {what} ({', '.join(named[:4])}…): the code computed it for every column; pick the column "
+        "the question asks about first (frame[column] before the total, or groupby(...)[column].sum())"
     )
 
 
