@@ -19,10 +19,13 @@ from nbagent.sandbox.wire.proxies import DeadHandleError, RemoteFunction, Remote
 
 @pytest.fixture
 def shell() -> Iterator[InteractiveShell]:
+    created = not InteractiveShell.initialized()
     shell = InteractiveShell.instance()
     shell.reset(new_session=False)
     yield shell
     shell.reset(new_session=False)
+    if created:  # a later test in this process may start IPython's test shell, another kind of the singleton
+        InteractiveShell.clear_instance()
 
 
 @pytest.fixture

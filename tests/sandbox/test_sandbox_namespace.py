@@ -15,10 +15,13 @@ from nbagent.sandbox import ExecutionError, LocalPythonExecutor, PolicyError
 
 @pytest.fixture
 def shell() -> Iterator[InteractiveShell]:
+    created = not InteractiveShell.initialized()
     shell = InteractiveShell.instance()
     shell.reset(new_session=False)
     yield shell
     shell.reset(new_session=False)
+    if created:  # a later test in this process may start IPython's test shell, another kind of the singleton
+        InteractiveShell.clear_instance()
 
 
 def cell(shell: InteractiveShell, code: str) -> Any:
