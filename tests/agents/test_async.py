@@ -60,13 +60,14 @@ def test_the_event_loop_stays_free_while_the_agent_works() -> None:
 
 def test_two_agents_run_concurrently() -> None:
     async def main() -> tuple[object, object]:
-        first = make_agent([code("final_answer('a')")], latency=0.8)
-        second = make_agent([code("final_answer('b')")], latency=0.8)
+        first = make_agent([code("final_answer('a')")], latency=3.0)
+        second = make_agent([code("final_answer('b')")], latency=3.0)
         return await asyncio.gather(first.arun("A"), second.arun("B"))
 
     began = time.monotonic()
     assert asyncio.run(main()) == ["a", "b"]
-    assert time.monotonic() - began < 1.5  # not one after the other
+    # one after the other takes 6 s of model time alone; together 3 s, and the slack is for a loaded machine
+    assert time.monotonic() - began < 5.5
 
 
 def test_cancelling_the_awaiting_task_stops_the_run_and_the_agent_works_after() -> None:

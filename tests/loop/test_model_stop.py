@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 
-from control_helpers import code, kernel_interrupt, stop_when
+from control_helpers import code, kernel_interrupt, stop_when, wait_until
 
 from nbagent import CodeAgent, ScriptedModel
 from nbagent.models.base import ChatMessage
@@ -94,7 +94,13 @@ def test_a_model_error_caused_by_the_stop_is_a_stop_not_a_generation_error():
 def test_a_kernel_interrupt_during_a_model_call_of_a_blocking_run_stops_it():
     model = ScriptedModel([code("final_answer(1)")], latency=60)
     agent = agent_on(model)
-    threading.Timer(0.5, kernel_interrupt).start()
+
+    def interrupt_while_the_model_thinks() -> None:
+        wait_until(lambda: len(model.calls) == 1, timeout=30)  # not before the run began (a loaded machine)
+        time.sleep(0.3)
+        kernel_interrupt()
+
+    threading.Thread(target=interrupt_while_the_model_thinks, daemon=True).start()
     began = time.monotonic()
     result = agent.run("interrupted", return_full_result=True)
     assert time.monotonic() - began < DEADLINE

@@ -98,9 +98,10 @@ def test_a_run_limit_overrides_the_agent_limit_for_that_run_only():
 
 
 def test_time_paused_for_a_person_does_not_count():
-    agent = make_agent(ScriptedModel([code("x = 1"), code("final_answer(x + 1)")]), max_time=1)
+    # a step takes well under the limit even on a loaded machine (a worker starts); the pause is longer than it
+    agent = make_agent(ScriptedModel([code("x = 1"), code("final_answer(x + 1)")]), max_time=5)
     driver = agent.start("two steps")
-    time.sleep(1.5)  # paused before its first step, longer than the limit
+    time.sleep(6)  # paused before its first step, longer than the limit
     driver.step(timeout=10)
     assert agent.gates.status == "paused"  # not timed out: the paused time was not counted
     driver.run(timeout=10)
