@@ -7,7 +7,7 @@ if [ ! -x /usr/bin/chromium ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
-[ -x .venv/bin/nbagent ] && [ -f nbagent/static/widget.js ] || bash scripts/setup.sh
+[ -x .venv/bin/nbagent ] && [ -f nbagent/static/widget.js ] && .venv/bin/python -c "import xdist" 2>/dev/null || bash scripts/setup.sh # a venv from before the suite ran in parallel lacks pytest-xdist
 
 .venv/bin/ruff check nbagent tests benchmarks scripts
 .venv/bin/ruff format --check nbagent tests benchmarks scripts
