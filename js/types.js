@@ -261,6 +261,7 @@
  * @property {ControlsState} controls
  * @property {string | null} control_channel the ControlChannel comm the buttons send on
  * @property {import("./forks.js").ForkSummary[]} forks earlier runs kept by re-runs (agent.forks), oldest first
+ * @property {string} [views_key] the same in every view of this widget (each view gets its own model proxy)
  */
 
 /**

@@ -17,7 +17,7 @@ import "./outcome.css";
 import { benchHooks } from "./bench.js";
 import { ControlsView, connectChannel } from "./controls.js";
 import { Follower, markStickyHosts } from "./follow.js";
-import { ForksView } from "./forks.js";
+import { ForksState, ForksView } from "./forks.js";
 import { createImageUrls } from "./images.js";
 import { copyAsCell } from "./program.js";
 import { RunView, renderRunInto } from "./run.js";
@@ -41,6 +41,20 @@ export function mergeImages(current, start, buffers) {
     merged[start + k] = buffer;
   });
   return merged;
+}
+
+/** @type {Map<string, ForksState>} what the views of each widget share of the earlier runs opened, by `views_key` */
+const forksStates = new Map();
+
+/**
+ * @param {string | undefined} key the widget's `views_key` (none in a state saved before it existed: not shared)
+ * @returns {ForksState}
+ */
+function forksStateOf(key) {
+  if (!key) return new ForksState();
+  let state = forksStates.get(key);
+  if (!state) forksStates.set(key, (state = new ForksState()));
+  return state;
 }
 
 /** @type {Initialize<WidgetModel>} */
@@ -86,6 +100,7 @@ function render({ model, el }) {
     control,
     imagesOf: (buffers) => ({ get: (index) => buffers[index], url: (buffer) => urls.url(buffer) }),
     renderRun: (run, container, source) => renderRunInto(run, container, { images: source }),
+    state: forksStateOf(model.get("views_key")),
   });
   forks.update(model.get("forks"));
   const copyCell = (/** @type {string} */ text, /** @type {HTMLElement} */ from) => copyAsCell(model, text, from);
@@ -161,6 +176,7 @@ function render({ model, el }) {
     model.off("change:forks", onForks);
     model.off("msg:custom", onMessage);
     follower.disconnect();
+    forks.dispose();
     view.dispose();
     urls.revokeAll();
   };

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from "vitest";
-import { ForksView, forkLabel } from "../forks.js";
+import { ForksState, ForksView, forkLabel } from "../forks.js";
 import { PNG, sampleRun } from "./helpers.js";
 
 function view() {
@@ -75,5 +75,59 @@ describe("ForksView", () => {
     restore?.dispatchEvent(new Event("click"));
     expect(commands).toEqual([{ action: "restore_fork", index: 1 }]);
     expect(forks.panel.hidden).toBe(true);
+  });
+});
+
+describe("views of one model", () => {
+  function pair() {
+    const state = new ForksState();
+    const sent = [];
+    const make = () => {
+      const forks = new ForksView({
+        send: (message) => sent.push(message),
+        imagesOf: (buffers) => ({ get: (i) => buffers[i], url: () => "blob:x" }),
+        renderRun: (run, container) => container.append(`${run.steps.length} steps of ${run.task}`),
+        state,
+      });
+      forks.update(FORKS);
+      return forks;
+    };
+    return { make, sent };
+  }
+
+  it("a view drawn anew keeps the list and the run opened in an earlier one, without asking Python again", () => {
+    const { make, sent } = pair();
+    const first = make();
+    expect(first.list.hidden).toBe(true);
+    first.toggle.click();
+    first.list.querySelector('[data-index="0"]').click();
+    first.show({ type: "fork", index: 0, run: sampleRun() }, [PNG]);
+    const second = make();
+    expect(second.list.hidden).toBe(false);
+    expect(second.panel.hidden).toBe(false);
+    expect(second.panel.textContent).toContain("5 steps of Plot the squares");
+    expect(sent).toHaveLength(1);
+    second.panel.querySelector(".nba-fork-close").click();
+    expect(make().panel.hidden).toBe(true);
+    expect(first.panel.hidden).toBe(true);
+  });
+
+  it("what a person opens in the old view while the new one is being built shows in the new one", () => {
+    const { make, sent } = pair();
+    const old = make();
+    const fresh = make(); // built before the click, put on the page after it
+    old.toggle.click();
+    old.list.querySelector('[data-index="1"]').click();
+    expect(fresh.list.hidden).toBe(false);
+    expect(fresh.panel.textContent).toContain("Opening run 2");
+    const answer = { type: "fork", index: 1, run: sampleRun() };
+    old.show(answer, []);
+    fresh.show(answer, []); // every view of the model hears the answer
+    expect(fresh.panel.textContent).toContain("Earlier run 2 (read-only");
+    expect(sent).toEqual([{ type: "open_fork", index: 1 }]);
+    old.dispose();
+    fresh.toggle.click();
+    expect(fresh.list.hidden).toBe(true);
+    expect(old.list.hidden).toBe(false); // a disposed view no longer follows
   });
 });

@@ -21,6 +21,7 @@ notebook saved without widget state still shows the run (see nbagent/notebook/sa
 from __future__ import annotations
 
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,13 @@ class AgentWidget(anywidget.AnyWidget):
     control_channel = traitlets.Instance(Widget, allow_none=True).tag(sync=True, **widget_serialization)
     # Earlier runs kept by "re-run from here" (agent.forks): one summary each; js/forks.js opens one on request.
     forks = traitlets.List(traitlets.Dict()).tag(sync=True)
+    # The same in every view of this widget: what a person opened among the earlier runs stays open when the
+    # display is drawn anew (anywidget hands each view its own proxy of the model, so the front-end keys on this).
+    views_key = traitlets.Unicode().tag(sync=True)
+
+    @traitlets.default("views_key")
+    def _fresh_views_key(self) -> str:
+        return uuid.uuid4().hex
 
     sync_interval: float = 0.1  # seconds between syncs caused by managed agents' events
 
