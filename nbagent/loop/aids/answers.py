@@ -26,6 +26,7 @@ from typing import Any
 
 from .answer_kinds import asks_two_things, both_things_missing, date_missing
 from .answer_labels import label_problems, one_row_for_a_total
+from .bindings import last_assignment
 from .code_checks import is_method_call, is_text
 from .data_card import data_frames, filled_text, is_number, owner_frame, text_kind, value_kind
 from .directions import direction_problems
@@ -275,23 +276,11 @@ def _resolved(node: ast.AST, tree: ast.Module) -> ast.AST:
     for _ in range(5):  # a few hops: best = per.idxmax(); answer = int(best)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "str", "float"):
             node = node.args[0] if node.args else node
-        elif isinstance(node, ast.Name) and (value := _last_assignment(node.id, tree)) is not None:
+        elif isinstance(node, ast.Name) and (value := last_assignment(node.id, tree)) is not None:
             node = value
         else:
             break
     return node
-
-
-def _last_assignment(name: str, tree: ast.Module) -> ast.AST | None:
-    values = [
-        statement.value
-        for statement in ast.walk(tree)
-        if isinstance(statement, ast.Assign)
-        and len(statement.targets) == 1
-        and isinstance(statement.targets[0], ast.Name)
-        and statement.targets[0].id == name
-    ]
-    return max(values, key=lambda value: value.lineno, default=None)
 
 
 def _arg_max(node: ast.AST) -> ast.Call | None:

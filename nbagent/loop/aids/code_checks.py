@@ -222,6 +222,13 @@ def is_text(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
+def frame_column(node: ast.AST) -> tuple[str, str] | None:
+    """(frame name, column) of a `frame["column"]` subscript, else None."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and is_text(node.slice):
+        return node.value.id, node.slice.value
+    return None
+
+
 def _total_column(code: str, node: ast.AST) -> str:
     """The column a total is taken of: `df["b"]` in `df["b"].sum().round(2)`."""
     return ast.get_source_segment(code, _total_call(node).func.value) or "b"

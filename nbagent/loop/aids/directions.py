@@ -15,6 +15,7 @@ import math
 import re
 from typing import Any
 
+from .bindings import last_assignment
 from .code_checks import is_method_call
 from .data_card import is_number, value_kind
 
@@ -122,14 +123,14 @@ def _picks(node: ast.AST, tree: ast.Module, depth: int = 0) -> list[ast.Call]:
         if is_method_call(inner, *_PICKS):
             found.append(inner)
         elif isinstance(inner, ast.Name) and depth < 4:
-            value = _assigned_before(inner, tree)
+            value = last_assignment(inner.id, tree, before=inner)
             if value is not None and value is not node:
                 found += _picks(value, tree, depth + 1)
     return found
 
 
 def _difference_text(node: ast.AST, tree: ast.Module) -> str:
-    value = _assigned_before(node, tree) if isinstance(node, ast.Name) else None
+    value = last_assignment(node.id, tree, before=node) if isinstance(node, ast.Name) else None
     return f" = {_clipped(ast.unparse(value))}" if value is not None else ""
 
 
@@ -220,7 +221,7 @@ def _orientation(node: ast.AST, tree: ast.Module, depth: int = 0) -> int | None:
     if depth > 6:
         return None
     if isinstance(node, ast.Name):
-        value = _assigned_before(node, tree)
+        value = last_assignment(node.id, tree, before=node)
         return _orientation(value, tree, depth + 1) if value is not None else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
         return _time_order(ast.unparse(node.left), ast.unparse(node.right))
@@ -307,19 +308,3 @@ def _position_order(left: str, right: str) -> int | None:
     if first.search(left) and last.search(right):
         return -1
     return None
-
-
-def _assigned_before(node: ast.Name, tree: ast.Module) -> ast.AST | None:
-    """The value last assigned to the name before this use of it (`d = d.round(2)` reads the earlier `d`)."""
-    use = (node.lineno, node.col_offset)
-    statements = [
-        statement
-        for statement in ast.walk(tree)
-        if isinstance(statement, ast.Assign)
-        and len(statement.targets) == 1
-        and isinstance(statement.targets[0], ast.Name)
-        and statement.targets[0].id == node.id
-        and (statement.end_lineno or 0, statement.end_col_offset or 0) <= use
-    ]
-    last = max(statements, key=lambda statement: (statement.lineno, statement.col_offset), default=None)
-    return last.value if last is not None else None

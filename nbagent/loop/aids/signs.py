@@ -14,6 +14,8 @@ import ast
 import re
 from typing import Any
 
+from .bindings import bound_value
+from .code_checks import frame_column
 from .data_card import value_kind
 
 __all__ = ["negative_total_subtracted"]
@@ -31,7 +33,7 @@ def negative_total_subtracted(question: str, tree: ast.Module, namespace: dict[s
     for node in ast.walk(tree):
         if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub)):
             continue
-        subtracted = _bound_value(node.right, tree)
+        subtracted = bound_value(node.right, tree, _HOPS)
         if not _is_total(subtracted) or _takes_absolute(subtracted):
             continue
         for frame_name, column in _columns_read(subtracted):
@@ -43,23 +45,6 @@ def negative_total_subtracted(question: str, tree: ast.Module, namespace: dict[s
                     "subtract its size (.abs().sum())"
                 ]
     return []
-
-
-def _bound_value(node: ast.AST, tree: ast.Module) -> ast.AST:
-    """`node`, or for a name the value it was last bound to in the code (a few hops)."""
-    for _ in range(_HOPS):
-        if not isinstance(node, ast.Name):
-            return node
-        values = [
-            statement.value
-            for statement in ast.walk(tree)
-            if isinstance(statement, ast.Assign)
-            and any(isinstance(target, ast.Name) and target.id == node.id for target in statement.targets)
-        ]
-        if not values:
-            return node
-        node = values[-1]
-    return node
 
 
 def _is_total(node: ast.AST) -> bool:
@@ -85,14 +70,7 @@ def _calls(node: ast.AST, name: str) -> bool:
 
 def _columns_read(node: ast.AST) -> list[tuple[str, str]]:
     """The `frame['column']` subscripts in `node`, in order."""
-    return [
-        (sub.value.id, sub.slice.value)
-        for sub in ast.walk(node)
-        if isinstance(sub, ast.Subscript)
-        and isinstance(sub.value, ast.Name)
-        and isinstance(sub.slice, ast.Constant)
-        and isinstance(sub.slice.value, str)
-    ]
+    return [read for sub in ast.walk(node) if (read := frame_column(sub)) is not None]
 
 
 def _negative_only(frame: Any, column: str) -> str:

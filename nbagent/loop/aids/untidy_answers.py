@@ -14,7 +14,8 @@ import ast
 import re
 from typing import Any
 
-from .code_checks import is_method_call, is_text
+from .bindings import assignments
+from .code_checks import frame_column, is_method_call, is_text
 from .data_card import data_frames, filled_text, text_kind, value_kind
 
 __all__ = [
@@ -125,22 +126,19 @@ def whole_rows_dropped_for_a_total(question: str, tree: ast.Module, namespace: d
 
 def _totalled_columns(tree: ast.Module) -> list[tuple[str, str]]:
     """(frame name, column) of each `frame['column'].sum()` (or mean) in the code."""
-    found = []
-    for node in ast.walk(tree):
-        if is_method_call(node, "sum", "mean") and isinstance(node.func.value, ast.Subscript):
-            subscript = node.func.value
-            if isinstance(subscript.value, ast.Name) and is_text(subscript.slice):
-                found.append((subscript.value.id, subscript.slice.value))
-    return found
+    return [
+        read
+        for node in ast.walk(tree)
+        if is_method_call(node, "sum", "mean") and (read := frame_column(node.func.value)) is not None
+    ]
 
 
 def _bound_from(name: str, source: str | None, tree: ast.Module) -> bool:
     """Whether `name` was bound to a value read from `source` (`clean = orders.dropna()`)."""
     return source is not None and any(
-        isinstance(statement, ast.Assign)
-        and any(isinstance(target, ast.Name) and target.id == name for target in statement.targets)
-        and any(isinstance(node, ast.Name) and node.id == source for node in ast.walk(statement.value))
-        for statement in ast.walk(tree)
+        isinstance(node, ast.Name) and node.id == source
+        for statement in assignments(name, tree)
+        for node in ast.walk(statement.value)
     )
 
 
@@ -199,8 +197,8 @@ def _label_lookup(node: ast.AST, namespace: dict[str, Any]) -> tuple[Any, list[s
 
 def _named_column(node: ast.AST, namespace: dict[str, Any]) -> tuple[str, str, Any] | None:
     """(frame, column, values) for `frame["col"]` or `frame.col` of a notebook frame's text column, else None."""
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and is_text(node.slice):
-        frame_name, name = node.value.id, node.slice.value
+    if (read := frame_column(node)) is not None:
+        frame_name, name = read
     elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
         frame_name, name = node.value.id, node.attr
     else:

@@ -13,6 +13,7 @@ import ast
 import re
 from typing import Any
 
+from ..bindings import last_assignment
 from ..data_card import data_frames, filled_text, text_kind
 from .failure import parsed
 
@@ -64,11 +65,12 @@ def _names_traced(statement: str, *codes: str) -> str:
     refunds['amount'].sum()` for a failing `orders_total - refunds_total`): the columns behind a total that stayed
     text. A code that cannot be read (an earlier step's syntax error) is skipped."""
     bound = {}
+    names = set(_NAME.findall(statement))
     for tree in filter(None, map(parsed, codes)):
-        for node in tree.body:
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                bound[node.targets[0].id] = ast.unparse(node.value)
-    return "\n".join(bound[name] for name in set(_NAME.findall(statement)) if name in bound)
+        for name in names:
+            if (value := last_assignment(name, tree)) is not None:
+                bound[name] = ast.unparse(value)
+    return "\n".join(bound.values())
 
 
 def _text_columns_in(text: str, namespace: dict[str, Any]) -> list[tuple[str, str, Any]]:
