@@ -20,6 +20,7 @@ from .code_checks import CodeFix, code_warning, fix_totals
 from .data_card import split_task
 from .hints import execution_hint, silent_step_observation
 from .history import small_model_messages
+from .reconversions import fix_reconversions
 from .repeats import (
     AGAIN_NOTE,
     Repeat,
@@ -52,9 +53,12 @@ class Coach:
         """What a small model reads at this step, or None: the memory's own messages."""
         return small_model_messages(memory, self._slate_failure) if self.small else None
 
-    def prepared_code(self, code: str) -> CodeFix:
-        """The code to run: a small model's products of totals run as totals of products (said in `notes`)."""
-        return fix_totals(code) if self.small else CodeFix(code)
+    def prepared_code(self, code: str, namespace: dict[str, Any]) -> CodeFix:
+        """The code to run: a small model's products of totals run as totals of products, and its text cleaning of
+        a column an earlier step made numbers run as the column (each said in `notes`)."""
+        if not self.small:
+            return CodeFix(code)
+        return fix_totals(code).then(lambda fixed: fix_reconversions(fixed, namespace))
 
     def code_problem(self, code: str) -> str:
         """Why a small model's code must not run as written (a product of totals that cannot be fixed), or ""."""

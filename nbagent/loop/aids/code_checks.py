@@ -12,10 +12,11 @@ edit. What cannot be fixed surely (a `groupby`, a `mean`) is not run (`code_warn
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CodeFix", "fix_totals", "code_warning", "is_method_call", "is_text"]
+__all__ = ["CodeFix", "apply_edits", "code_warning", "fix_totals", "frame_column", "is_method_call", "is_text"]
 
 _TOTALS = frozenset({"sum", "mean"})
 # a name used like this after `name = a * b` was meant as the per-row product, not its total
@@ -33,6 +34,11 @@ class CodeFix:
 
     def observation(self) -> str:
         return "".join(f"{note}\n" for note in self.notes)
+
+    def then(self, fix: Callable[[str], CodeFix]) -> CodeFix:
+        """This fix followed by another on its code, with the notes of both."""
+        after = fix(self.code)
+        return CodeFix(after.code, self.notes + after.notes)
 
 
 def fix_totals(code: str) -> CodeFix:
@@ -126,8 +132,16 @@ def _uses_per_row(node: ast.AST, name: str) -> bool:
     return is_method_call(node, *_PER_ROW_USES) and isinstance(node.func.value, ast.Name) and node.func.value.id == name
 
 
+_PRODUCT_WHY = "the total of a product is (a * b).sum(), not a * b.sum() nor a.sum() * b.sum()."
+
+
 def _apply(code: str, edits: list[tuple[ast.AST, str]]) -> CodeFix:
-    """`code` with each node's source replaced (offsets are UTF-8 bytes, as `ast` gives them)."""
+    return apply_edits(code, edits, lambda _node: _PRODUCT_WHY)
+
+
+def apply_edits(code: str, edits: list[tuple[ast.AST, str]], why: Callable[[ast.AST], str]) -> CodeFix:
+    """`code` with each node's source replaced (offsets are UTF-8 bytes, as `ast` gives them), one note per edit
+    saying what ran instead and `why(node)`."""
     if not edits:
         return CodeFix(code)
     raw = code.encode()
@@ -138,10 +152,7 @@ def _apply(code: str, edits: list[tuple[ast.AST, str]]) -> CodeFix:
     for node, text in sorted(edits, key=lambda edit: (edit[0].lineno, edit[0].col_offset), reverse=True):
         begin = starts[node.lineno - 1] + node.col_offset
         end = starts[node.end_lineno - 1] + node.end_col_offset
-        notes.append(
-            f"nbagent ran `{raw[begin:end].decode()}` (line {node.lineno}) as `{text}`: the total of a product "
-            "is (a * b).sum(), not a * b.sum() nor a.sum() * b.sum()."
-        )
+        notes.append(f"nbagent ran `{raw[begin:end].decode()}` (line {node.lineno}) as `{text}`: {why(node)}")
         raw = raw[:begin] + text.encode() + raw[end:]
     return CodeFix(raw.decode(), notes[::-1])
 
