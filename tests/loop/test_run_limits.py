@@ -366,6 +366,23 @@ def test_code_that_already_ran_sent_again_after_the_refusal_ends_the_run():
     assert "which had already run" in str(agent.memory.action_steps()[-1].error)
 
 
+def test_code_that_printed_the_same_twice_is_not_run_a_third_time():
+    look = code("print(len(orders[orders['month'] == 'June']))")
+    namespace = {"orders": pd.DataFrame({"month": ["2024-06", "2024-05"]})}
+    agent = make_agent(ScriptedModel([look, look, look, code("final_answer(1)")]), namespace=namespace, max_steps=4)
+    assert agent.run("How many orders in June?") == 1
+    steps = agent.memory.action_steps()
+    assert [step.error is None for step in steps[:2]] == [True, True]  # printed code may be looked at again, once
+    assert str(steps[2].error).startswith("Not run: this code is the same as the code of your step 2")
+    assert "printed the same twice" in str(steps[2].error)
+
+
+def test_printed_code_runs_again_when_what_it_printed_changed():
+    look = code("print(len(seen)); seen.append(1)")
+    agent = make_agent(ScriptedModel([look, look, look, code("final_answer(len(seen))")]), namespace={"seen": []})
+    assert agent.run("Look three times.") == 3
+
+
 def test_code_that_moves_a_value_on_runs_again():
     step = code("count += 1")
     namespace = {"count": 0}

@@ -105,12 +105,22 @@ def repeat_of(code: str, actions: Sequence[ActionStep], failed: Callable[[Action
 
 
 def _just_ran(code: str, actions: Sequence[ActionStep], failed: Callable[[ActionStep], bool]) -> ActionStep | None:
-    """The last step with code, when its code is `code` and it ran without error and printed nothing (code that
-    prints shows something each time it runs: a model may mean to see it again)."""
-    last = next((step for step in reversed(actions) if step.code_action), None)
-    if last is None or last.error is not None or failed(last) or not same_code(last.code_action, code):
+    """The last step with code, when its code is `code` and it ran without error and printed nothing, or printed
+    what the same code printed the step before (code that prints shows something each time it runs: a model may
+    mean to see it again, once; a 1.5B model ran one filter that printed 0 seven times in a row)."""
+    ran = [step for step in actions if step.code_action]
+    last = ran[-1] if ran else None
+    if last is None or not _ran_clean(last, code, failed) or _steps_a_value(code):
         return None
-    return None if _PRINTED in (last.observations or "") or _steps_a_value(code) else last
+    if _PRINTED not in (last.observations or ""):
+        return last
+    before = ran[-2] if len(ran) > 1 else None
+    seen_twice = before is not None and _ran_clean(before, code, failed) and before.observations == last.observations
+    return last if seen_twice else None
+
+
+def _ran_clean(step: ActionStep, code: str, failed: Callable[[ActionStep], bool]) -> bool:
+    return step.error is None and not failed(step) and same_code(step.code_action, code)
 
 
 def _steps_a_value(code: str) -> bool:
@@ -205,6 +215,8 @@ def done_refusal(
     step = _just_ran(code, actions, failed) or actions[-1]
     made = [change.get("name") for change in step.namespace_changes or [] if change.get("name")]
     did = f"; it made or changed {', '.join(f'`{name}`' for name in made[:_MAX_NAMES])}" if made else ""
+    if _PRINTED in (step.observations or ""):
+        did += " and printed the same twice"
     return AgentRepeatedCodeError(
         f"Not run: this code is the same as the code of your step {step.step_number}, which already ran without "
         f"error{did}. Running it again does nothing new. Use what it made: write the code for the rest of the task "
