@@ -452,6 +452,8 @@ class CodeLoop(AgentLoop):
         if output.output is None and not output.logs and not output.is_final_answer:
             # "Last output: None" after an assignment read as "no rows" to a 1.5B model
             observed = self.coach.silent_observation(code, self._seen_namespace()) or observed
+        if not output.is_final_answer:
+            observed += self.coach.step_notes(code, self._seen_namespace())
         figures = _figures_note(images)
         memory_step.observations = (
             f"{observed.rstrip(chr(10))}\n{figures}" if figures and observed else observed + figures

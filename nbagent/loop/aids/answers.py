@@ -30,6 +30,7 @@ from .bindings import last_assignment
 from .code_checks import is_method_call, is_text
 from .data_card import data_frames, filled_text, is_number, owner_frame, text_kind, value_kind
 from .directions import direction_problems
+from .selections import empty_selection_lines
 from .signs import negative_total_subtracted
 from .untidy_answers import (
     blanks_not_counted,
@@ -177,6 +178,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_guarded(direction_problems, answer, context.question, tree, _final_answer_argument(tree), context.namespace),
         *_guarded(negative_total_subtracted, context.question, tree, context.namespace),
         *_guarded(one_row_for_a_total, context.question, tree, context.variables, context.namespace),
+        *_guarded(empty_selection_lines, context.code, context.namespace),
         _numbers_for_names(answer, context),
         _grouped_unasked(answer, context),
         *_unused_variables(context),

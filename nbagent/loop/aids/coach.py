@@ -31,6 +31,7 @@ from .repeats import (
     same_failure_ending,
     same_failure_note,
 )
+from .selections import empty_selections
 
 __all__ = ["Coach", "Repeat"]
 
@@ -103,6 +104,16 @@ class Coach:
     def silent_observation(self, code: str, namespace: dict[str, Any]) -> str | None:
         """What a small model reads after code that printed and returned nothing, or None (the usual words)."""
         return silent_step_observation(code, namespace) if self.small else None
+
+    def step_notes(self, code: str, namespace: dict[str, Any]) -> str:
+        """What a small model reads after code that ran without error, besides its output: a selection no row
+        meets (`== "June"` on a column of '2024-06'), or ""."""
+        if not self.small:
+            return ""
+        try:
+            return empty_selections(code, namespace)
+        except Exception:  # advice over any data a notebook holds: odd data says nothing
+            return ""
 
     def handle_problem(self, answer: Any) -> str:
         """Why `answer` cannot be a final answer for any model: it is (or holds) a handle on an object that stays in

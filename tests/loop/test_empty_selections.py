@@ -1,0 +1,91 @@
+"""A comparison no row of the data meets is said to a small model (nbagent/loop/aids/selections.py): after the
+step that ran it, and as a doubt about an answer made from it."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from nbagent import ActionStep, CodeAgent, ScriptedModel
+from nbagent.loop.aids.selections import empty_selections
+from nbagent.loop.prompting import SMALL
+
+
+def sales() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "date": pd.to_datetime(["2024-05-03", "2024-06-01", "2024-06-09"]),
+            "region": [" North", "South", "south"],
+            "customer_id": [1, 2, 2],
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        ('x = sales[sales["date"].dt.strftime("%Y-%m") == "June"]', "'2024-05', '2024-06'"),
+        ('x = sales[sales["date"].dt.month_name() == "Jun"]', "'May', 'June'"),
+        ('x = sales[sales["region"].str.strip().str.lower() == "nort"]', "'north', 'south'"),
+        ('x = sales[sales["customer_id"] == 7]', "1, 2"),
+        ('x = sales[sales["customer_id"].astype(str) == "7"]', "'1', '2'"),
+        ('x = sales[sales["date"].dt.month == 13]', "5, 6"),
+    ],
+)
+def test_a_value_the_column_never_takes_is_said_with_what_it_does_take(code, said):
+    note = empty_selections(code, {"sales": sales()})
+    assert note.startswith("Note: no row has ") and "selection is empty" in note
+    assert f"like {said}." in note
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'x = sales[sales["date"].dt.strftime("%Y-%m") == "2024-06"]',
+        'x = sales[sales["region"].str.strip().str.lower() == "north"]',
+        'x = sales[sales["region"].str.contains("x") == True]',  # not a pure step this module knows
+        'sales = sales[sales["region"] == "West"]',  # the frame is rebound: it is not the one in the namespace
+        'x = others[others["region"] == "West"]',  # not a notebook frame
+        'x = sales[sales["nothing"] == "West"]',
+        "x = (",
+    ],
+)
+def test_a_selection_that_meets_rows_or_cannot_be_worked_out_says_nothing(code):
+    assert empty_selections(code, {"sales": sales()}) == ""
+
+
+def run(*bodies: str, profile: str | None = SMALL) -> CodeAgent:
+    model = ScriptedModel([f"Thought: go.\n```python\n{body}\n```" for body in bodies])
+    model.prompt_profile = profile
+    agent = CodeAgent(
+        tools=[],
+        model=model,
+        namespace={"sales": sales()},
+        additional_authorized_imports=["pandas"],
+        verbosity_level=-1,
+        show_widget=False,
+        max_steps=len(bodies),
+    )
+    agent.run("How many different customers placed an order in June 2024, according to `sales`?")
+    return agent
+
+
+LOOK = 'june = sales[sales["date"].dt.strftime("%Y-%m") == "June"]\nprint(june["customer_id"].nunique())'
+
+
+def test_the_step_that_selected_nothing_says_so_after_what_it_printed():
+    agent = run(LOOK, "final_answer(1)", "final_answer(1)")
+    first = agent.memory.action_steps()[0]
+    assert first.observations.startswith("Execution logs:\n0")
+    assert "no row has sales['date'].dt.strftime('%Y-%m') == 'June'" in first.observations
+
+
+def test_an_answer_from_a_selection_of_no_rows_is_doubted():
+    agent = run(LOOK + "\nfinal_answer(int(june['customer_id'].nunique()))", "final_answer(2)", "final_answer(2)")
+    steps: list[ActionStep] = agent.memory.action_steps()
+    assert "was refused" in str(steps[0].error) and "no row has" in str(steps[0].error)
+
+
+def test_other_models_read_only_what_the_code_printed():
+    agent = run(LOOK, "final_answer(1)", "final_answer(1)", profile=None)
+    assert "no row has" not in agent.memory.action_steps()[0].observations
