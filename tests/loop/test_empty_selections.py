@@ -3,6 +3,7 @@ step that ran it, and as a doubt about an answer made from it."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -89,3 +90,22 @@ def test_an_answer_from_a_selection_of_no_rows_is_doubted():
 def test_other_models_read_only_what_the_code_printed():
     agent = run(LOOK, "final_answer(1)", "final_answer(1)", profile=None)
     assert "no row has" not in agent.memory.action_steps()[0].observations
+
+
+def test_a_name_holding_one_value_is_compared_like_a_literal():
+    namespace = {"sales": sales(), "max_amount": np.float64(27001.5), "best": np.int64(2)}
+    note = empty_selections("n = sales[sales['customer_id'] == max_amount]['region'].values[0]", namespace)
+    assert "no row has sales['customer_id'] == max_amount (27001.5)" in note and "like 1, 2." in note
+    assert "`max_amount` is none of them" in note
+    assert empty_selections("n = sales[sales['customer_id'] == best]['region'].values[0]", namespace) == ""
+
+
+def test_a_selection_of_no_rows_that_fails_later_gets_the_hint():
+    failing = (
+        "best = sales.groupby('customer_id').size().max() * 1000\n"
+        "who = sales[sales['customer_id'] == best]['region'].values[0]\nfinal_answer(who)"
+    )
+    agent = run(failing, "final_answer(1)", "final_answer(1)")
+    error = str(agent.memory.action_steps()[0].error)
+    assert "IndexError" in error
+    assert "Hint: nothing was selected: no row has sales['customer_id'] == best (2000)" in error

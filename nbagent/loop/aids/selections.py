@@ -38,25 +38,35 @@ def empty_selection_lines(code: str, namespace: dict[str, Any]) -> list[str]:
     rebound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     lines = []
     for node in ast.walk(tree):
-        found = _compared(node)
+        found = _compared(node, namespace)
         if found is None:
             continue
-        expression, literal = found
+        expression, compared, literal = found
         values = _values_of(expression, namespace, rebound)
         if values is not None and len(values) and not (values == literal).any():
-            lines.append(_said(expression, literal, values))
+            lines.append(_said(expression, compared, literal, values))
     return list(dict.fromkeys(lines))
 
 
-def _compared(node: ast.AST) -> tuple[ast.expr, Any] | None:
-    """(the expression, the literal) of `expression == literal` (either way round), else None."""
+def _compared(node: ast.AST, namespace: dict[str, Any]) -> tuple[ast.expr, ast.expr, Any] | None:
+    """(the expression, what it is compared with, its value) of `expression == literal` (either way round), or
+    `expression == name` of a name that holds one number or text (`== max_amount`), else None."""
     if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)):
         return None
     left, right = node.left, node.comparators[0]
-    for expression, literal in ((left, right), (right, left)):
-        if isinstance(literal, ast.Constant) and isinstance(literal.value, (str, int, float)):
-            return expression, literal.value
+    for expression, other in ((left, right), (right, left)):
+        if isinstance(other, ast.Constant) and isinstance(other.value, (str, int, float)):
+            return expression, other, other.value
+        if isinstance(other, ast.Name) and (value := _scalar(namespace.get(other.id))) is not None:
+            return expression, other, value
     return None
+
+
+def _scalar(value: Any) -> Any:
+    """A number or a text as Python holds it (numpy's scalars too), else None."""
+    if type(value).__module__ == "numpy" and getattr(value, "shape", None) == ():
+        value = value.item()
+    return value if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
 
 
 def _values_of(expression: ast.expr, namespace: dict[str, Any], rebound: set[str]) -> Any:
@@ -121,9 +131,14 @@ def _is_str(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
-def _said(expression: ast.expr, literal: Any, values: Any) -> str:
-    shown = ", ".join(repr(value) for value in values.dropna().drop_duplicates().head(_EXAMPLES).tolist())
+def _said(expression: ast.expr, compared: ast.expr, value: Any, values: Any) -> str:
+    shown = ", ".join(repr(one) for one in values.dropna().drop_duplicates().head(_EXAMPLES).tolist())
+    if isinstance(compared, ast.Constant):
+        what, fix = repr(value), "Compare with a value written the way the column writes it."
+    else:
+        name = ast.unparse(compared)
+        what, fix = f"{name} ({value!r})", f"`{name}` is none of them: compare with one of the column's own values."
     return (
-        f"Note: no row has {ast.unparse(expression)} == {literal!r}, so that selection is empty: its values are like "
-        f"{shown}. Compare with a value written the way the column writes it.\n"
+        f"Note: no row has {ast.unparse(expression)} == {what}, so that selection is empty: its values are like "
+        f"{shown}. {fix}\n"
     )

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from ..error_keys import compared_types, error_line
+from ..selections import empty_selection_lines
 from .code_names import UNKNOWN, series_of
 from .failure import Failure, parsed, segment
 from .values import NUMBER, all_whole_numbers, as_number, examples, values_kind
@@ -44,11 +45,15 @@ def compared_types_hint(found: Failure) -> str:
 
 
 def nothing_found(found: Failure) -> str:
-    """An empty selection failed later (`.iloc[0]` out of bounds): a filter that compares text with a number."""
+    """An empty selection failed later (`.iloc[0]` out of bounds): a filter that compares text with a number, or
+    with a value the column never takes."""
     if not _NOTHING_FOUND.search(error_line(found.message)):
         return ""
     said = _mismatched_comparison(found.code, found.namespace)
-    return said.replace("Hint: ", "Hint: nothing was selected: ", 1) if said else ""
+    if said:
+        return said.replace("Hint: ", "Hint: nothing was selected: ", 1)
+    empty = empty_selection_lines(found.code, found.namespace)
+    return empty[0].replace("Note: ", "Hint: nothing was selected: ", 1).rstrip("\n") if empty else ""
 
 
 def _mismatched_comparison(code: str, namespace: dict[str, Any]) -> str:
