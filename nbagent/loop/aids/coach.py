@@ -7,6 +7,7 @@ they read. The code step never imports an aid directly.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -32,6 +33,7 @@ from .repeats import (
     same_failure_note,
 )
 from .selections import empty_selections
+from .untidy_answers import text_totalled
 
 __all__ = ["Coach", "Repeat"]
 
@@ -107,11 +109,13 @@ class Coach:
 
     def step_notes(self, code: str, namespace: dict[str, Any]) -> str:
         """What a small model reads after code that ran without error, besides its output: a selection no row
-        meets (`== "June"` on a column of '2024-06'), or ""."""
+        meets (`== "June"` on a column of '2024-06'), a total of numbers written as text (`.sum()` joined the
+        texts), or ""."""
         if not self.small:
             return ""
         try:
-            return empty_selections(code, namespace)
+            totalled = text_totalled(ast.parse(code), namespace)
+            return empty_selections(code, namespace) + "".join(f"Note: {line}.\n" for line in totalled)
         except Exception:  # advice over any data a notebook holds: odd data says nothing
             return ""
 

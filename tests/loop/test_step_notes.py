@@ -1,5 +1,6 @@
-"""A comparison no row of the data meets is said to a small model (nbagent/loop/aids/selections.py): after the
-step that ran it, and as a doubt about an answer made from it."""
+"""What a small model reads after a step that ran without error, besides its output (Coach.step_notes): a
+comparison no row of the data meets (nbagent/loop/aids/selections.py), also as a doubt about an answer made from
+it and as the hint when the empty selection fails later; a total of numbers written as text."""
 
 from __future__ import annotations
 
@@ -109,3 +110,16 @@ def test_a_selection_of_no_rows_that_fails_later_gets_the_hint():
     error = str(agent.memory.action_steps()[0].error)
     assert "IndexError" in error
     assert "Hint: nothing was selected: no row has sales['customer_id'] == best (2000)" in error
+
+
+def test_a_total_of_numbers_written_as_text_is_said_after_the_step():
+    frame = pd.DataFrame({"amount": ["-$34.44", "-$1,236.79"]})
+    model = ScriptedModel(["Thought: go.\n```python\ntotal = refunds['amount'].sum()\n```"] * 2)
+    model.prompt_profile = SMALL
+    agent = CodeAgent(
+        tools=[], model=model, namespace={"refunds": frame}, verbosity_level=-1, show_widget=False, max_steps=1
+    )
+    agent.run("How much was refunded in `refunds`?")
+    said = agent.memory.action_steps()[0].observations
+    assert "`total` is now" in said  # what the step made, as before
+    assert "Note: refunds['amount'] still holds numbers written as text, so .sum() works on the texts" in said
