@@ -96,6 +96,7 @@ class RunGates:
     def __init__(self) -> None:
         self._cond = threading.Condition(threading.RLock())
         self._stop = threading.Event()
+        self._stop_asked = False  # set before `_stop`: the widget says "stopping…" before the run can end
         self._interrupt = threading.Event()
         self.stop_reason = ""
         self._on_stop: list[Callable[[], Any]] = []
@@ -160,7 +161,7 @@ class RunGates:
                 "pending_code": self._pending_code,
                 "pending_step": self._pending_step,
                 "pending_ask": dict(self._pending_ask) if self._pending_ask else None,
-                "stopping": self._stop.is_set() and self._status not in ENDED_STATUSES,
+                "stopping": (self._stop_asked or self._stop.is_set()) and self._status not in ENDED_STATUSES,
             }
 
     def add_listener(self, callback: Callable[[dict[str, Any]], Any]) -> None:
@@ -199,6 +200,7 @@ class RunGates:
         """A run (or a continuation of one) begins: clear the stop, keep the mode and settings."""
         with self._cond:
             self._stop.clear()
+            self._stop_asked = False
             self._interrupt.clear()
             self.stop_reason = ""
             self._decision = self._pending_code = self._pending_step = None
@@ -342,10 +344,14 @@ class RunGates:
     def request_stop(self, reason: str = "Stopped by the user.") -> None:
         """Stop now: the model call or the code running is cancelled, a waiting run wakes up and ends."""
         with self._cond:
+            self._stop_asked = True
+        # the widget says "stopping…" before the run sees the stop: its "stopped" cannot come first (a loaded machine
+        # ended the run between the stop and a later "stopping…" snapshot, which then said the run had ended)
+        self._changed()
+        with self._cond:
             self.stop_reason = reason
             self._stop.set()
             self._cond.notify_all()
-        self._changed()  # the widget says "stopping…" first
         with self._cond:
             callbacks = list(self._on_stop)  # a model call may remove its own while we go through them
         for callback in callbacks:

@@ -254,3 +254,16 @@ def test_cancel_on_stop_cancels_a_call_that_begins_after_the_stop_and_can_be_rem
     control.finish("stopped")
     control.cancel_on_stop(lambda: calls.append("after the run"))
     assert calls == ["late"]  # a call outside a run (provide_final_answer) is not cancelled by an old stop
+
+
+def test_stopping_is_said_before_the_run_can_see_the_stop_and_end():
+    """A run that ends at once on a stop (a loaded machine) must not have its "stopped" said before "stopping…"."""
+    gates = RunGates()
+    gates.reset()
+    seen: list[tuple[bool, bool]] = []
+    gates.add_listener(lambda snapshot: seen.append((snapshot["stopping"], gates.stopping)))
+    gates.request_stop()
+    assert seen[0] == (True, False)  # "stopping…" went out while the run could not yet see the stop
+    assert gates.stopping
+    gates.finish("stopped")  # the run saw it and ended
+    assert gates.status == "stopped" and seen[-1][0] is False
