@@ -326,8 +326,7 @@ class CodeLoop(AgentLoop):
         ran = [_without_final_answer(step.code_action) for step in actions if _ran(step) and step.code_action]
         sliced = answer_code(ran, code)  # the statements the answer depends on, not every line that ran
         ran = [sliced] if sliced is not None else [*ran, code]
-        answer_code_ran = "\n".join(ran)
-        problems = self.coach.answer_doubts(answer, self.task or "", answer_code_ran, self._seen_namespace())
+        problems = self.coach.answer_doubts(answer, self.task or "", "\n".join(ran), self._seen_namespace())
         sure = f"final_answer({_echo(answer)}) was refused" in said and _one_value(answer)  # sent again: it is sure
         says = {
             problem: 1 if sure and not self.coach.proves_wrong(problem) else _SAYS_PER_DOUBT for problem in problems
@@ -337,7 +336,8 @@ class CodeLoop(AgentLoop):
         new = [
             problem
             for problem in problems
-            if (refusals < _MAX_REFUSALS or self.coach.proves_wrong(problem)) and said.count(problem) < says[problem]
+            if (refusals < _MAX_REFUSALS or self.coach.proves_wrong(problem))
+            and said.count(_gist(problem)) < says[problem]
         ]
         new = new[:_MAX_PROBLEMS_SAID]
         proved = [problem for problem in problems if self.coach.proves_wrong(problem)]
@@ -347,8 +347,7 @@ class CodeLoop(AgentLoop):
                 f"told why without fixing it: {proved[0]}. Nothing is kept as the answer. Ask again with more "
                 "detail, or try another model."
             )
-        fixed = self.coach.fixed_code(problems, answer_code_ran) if new else ""
-        return [*new, _FIXED_CODE + fixed.replace("\n", "\n    ")] if fixed else new
+        return new
 
     def _new_chart_problems(self, figures: list[dict[str, Any]]) -> list[str]:
         """What the chart checks doubt in the step's figures, not said twice before in this task (a chart refused
@@ -463,17 +462,18 @@ class CodeLoop(AgentLoop):
         return output
 
 
-_FIXED_CODE = "your code with these fixes:\n    "
+def _gist(problem: str) -> str:
+    """A doubt without the lines of code it may end with (the model's own code, rewritten): the same doubt said
+    about other code is said again, not new."""
+    return problem.split("\n", 1)[0]
 
 
 def _reasons(problems: list[str]) -> str:
-    """The doubts as one sentence, then the answer's code with their fixes (`Coach.fixed_code`) on lines of its
-    own."""
-    doubts = [problem for problem in problems if not problem.startswith(_FIXED_CODE)]
-    fixed = "".join(
-        f"Your code with these fixes:\n    {p.removeprefix(_FIXED_CODE)}\n" for p in problems[len(doubts) :]
-    )
-    return f"{'; and '.join(doubts)}. {fixed}"
+    """The doubts as one sentence, those that end with lines of code last (on lines of their own), so that no
+    sentence runs on after a line of code."""
+    ordered = sorted(problems, key=lambda problem: "\n    " in problem)
+    said = "; and ".join(problem.rstrip("\n") for problem in ordered)
+    return f"{said}\n" if "\n    " in said else f"{said}. "
 
 
 def _checked_share(choice: Any) -> str | tuple[str, ...]:

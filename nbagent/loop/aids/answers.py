@@ -30,7 +30,6 @@ from .bindings import last_assignment
 from .code_checks import is_method_call, is_text
 from .data_card import data_frames, filled_text, is_number, owner_frame, text_kind, value_kind
 from .directions import direction_problems
-from .rewrites import doubt
 from .selections import empty_selection_lines
 from .signs import negative_total_subtracted
 from .untidy_answers import (
@@ -196,13 +195,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
 
 def _proved(check: Callable[..., list[str]], *args: Any) -> list[str]:
     """A check whose findings the data proves (`untidy_answers`: blanks, spellings, repeats, text totalled)."""
-    return [_proved_one(found) for found in _guarded(check, *args)]
-
-
-def _proved_one(found: str) -> str:
-    """`found` as a `Contradiction`, keeping the rewrite it may carry."""
-    rewrite = getattr(found, "rewrite", None)
-    return doubt(Contradiction(found), rewrite) if rewrite is not None else Contradiction(found)
+    return [Contradiction(found) for found in _guarded(check, *args)]
 
 
 def _guarded(check: Callable[..., list[str]], *args: Any) -> list[str]:

@@ -32,7 +32,6 @@ from .repeats import (
     same_failure_ending,
     same_failure_note,
 )
-from .rewrites import rewritten
 from .selections import empty_selections
 from .untidy_answers import text_totalled
 
@@ -139,14 +138,6 @@ class Coach:
             return answer_problems(answer, AnswerContext(question, variables, code, namespace))
         except Exception:
             return []
-
-    @staticmethod
-    def fixed_code(doubts: list[str], code: str) -> str:
-        """The answer's `code` with the fixes `doubts` know applied, as one program to say with them, or ""."""
-        try:
-            return rewritten(code, doubts)
-        except Exception:  # a rewrite that cannot be written out says nothing; the doubts are still said
-            return ""
 
     @staticmethod
     def proves_wrong(doubt: str) -> bool:

@@ -17,7 +17,6 @@ from typing import Any
 from .bindings import assignments
 from .code_checks import frame_column, is_method_call, is_text
 from .data_card import data_frames, filled_text, text_kind, value_kind
-from .rewrites import Rewrite, doubt
 
 __all__ = [
     "blanks_not_counted",
@@ -41,6 +40,7 @@ _SPACES_DROPPED = re.compile(r"\.str\.strip\(")
 _ONE_CASE = re.compile(r"\.str\.(?:lower|upper|title|casefold|capitalize)\(")
 _DEDUPLICATING = ("drop_duplicates", "duplicated", "unique", "nunique")
 _COUNTING = ("sum", "mean", "count", "value_counts", "size", "std", "var")  # values a repeated row changes
+_MOST_LINES_SHOWN = 8  # an answer's code shown again on the rows without repeats, at most
 _MAX_CHECKED_ROWS = 1_000_000  # finding repeated rows hashes every row: beyond this, say nothing
 # code that also looks at blank texts: == "", .str.strip(), replace("", …), isin(["", …]), str.len(), is_missing(…)
 _BLANKS_HANDLED = re.compile(
@@ -62,13 +62,10 @@ def blanks_not_counted(tree: ast.Module, namespace: dict[str, Any]) -> list[str]
         frame_name, name, values = column
         blank = sum(isinstance(value, str) and not value.strip() for value in values.tolist())
         if blank:
-            said = (
+            found.append(
                 f"{frame_name}[{name!r}] also holds {blank} blank text value{'s' if blank > 1 else ''} (''), which "
                 f"{node.func.attr}() does not count as missing: count the empty strings too"
             )
-            column = ast.unparse(node.func.value)
-            both = f"({column}.{node.func.attr}() | {column}.str.strip().eq(''))"
-            found.append(doubt(said, Rewrite(((ast.unparse(node), both),))))
     return found[:1]
 
 
@@ -168,21 +165,12 @@ def label_spellings_missed(tree: ast.Module, namespace: dict[str, Any]) -> list[
         if spellings:
             missed, others = spellings
             shown = ", ".join(repr(text) for text in others[:_SHOWN])
-            read, label = _read_as_a_person(frame_name, name), wanted[0].strip().title()
-            said = (
+            return [
                 f"{frame_name}[{name!r}] also writes {wanted[0]!r} as {shown}, so the comparison leaves out {missed} "
-                f"rows of it: compare the labels as a person reads them, {read} == {label!r}"
-            )
-            return [doubt(said, _label_rewrite(node, read, label))]
+                f"rows of it: compare the labels as a person reads them, {_read_as_a_person(frame_name, name)} == "
+                f"{wanted[0].strip().title()!r}"
+            ]
     return []
-
-
-def _label_rewrite(node: ast.AST, read: str, label: str) -> Rewrite:
-    """`frame["col"] == "north "` as `frame["col"].str.strip().str.title() == "North"`; a count looked up by label
-    as the count of the labels read that way; nothing for `in [...]` (several labels)."""
-    if isinstance(node, ast.Compare):
-        return Rewrite() if isinstance(node.ops[0], ast.In) else Rewrite(((ast.unparse(node), f"{read} == {label!r}"),))
-    return Rewrite(((ast.unparse(node), f"{read}.value_counts().get({label!r}, 0)"),))
 
 
 def _label_comparison(node: ast.AST, namespace: dict[str, Any]) -> tuple[Any, list[str]] | None:
@@ -309,14 +297,32 @@ def repeats_not_dropped(question: str, tree: ast.Module, namespace: dict[str, An
             continue
         repeated = int(frame.duplicated().sum())
         if repeated:
-            said = (
+            return [
                 f"{frame_name} has {repeated} row{'s' if repeated > 1 else ''} that repeat an earlier row exactly, "
                 "and the question asks to count each once, but the code used every row: drop the repeated rows "
-                f"first (into a new variable: {frame_name}.drop_duplicates()), then compute the answer again from them"
-            )
-            once = "once" if "once" not in read else f"{frame_name}_once"
-            return [doubt(said, Rewrite(rename=(frame_name, once), first=f"{once} = {frame_name}.drop_duplicates()"))]
+                f"first (into a new variable: {frame_name}.drop_duplicates()), then compute the answer again"
+                + _on_rows_once(tree, frame_name)
+            ]
     return []
+
+
+def _on_rows_once(tree: ast.Module, frame_name: str) -> str:
+    """The answer's own code run on the rows without repeats, to say after the doubt, or "" when the code is long
+    or binds the frame's name. Told only "drop the repeats, then compute again", the 1.5B model dropped them and
+    answered the number of rows left, losing its filter (the messy run's 'how many orders from the North')."""
+    stored = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    lines = ast.unparse(tree).splitlines()
+    if frame_name in stored or not lines or len(lines) > _MOST_LINES_SHOWN:
+        return ""
+    once = next(name for name in ("once", f"{frame_name}_once", f"{frame_name}_unique_rows") if name not in stored)
+
+    class _ReadOnce(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.Name:
+            return ast.copy_location(ast.Name(once, ast.Load()), node) if node.id == frame_name else node
+
+    code = ast.unparse(_ReadOnce().visit(ast.parse(ast.unparse(tree))))
+    shown = "\n    ".join([f"{once} = {frame_name}.drop_duplicates()", *code.splitlines()])
+    return f"; that is, your code on the rows without repeats:\n    {shown}"
 
 
 def _repeats_counted_in_part(tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
