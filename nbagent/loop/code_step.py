@@ -269,11 +269,11 @@ class CodeLoop(AgentLoop):
         )
         if problems and output.is_final_answer:
             raise AnswerRefused(
-                f"final_answer({_echo(output.output)}) was refused: {_reasons(problems)}Fix it (print "
+                f"final_answer({_echo(output.output)}) was refused: {'; and '.join(problems)}. Fix it (print "
                 "the values you need), then call final_answer with the answer itself."
             )
         if problems:
-            raise AnswerRefused(f"The chart was refused: {_reasons(problems)}Draw it again.")
+            raise AnswerRefused(f"The chart was refused: {'; and '.join(problems)}. Draw it again.")
         yield ActionOutput(output=output.output, is_final_answer=is_final)
 
     def _refuse_repeated(self, memory_step: ActionStep, code: str) -> None:
@@ -336,8 +336,7 @@ class CodeLoop(AgentLoop):
         new = [
             problem
             for problem in problems
-            if (refusals < _MAX_REFUSALS or self.coach.proves_wrong(problem))
-            and said.count(_gist(problem)) < says[problem]
+            if (refusals < _MAX_REFUSALS or self.coach.proves_wrong(problem)) and said.count(problem) < says[problem]
         ]
         new = new[:_MAX_PROBLEMS_SAID]
         proved = [problem for problem in problems if self.coach.proves_wrong(problem)]
@@ -460,20 +459,6 @@ class CodeLoop(AgentLoop):
             f"{observed.rstrip(chr(10))}\n{figures}" if figures and observed else observed + figures
         )
         return output
-
-
-def _gist(problem: str) -> str:
-    """A doubt without the lines of code it may end with (the model's own code, rewritten): the same doubt said
-    about other code is said again, not new."""
-    return problem.split("\n", 1)[0]
-
-
-def _reasons(problems: list[str]) -> str:
-    """The doubts as one sentence, those that end with lines of code last (on lines of their own), so that no
-    sentence runs on after a line of code."""
-    ordered = sorted(problems, key=lambda problem: "\n    " in problem)
-    said = "; and ".join(problem.rstrip("\n") for problem in ordered)
-    return f"{said}\n" if "\n    " in said else f"{said}. "
 
 
 def _checked_share(choice: Any) -> str | tuple[str, ...]:

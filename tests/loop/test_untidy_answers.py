@@ -103,29 +103,6 @@ def test_dropped_repeats_or_a_question_without_once_pass(question, code):
     assert not any("repeat an earlier row" in problem for problem in repeat_problems(question, code, 60.0))
 
 
-def test_the_doubt_shows_the_answers_own_code_on_the_rows_without_repeats_and_that_code_is_taken():
-    """The messy run's 'how many from the North': told only to drop repeats, the model answered the rows left."""
-    frame = pd.DataFrame({"order_id": [1, 2, 2, 3], "region": ["North", "North", "North", "South"]})
-    count = "n = orders[orders['region'] == 'North'].shape[0]\nfinal_answer(n)"
-    shown = "once = orders.drop_duplicates()\nn = once[once['region'] == 'North'].shape[0]\nfinal_answer(n)"
-    model = ScriptedModel([f"Thought: count.\n```python\n{count}\n```", f"Thought: once.\n```python\n{shown}\n```"])
-    model.prompt_profile = SMALL
-    agent = CodeAgent(
-        tools=[], model=model, namespace={"orders": frame}, verbosity_level=-1, show_widget=False, max_steps=2
-    )
-    task = "How many orders came from the North region? Count each order once.\n- `orders`: pandas DataFrame"
-    assert agent.run(task) == 2
-    refusal = str(agent.memory.action_steps()[0].error)
-    assert refusal.startswith("final_answer(3) was refused: orders has 1 row that repeat")
-    assert "your code on the rows without repeats:\n    " + shown.replace("\n", "\n    ") + "\nFix it" in refusal
-
-
-def test_no_code_is_shown_for_code_that_binds_the_frame_itself():
-    code = "orders = orders[orders['amount'] > 15]\nfinal_answer(orders['amount'].sum())"
-    found = repeat_problems("Total of big orders, each order once?", code, 110.0)
-    assert any("repeat an earlier row" in problem and "\n" not in problem for problem in found), found
-
-
 def test_a_frame_without_repeats_passes():
     tidy = pd.DataFrame({"order_id": [1, 2], "amount": [1.0, 2.0]})
     found = repeat_problems("Total, each order once?", 'final_answer(orders["amount"].sum())', 3.0, tidy)

@@ -40,7 +40,6 @@ _SPACES_DROPPED = re.compile(r"\.str\.strip\(")
 _ONE_CASE = re.compile(r"\.str\.(?:lower|upper|title|casefold|capitalize)\(")
 _DEDUPLICATING = ("drop_duplicates", "duplicated", "unique", "nunique")
 _COUNTING = ("sum", "mean", "count", "value_counts", "size", "std", "var")  # values a repeated row changes
-_MOST_LINES_SHOWN = 8  # an answer's code shown again on the rows without repeats, at most
 _MAX_CHECKED_ROWS = 1_000_000  # finding repeated rows hashes every row: beyond this, say nothing
 # code that also looks at blank texts: == "", .str.strip(), replace("", …), isin(["", …]), str.len(), is_missing(…)
 _BLANKS_HANDLED = re.compile(
@@ -301,28 +300,8 @@ def repeats_not_dropped(question: str, tree: ast.Module, namespace: dict[str, An
                 f"{frame_name} has {repeated} row{'s' if repeated > 1 else ''} that repeat an earlier row exactly, "
                 "and the question asks to count each once, but the code used every row: drop the repeated rows "
                 f"first (into a new variable: {frame_name}.drop_duplicates()), then compute the answer again"
-                + _on_rows_once(tree, frame_name)
             ]
     return []
-
-
-def _on_rows_once(tree: ast.Module, frame_name: str) -> str:
-    """The answer's own code run on the rows without repeats, to say after the doubt, or "" when the code is long
-    or binds the frame's name. Told only "drop the repeats, then compute again", the 1.5B model dropped them and
-    answered the number of rows left, losing its filter (the messy run's 'how many orders from the North')."""
-    stored = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
-    lines = ast.unparse(tree).splitlines()
-    if frame_name in stored or not lines or len(lines) > _MOST_LINES_SHOWN:
-        return ""
-    once = next(name for name in ("once", f"{frame_name}_once", f"{frame_name}_unique_rows") if name not in stored)
-
-    class _ReadOnce(ast.NodeTransformer):
-        def visit_Name(self, node: ast.Name) -> ast.Name:
-            return ast.copy_location(ast.Name(once, ast.Load()), node) if node.id == frame_name else node
-
-    code = ast.unparse(_ReadOnce().visit(ast.parse(ast.unparse(tree))))
-    shown = "\n    ".join([f"{once} = {frame_name}.drop_duplicates()", *code.splitlines()])
-    return f"; that is, your code on the rows without repeats:\n    {shown}"
 
 
 def _repeats_counted_in_part(tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
