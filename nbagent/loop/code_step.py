@@ -323,7 +323,7 @@ class CodeLoop(AgentLoop):
         actions = self._task_actions()
         said = " ".join(str(step.error) for step in actions if isinstance(step.error, AnswerRefused))
         refusals = sum(isinstance(step.error, AnswerRefused) for step in actions)
-        ran = [_without_final_answer(step.code_action) for step in actions if _ran(step) and step.code_action]
+        ran = [_without_final_answer(part) for step in actions if (part := _part_that_ran(step))]
         sliced = answer_code(ran, code)  # the statements the answer depends on, not every line that ran
         ran = [sliced] if sliced is not None else [*ran, code]
         problems = self.coach.answer_doubts(answer, self.task or "", "\n".join(ran), self._seen_namespace())
@@ -495,6 +495,27 @@ def _warnings(outcome: Any) -> list[str] | None:
 def _ran(step: ActionStep) -> bool:
     """True if the step's code ran to its end (a refused answer's code did)."""
     return step.error is None or isinstance(step.error, AnswerRefused)
+
+
+_FAILED_AT = re.compile(r"^Error on line (\d+) of the code:")
+
+
+def _part_that_ran(step: ActionStep) -> str:
+    """The step's code that ran: all of it, or, for code that failed on line N, its statements before that line
+    (the messy run's `once = orders.drop_duplicates()` ran before the next line failed, and the answer a later step
+    made from `once` was doubted for never reading `orders`)."""
+    code = step.code_action or ""
+    if _ran(step):
+        return code
+    failed_at = _FAILED_AT.match(str(step.error or ""))
+    if failed_at is None:  # refused before it ran (a repeat, a check), or stopped
+        return ""
+    try:
+        statements = ast.parse(code).body
+    except SyntaxError:
+        return ""
+    line = int(failed_at.group(1))
+    return "\n".join(ast.unparse(s) for s in statements if (s.end_lineno or s.lineno) < line)
 
 
 def _one_value(answer: Any) -> bool:

@@ -286,3 +286,29 @@ def test_counting_the_rows_dropna_keeps_for_a_missing_question_is_doubted():
     gaps = "gone = len(orders) - len(orders.dropna(subset=['amount']))\nfinal_answer(gone)"
     assert not any("dropna() keeps" in p for p in problems(question, gaps, 2))
     assert not any("dropna() keeps" in p for p in problems("How many orders in `orders` have an amount?", kept, 4))
+
+
+def test_what_a_failing_step_ran_before_its_error_counts_as_code_the_answer_comes_from():
+    """The messy run: `once = orders.drop_duplicates()` ran, the next line failed, and the right answer a later step
+    made from `once` was doubted for never reading `orders`."""
+    first = "once = orders.drop_duplicates()\ntotal = once['amount'].str.strip()"
+    model = ScriptedModel(
+        [
+            f"Thought: once.\n```python\n{first}\n```",
+            "Thought: total.\n```python\nfinal_answer(float(once['amount'].sum()))\n```",
+        ]
+    )
+    model.prompt_profile = SMALL
+    agent = CodeAgent(
+        tools=[],
+        model=model,
+        namespace={"orders": repeated_orders()},
+        verbosity_level=-1,
+        show_widget=False,
+        max_steps=2,
+    )
+    task = "What is the total amount of all orders? Count each order once.\n- `orders`: pandas DataFrame"
+    assert agent.run(task) == 60.0
+    steps = agent.memory.action_steps()
+    assert str(steps[0].error).startswith("Error on line 2 of the code")
+    assert steps[1].error is None
