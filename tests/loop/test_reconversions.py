@@ -44,6 +44,24 @@ def test_cleaning_a_column_that_is_no_longer_text_runs_as_the_column(written, ra
 
 
 @pytest.mark.parametrize(
+    ("written", "ran"),
+    [
+        (
+            f"once = orders.drop_duplicates()\nonce['amount'] = {CLEAN.replace('orders', 'once')}.astype(float)",
+            "once = orders.drop_duplicates()\nonce['amount'] = once['amount'].astype(float)",
+        ),
+        (
+            "big = orders[orders['amount'] > 1].copy()\nx = big['amount'].str.strip()",
+            "big = orders[orders['amount'] > 1].copy()\nx = big['amount']",
+        ),
+    ],
+)
+def test_rows_selected_from_a_notebook_frame_keep_its_column_types(written, ran):
+    """The messy run: `once = orders.drop_duplicates()`, then the column of `once` cleaned as text again."""
+    assert fix_reconversions(written, {"orders": orders()}).code == ran
+
+
+@pytest.mark.parametrize(
     "code",
     [
         "x = orders['label'].str.strip()",  # text: the cleaning is what it needs
@@ -52,6 +70,9 @@ def test_cleaning_a_column_that_is_no_longer_text_runs_as_the_column(written, ra
         f"orders['amount'] = orders['amount'].astype(str)\ny = {CLEAN}",  # made text by an earlier line
         f"orders = pd.read_csv('orders.csv')\ny = {CLEAN}",  # the frame read anew
         f"y = {CLEAN.replace('orders', 'refunds')}",  # not a notebook frame
+        f"once = orders.groupby('label').sum()\ny = {CLEAN.replace('orders', 'once')}",  # not a selection of rows
+        f"once = orders.copy()\nonce['amount'] = once['amount'].astype(str)\ny = {CLEAN.replace('orders', 'once')}",
+        f"for once in [orders]:\n    y = {CLEAN.replace('orders', 'once')}",  # bound by a loop
         "y = orders['amount'].str.replace('$', '')  (",  # cannot be read: left to fail as it is
     ],
 )

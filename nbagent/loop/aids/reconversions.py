@@ -14,14 +14,20 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from .code_checks import CodeFix, apply_edits, frame_column
+from .bindings import last_assignment
+from .code_checks import CodeFix, apply_edits, frame_column, is_method_call, is_text
 from .data_card import value_kind
 
 __all__ = ["fix_reconversions"]
 
 # `.str` methods that clean text on the way to a number or a date (not `.str.contains`: a test, not a cleaning)
 _CLEANING = frozenset({"replace", "strip", "lstrip", "rstrip", "removeprefix", "removesuffix"})
-_NOT_TEXT_KINDS = frozenset("biufcmM")  # numpy dtype kinds: bool, ints, floats, complex, timedeltas, datetimes
+_NOT_TEXT_KINDS = frozenset("biufcmM")
+# methods whose result keeps the frame's columns and their types (rows selected, reordered or copied)
+_ROW_SELECTIONS = frozenset(
+    {"drop_duplicates", "dropna", "copy", "reset_index", "sort_values", "sort_index", "head", "tail", "query", "sample"}
+)
+_HOPS = 3  # selections followed back to a notebook frame: once = orders.drop_duplicates(); big = once[...]  # numpy dtype kinds: bool, ints, floats, complex, timedeltas, datetimes
 
 
 def fix_reconversions(code: str, namespace: dict[str, Any]) -> CodeFix:
@@ -59,30 +65,72 @@ def _cleaned_column(node: ast.AST) -> ast.Subscript | None:
 
 
 def _held_dtype(column: ast.Subscript, tree: ast.Module, namespace: dict[str, Any]) -> str:
-    """The dtype of the notebook frame's column when it is not text and the code did not bind the frame or the
-    column before this use, else ""."""
+    """The dtype the column holds when the code reaches it, when that is known and not text, else "": a notebook
+    frame's column, also through rows of it the code selected (`once = orders.drop_duplicates()`), unless the code
+    assigned the column before."""
     frame_name, name = frame_column(column) or ("", "")
-    frame = namespace.get(frame_name)
-    if value_kind(frame) != "DataFrame" or name not in frame.columns or _bound_before(column, tree):
+    frame = _notebook_rows(frame_name, column, tree, namespace, _HOPS)
+    if frame is None or name not in frame.columns:
         return ""
     dtype = frame[name].dtype
     return str(dtype) if getattr(dtype, "kind", "O") in _NOT_TEXT_KINDS else ""
 
 
-def _bound_before(column: ast.Subscript, tree: ast.Module) -> bool:
-    """Whether a statement ended ahead of `column` assigns its frame's name or the column itself (it may be text
-    again): `orders['amount'] = orders['amount'].str.replace(...)` reads the column before it assigns it."""
-    use = (column.lineno, column.col_offset)
-    frame, spelled = ast.unparse(column.value), ast.unparse(column)
+def _notebook_rows(name: str, use: ast.expr, tree: ast.Module, namespace: dict[str, Any], hops: int) -> Any:
+    """The notebook frame whose columns `name` has at `use`: the frame itself when the code did not bind the name
+    before, or the one a selection of rows was taken from (`once = orders.drop_duplicates()`, `big =
+    orders[orders['amount'] > 10]`); None when the code binds it otherwise, in a loop, or assigns the column."""
+    column = getattr(use, "slice", None)
+    if _looped(name, tree) or (is_text(column) and _column_assigned_before(name, column.value, use, tree)):
+        return None
+    value = last_assignment(name, tree, before=use)
+    if value is None:
+        frame = namespace.get(name)
+        return frame if value_kind(frame) == "DataFrame" else None
+    root = _rows_taken_from(value)
+    if root is None or hops == 0:
+        return None
+    at = ast.Subscript(value=root, slice=column) if is_text(column) else root
+    ast.copy_location(at, use)
+    return _notebook_rows(root.id, at, tree, namespace, hops - 1)
+
+
+def _rows_taken_from(value: ast.expr) -> ast.Name | None:
+    """`orders` of `orders.drop_duplicates()`, `orders[mask]`, `orders.loc[mask].copy()`: a selection of rows (or
+    columns) that keeps the columns' types; None for anything else."""
+    node = value
+    while True:
+        if is_method_call(node, *_ROW_SELECTIONS):
+            node = node.func.value
+        elif isinstance(node, ast.Subscript) and not is_text(node.slice):
+            node = node.value
+        elif isinstance(node, ast.Attribute) and node.attr in ("loc", "iloc"):
+            node = node.value
+        else:
+            break
+    return node if isinstance(node, ast.Name) and node is not value else None
+
+
+def _looped(name: str, tree: ast.Module) -> bool:
+    """Whether a `for` binds `name` (its value at a use cannot be read from the code alone)."""
+    return any(
+        isinstance(node, ast.Name) and node.id == name
+        for loop in ast.walk(tree)
+        if isinstance(loop, (ast.For, ast.comprehension))
+        for node in ast.walk(loop.target)
+    )
+
+
+def _column_assigned_before(frame: str, column: str, use: ast.expr, tree: ast.Module) -> bool:
+    """Whether a statement that ended ahead of `use` assigns `frame[column]` (it may be text again):
+    `orders['amount'] = orders['amount'].str.replace(...)` reads the column before it assigns it."""
+    at = (use.lineno, use.col_offset)
     for statement in ast.walk(tree):
-        if not isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For)):
+        if not isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             continue
-        if (statement.end_lineno or 0, statement.end_col_offset or 0) > use and not isinstance(statement, ast.For):
+        if (statement.end_lineno or 0, statement.end_col_offset or 0) > at:
             continue
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-        for node in (node for target in targets for node in ast.walk(target)):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == frame:
-                return True
-            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and ast.unparse(node) == spelled:
-                return True
+        if any(frame_column(target) == (frame, column) for target in targets):
+            return True
     return False
