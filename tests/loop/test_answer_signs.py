@@ -76,3 +76,22 @@ def test_the_small_model_is_asked_again_and_the_added_negative_total_stands():
     assert agent.run(QUESTION) == 270.0
     first = next(step for step in agent.memory.steps if isinstance(step, ActionStep))
     assert isinstance(first.error, AnswerRefused) and "subtracting its total adds it back" in str(first.error)
+
+
+def test_the_subtracted_negative_total_sent_again_does_not_stand():
+    """The messy run sent 342,524.15 (the refunds added) again after the doubt, and a guess said once let it stand:
+    the sign is a fact of the data, so the run ends without an answer instead."""
+    subtracted = "net = orders['amount'].sum() - refunds['amount'].sum()\nfinal_answer(float(net))"
+    model = ScriptedModel([f"Thought: net.\n```python\n{subtracted}\n```"] * 4)
+    model.prompt_profile = SMALL
+    agent = CodeAgent(
+        tools=[],
+        model=model,
+        namespace=namespace([-10.0, -20.0]),
+        additional_authorized_imports=["pandas"],
+        verbosity_level=-1,
+        show_widget=False,
+        max_steps=4,
+    )
+    result = agent.run(QUESTION, return_full_result=True)
+    assert result.state == "stuck" and result.output is None

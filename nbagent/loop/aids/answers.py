@@ -176,7 +176,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_proved(spellings_counted_apart, answer, context.code, context.namespace, context.variables),
         *_proved(repeats_not_dropped, context.question, tree, context.namespace, context.variables),
         *_guarded(direction_problems, answer, context.question, tree, _final_answer_argument(tree), context.namespace),
-        *_guarded(negative_total_subtracted, context.question, tree, context.namespace),
+        *_proved(negative_total_subtracted, context.question, tree, context.namespace),
         *_guarded(one_row_for_a_total, context.question, tree, context.variables, context.namespace),
         *_guarded(empty_selection_lines, context.code, context.namespace),
         _numbers_for_names(answer, context),
