@@ -188,6 +188,24 @@ def test_groups_that_are_one_label_written_several_ways_are_doubted():
     )
 
 
+@pytest.mark.parametrize(
+    ("grouped", "written"),
+    [
+        ('orders.groupby("region")', "orders.groupby(orders['region'].str.strip().str.title())"),
+        (
+            'orders.groupby(["region"], dropna=False)',
+            "orders.groupby(orders['region'].str.strip().str.title(), dropna=False)",
+        ),
+        ('orders.groupby(orders["region"])', "orders.groupby(orders['region'].str.strip().str.title())"),
+    ],
+)
+def test_the_grouping_to_write_is_the_codes_own_by_the_labels_as_a_person_reads_them(grouped, written):
+    """The messy run grouped by the column as before for four steps, told only the expression to group by."""
+    answer = {"North": 2.0, "north ": 1.0, "South": 2.0}
+    found = problems("Amount per region?", f'final_answer({grouped}["amount"].count().to_dict())', answer)
+    assert any(f": write {written} where the code has " in p for p in found), found
+
+
 def test_a_label_counted_in_one_spelling_is_doubted():
     code = 'counts = orders["region"].value_counts()\nfinal_answer((counts.idxmax(), int(counts.max())))'
     found = problems("Which region has the most orders, and how many?", code, ("North", 2))
@@ -291,7 +309,7 @@ def test_counting_the_rows_dropna_keeps_for_a_missing_question_is_doubted():
 def test_what_a_failing_step_ran_before_its_error_counts_as_code_the_answer_comes_from():
     """The messy run: `once = orders.drop_duplicates()` ran, the next line failed, and the right answer a later step
     made from `once` was doubted for never reading `orders`."""
-    first = "once = orders.drop_duplicates()\ntotal = once['amount'].str.strip()"
+    first = "once = orders.drop_duplicates()\ntotal = once['price'].sum()"
     model = ScriptedModel(
         [
             f"Thought: once.\n```python\n{first}\n```",
