@@ -239,6 +239,18 @@ def test_compact_step_messages_keeps_task_outputs_and_observations():
     assert "hi" in prompt_text(compact) and "Greet." in prompt_text(compact)
 
 
+def test_a_long_observation_loses_its_middle_and_keeps_its_start_and_end():
+    """The messy run printed a dict of dicts as a refused answer's output: 14,590 tokens, past the 8,192 window."""
+    model = scripted([code("print('START' + 'x' * 50_000 + 'END')"), code("final_answer(3)")])
+    agent_for(model, namespace={}).run("Print a lot.")
+    text = prompt_text(model.calls[1])
+    assert "START" in text and "END" in text and "characters left out" in text
+    assert len(text) < 12_000
+    standard = scripted([code("print('START' + 'x' * 50_000 + 'END')"), code("final_answer(3)")], profile=None)
+    agent_for(standard, namespace={}).run("Print a lot.")
+    assert "characters left out" not in prompt_text(standard.calls[1])
+
+
 # ---------------------------------------------------------------- hints after a failed step
 
 

@@ -160,7 +160,9 @@ def _failed_step_note(step: ActionStep) -> str:
 
 def compact_step_messages(messages: list[ChatMessage]) -> list[ChatMessage]:
     """The step messages with what a small model does not need: the "Calling tools:" repeat of the code
-    it wrote just above (as a Python-repr'd string full of escapes), empty observations, and call ids.
+    it wrote just above (as a Python-repr'd string full of escapes), empty observations, call ids, and the middle
+    of a long observation (a dict of dicts printed as the output of a refused answer took a 1.5B model's
+    conversation to 14,590 tokens, past its 8,192-token window).
     """
     compact = []
     for message in messages:
@@ -171,13 +173,23 @@ def compact_step_messages(messages: list[ChatMessage]) -> list[ChatMessage]:
             continue
         elif text.strip() == "Observation:":
             continue
-        elif _CALL_ID.match(text):
-            compact.append(text_message(message.role, _CALL_ID.sub("", text, count=1)))
+        elif _CALL_ID.match(text) or len(text) > _MOST_OBSERVED:
+            compact.append(text_message(message.role, _middle_cut(_CALL_ID.sub("", text, count=1))))
         else:
             compact.append(message)
     return compact
 
 
+def _middle_cut(text: str) -> str:
+    """`text` without its middle when longer than `_MOST_OBSERVED` (the start of an output and the error or
+    refusal at its end are what the model needs)."""
+    if len(text) <= _MOST_OBSERVED:
+        return text
+    half = _MOST_OBSERVED // 2
+    return f"{text[:half]}\n[… {len(text) - 2 * half} characters left out …]\n{text[-half:]}"
+
+
+_MOST_OBSERVED = 3_000  # characters of one observation a small model reads (about 1,000 tokens)
 _NOTE = Truncation(200)
 _LINE = Truncation(600)
 _MAX_VARIABLES = 12
