@@ -161,7 +161,7 @@ class RunGates:
                 "pending_code": self._pending_code,
                 "pending_step": self._pending_step,
                 "pending_ask": dict(self._pending_ask) if self._pending_ask else None,
-                "stopping": (self._stop_asked or self._stop.is_set()) and self._status not in ENDED_STATUSES,
+                "stopping": self._stop_asked and self._status not in ENDED_STATUSES,
             }
 
     def add_listener(self, callback: Callable[[dict[str, Any]], Any]) -> None:

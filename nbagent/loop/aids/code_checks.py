@@ -16,7 +16,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CodeFix", "apply_edits", "code_warning", "fix_totals", "frame_column", "is_method_call", "is_text"]
+__all__ = [
+    "CodeFix",
+    "apply_edits",
+    "code_warning",
+    "fix_totals",
+    "frame_column",
+    "inside_an_edit",
+    "is_method_call",
+    "is_text",
+]
 
 _TOTALS = frozenset({"sum", "mean"})
 # a name used like this after `name = a * b` was meant as the per-row product, not its total
@@ -57,7 +66,7 @@ def fix_totals(code: str) -> CodeFix:
     edits: list[tuple[ast.AST, str]] = []
     for statement in tree.body:
         for node in ast.walk(statement):
-            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and not _inside(node, edits):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and not inside_an_edit(node, edits):
                 columns = _product_columns(node, totals)
                 if columns:
                     edits.append((node, _replacement(code, node, columns, _per_row_name(tree, statement, node))))
@@ -157,7 +166,8 @@ def apply_edits(code: str, edits: list[tuple[ast.AST, str]], why: Callable[[ast.
     return CodeFix(raw.decode(), notes[::-1])
 
 
-def _inside(node: ast.AST, edits: list[tuple[ast.AST, str]]) -> bool:
+def inside_an_edit(node: ast.AST, edits: list[tuple[ast.AST, str]]) -> bool:
+    """Whether `node` is part of an expression an edit already replaces."""
     return any(node in set(ast.walk(edited)) for edited, _ in edits)
 
 

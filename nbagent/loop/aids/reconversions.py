@@ -15,19 +15,19 @@ import ast
 from typing import Any
 
 from .bindings import last_assignment
-from .code_checks import CodeFix, apply_edits, frame_column, is_method_call, is_text
+from .code_checks import CodeFix, apply_edits, frame_column, inside_an_edit, is_method_call, is_text
 from .data_card import value_kind
 
 __all__ = ["fix_reconversions"]
 
 # `.str` methods that clean text on the way to a number or a date (not `.str.contains`: a test, not a cleaning)
 _CLEANING = frozenset({"replace", "strip", "lstrip", "rstrip", "removeprefix", "removesuffix"})
-_NOT_TEXT_KINDS = frozenset("biufcmM")
+_NOT_TEXT_KINDS = frozenset("biufcmM")  # numpy dtype kinds: bool, ints, floats, complex, timedeltas, datetimes
 # methods whose result keeps the frame's columns and their types (rows selected, reordered or copied)
 _ROW_SELECTIONS = frozenset(
     {"drop_duplicates", "dropna", "copy", "reset_index", "sort_values", "sort_index", "head", "tail", "query", "sample"}
 )
-_HOPS = 3  # selections followed back to a notebook frame: once = orders.drop_duplicates(); big = once[...]  # numpy dtype kinds: bool, ints, floats, complex, timedeltas, datetimes
+_HOPS = 3  # selections followed back to a notebook frame: once = orders.drop_duplicates(); big = once[...]
 
 
 def fix_reconversions(code: str, namespace: dict[str, Any]) -> CodeFix:
@@ -41,7 +41,7 @@ def fix_reconversions(code: str, namespace: dict[str, Any]) -> CodeFix:
     dtypes: dict[ast.AST, str] = {}
     for node in ast.walk(tree):  # outermost first: a chain's longest cleaning is met before its parts
         column = _cleaned_column(node)
-        if column is None or any(node in set(ast.walk(edited)) for edited, _ in edits):
+        if column is None or inside_an_edit(node, edits):
             continue
         dtype = _held_dtype(column, tree, namespace)
         if dtype:
