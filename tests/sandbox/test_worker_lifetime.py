@@ -179,3 +179,46 @@ def test_a_signal_held_for_the_child_cannot_kill_it_before_it_handles_it() -> No
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 7
     assert signal.SIGUSR1 not in signal.pthread_sigmask(signal.SIG_BLOCK, set())  # the kernel's mask is untouched
+
+
+def _crash_first_starts(monkeypatch: pytest.MonkeyPatch, marks: Path, crashes: int) -> None:
+    """Workers die of SIGSEGV while confining themselves, the first ``crashes`` times (each is a fork: they count in
+    files)."""
+    from nbagent.sandbox.boundary import confine
+
+    apply = confine.apply
+
+    def crashing_while_confining(*args: object) -> object:
+        if len(list(marks.iterdir())) < crashes:
+            (marks / str(os.getpid())).touch()
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return apply(*args)
+
+    monkeypatch.setattr(confine, "apply", crashing_while_confining)
+
+
+def test_a_worker_that_crashes_while_starting_is_started_once_more_and_says_where(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _crash_first_starts(monkeypatch, tmp_path, crashes=1)
+    executor = IsolatedPythonExecutor(timeout_seconds=10)
+    try:
+        with pytest.warns(
+            RuntimeWarning, match=r"SIGSEGV.*started again; where it crashed: .*crashing_while_confining"
+        ):
+            assert executor("x = 6 * 7\nx").output == 42
+        assert "SIGSEGV" in executor.confinement["start"]
+        assert len(list(tmp_path.iterdir())) == 1
+    finally:
+        executor.close()
+
+
+def test_a_worker_that_crashes_twice_while_starting_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _crash_first_starts(monkeypatch, tmp_path, crashes=2)
+    executor = IsolatedPythonExecutor(timeout_seconds=10)
+    try:
+        with pytest.raises(Exception, match=r"crashed while starting \(SIGSEGV: Segmentation fault\)"):
+            executor("1")
+        assert executor("1 + 1").output == 2  # the next step starts a worker of its own
+    finally:
+        executor.close()

@@ -51,7 +51,7 @@ from ..wire.proxies import DeadHandleError, RemoteClass, RemoteFunction, RemoteO
 from ..wire.visibility import NOT_SHARED, Visibility, missing_name
 from . import confine, grants, proxy, refusals, tasks, worker
 from .namespace import dumps, execution_count
-from .process import WorkerProcess, describe_status, fork, lost_note, shutdown
+from .process import WorkerProcess, crash_signal, describe_status, fork, lost_note, shutdown
 from .watch import NO_ANSWER, CallWatch, only_late_output
 
 KILL_GRACE_SECONDS = 0.15
@@ -929,6 +929,25 @@ class IsolatedPythonExecutor(PythonExecutor):
         return status
 
     def _start_worker(self) -> None:
+        try:
+            self._start_worker_once()
+        except _CrashedAtStart as first:  # before any code of the agent's ran: nothing was lost, so once more
+            where = self._start_crash_trace()
+            self._start_worker_once()
+            note = f"the worker process crashed while starting ({first.signal_name}) and was started again"
+            self.confinement["start"] = note
+            warnings.warn(f"{note}; where it crashed: {where}", RuntimeWarning, stacklevel=2)
+
+    def _start_crash_trace(self) -> str:
+        """The Python frames a worker that crashed while starting was in (worker.py writes them), innermost first."""
+        try:
+            with open(os.path.join(self.scratch_dir, worker.START_CRASH_FILE)) as fh:
+                lines = [line.strip() for line in fh if line.strip().startswith("File ")]
+        except OSError:
+            return "not known"
+        return "; ".join(lines[:6]) or "not known"
+
+    def _start_worker_once(self) -> None:
         self._withdraw_stale_grants()
         plan = confine.plan(
             self.scratch_dir,
@@ -987,6 +1006,9 @@ class IsolatedPythonExecutor(PythonExecutor):
             header, _ = process.channel.recv(deadline=time.monotonic() + START_TIMEOUT_SECONDS)
         except (ChannelClosed, ChannelTimeout, OSError):
             status = self._discard(process, "start")
+            crash = crash_signal(status)
+            if crash is not None:
+                raise _CrashedAtStart(crash) from None
             raise errors.ExecutionError(
                 f"ExecutionError: the worker process did not start ({describe_status(status)})"
             ) from None
@@ -1204,6 +1226,14 @@ _MIN_MESSAGE_CHARS = 2_000
 _ERROR_CLASSES = frozenset(
     {"ExecutionError", "PolicyError", "ExecutionStopped", "ExecutionTimeout", "OperationLimitExceeded"}
 )
+
+
+class _CrashedAtStart(errors.ExecutionError):
+    """The worker died of a signal before it was ready: no code of the agent's had run."""
+
+    def __init__(self, signal_name: str) -> None:
+        super().__init__(f"ExecutionError: the worker process crashed while starting ({signal_name})")
+        self.signal_name = signal_name
 
 
 def _makes_handles(values: dict[str, Any]) -> bool:

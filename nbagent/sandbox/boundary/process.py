@@ -83,21 +83,34 @@ def fork(child: Callable[[], NoReturn], held: frozenset[int] = frozenset()) -> i
     return lifetime.fork(child, held)
 
 
+def _signal_text(number: int) -> str:
+    """``"SIGSEGV: Segmentation fault"``."""
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        name = f"signal {number}"
+    return f"{name}: {signal.strsignal(number) or name}"
+
+
 def describe_status(status: int | None) -> str:
     if status is None or status < 0:
         return "the worker process ended"
     if os.WIFSIGNALED(status):
-        number = os.WTERMSIG(status)
-        try:
-            name = signal.Signals(number).name
-        except ValueError:
-            name = f"signal {number}"
-        what = signal.strsignal(number) or name
-        if number == signal.SIGKILL:
-            return f"the worker process was killed ({name}: {what}; out of memory, or killed from outside)"
-        return f"the code crashed the worker process ({name}: {what})"
+        if os.WTERMSIG(status) == signal.SIGKILL:
+            return (
+                f"the worker process was killed ({_signal_text(signal.SIGKILL)}; out of memory, or killed from outside)"
+            )
+        return f"the code crashed the worker process ({_signal_text(os.WTERMSIG(status))})"
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else status
     return f"the worker process exited with status {code} (os._exit or a fatal error)"
+
+
+def crash_signal(status: int | None) -> str | None:
+    """The signal that crashed the process (``"SIGSEGV: Segmentation fault"``); None for an exit or a kill (SIGKILL:
+    out of memory or on purpose, where starting again would meet the same)."""
+    if status is None or status < 0 or not os.WIFSIGNALED(status) or os.WTERMSIG(status) == signal.SIGKILL:
+        return None
+    return _signal_text(os.WTERMSIG(status))
 
 
 def lost_note(lost: list[str], why: str) -> str:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
+import faulthandler
 import gc
 import importlib
 import inspect
@@ -78,6 +80,7 @@ def main(sock: Any, config: WorkerConfig, namespace: dict) -> NoReturn:
         signal.signal(STOP_SIGNAL, signal.SIG_IGN)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {STOP_SIGNAL})
         _detach(sock.fileno(), config.plan.relay_fd)
+        trace = _trace_crashes(config.plan.scratch)
         hidden, credentials = _withhold(namespace, config)
         try:
             report = confine.apply(config.plan, namespace, hidden, credentials)
@@ -85,11 +88,35 @@ def main(sock: Any, config: WorkerConfig, namespace: dict) -> NoReturn:
             Channel(sock).send({"t": "ready", "error": f"{type(exc).__name__}: {exc}"})
             raise
         del hidden, credentials
-        Worker(sock, config, namespace, report).serve()
+        worker = Worker(sock, config, namespace, report)  # ready
+        _end_trace(trace)
+        worker.serve()
     except BaseException:
         status = 70
     finally:
         os._exit(status)
+
+
+#: Where a worker that crashes while starting leaves the Python frames it was in (in its scratch folder): the host
+#: reads it to say where (a crash at start is ours, not the agent's: no code of the agent's has run yet).
+START_CRASH_FILE = ".worker-start-crash.txt"
+
+
+def _trace_crashes(scratch: str) -> Any:
+    try:
+        trace = open(os.path.join(scratch, START_CRASH_FILE), "w")  # open until the worker is ready
+    except OSError:
+        return None
+    faulthandler.enable(trace, all_threads=False)
+    return trace
+
+
+def _end_trace(trace: Any) -> None:
+    faulthandler.disable()
+    if trace is not None:
+        trace.close()
+        with contextlib.suppress(OSError):
+            os.unlink(trace.name)
 
 
 def _withhold(namespace: dict, config: WorkerConfig) -> tuple[dict, list]:
