@@ -224,6 +224,8 @@ class CodeLoop(AgentLoop):
         cut = bool(cap) and message.token_usage is not None and message.token_usage.output_tokens >= cap - _CUT_SLACK
         code = _parse_code(message.text, cut_at=cap if cut else None)
         memory_step.model_code_action = code
+        if not self._task_actions():
+            self.coach.task_begins(self.task or "", self._seen_namespace())
         fix = self.coach.prepared_code(code, self._seen_namespace())
         self._refuse_repeated(memory_step, fix.code)
         self._check_code(memory_step, fix)

@@ -406,3 +406,14 @@ def test_a_whole_table_by_columns_given_for_one_value_per_group_is_doubted():
         problem.startswith("the answer is a whole table, one entry per column (units, unit_price") for problem in said
     )
     assert problems_of(question, "final_answer(sales.groupby('region')['units'].sum().to_dict())") == []
+
+
+def test_a_which_answer_is_checked_against_the_frame_the_task_gave_after_the_code_rebound_it():
+    question = "Which region of `sales` sold the most units?\n- `sales`: pandas DataFrame"
+    dropped = "sales = sales.drop(columns='region')\nprint(sales.columns.tolist())"
+    agent, model = agent_for(
+        [dropped, "final_answer(int(sales['units'].idxmax()))", "final_answer('North' if len(sales) else '')"]
+    )
+    assert agent.run(question) == "North"
+    told = "\n".join(message.text for message in model.calls[2])
+    assert "is not a region of the data" in told and "sales['region']" in told

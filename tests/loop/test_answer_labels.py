@@ -204,3 +204,17 @@ def test_the_largest_single_row_given_for_the_most_in_total_is_doubted():
 )
 def test_a_total_per_thing_a_one_row_thing_or_a_per_row_value_passes(question, code):
     assert one_row_doubts(question, code) == []
+
+
+def test_a_which_answer_is_checked_against_the_frame_the_task_gave_not_the_one_the_code_rebound():
+    # the messy run: `clients = clients.drop('segment', axis=1)`, then a client's name answered "which segment"
+    clients = pd.DataFrame({"name": ["Ada Stone", "Bo Lind", "Cy Moe"], "segment": ["retail", "SMB", "retail"]})
+    code = "clients = clients.drop('segment', axis=1)\nanswer = {clients['name'][0]: 1}"
+    namespace = {"clients": clients}
+    exec(code, {}, namespace)
+    question = "Which segment in `clients` has the most clients?"
+    rebound = AnswerContext(question, ["clients"], f"{code}\nfinal_answer(answer)", namespace)
+    assert answer_problems({"Ada Stone": 1}, rebound) == []  # the segments are gone from what the code left
+    given = AnswerContext(question, ["clients"], f"{code}\nfinal_answer(answer)", namespace, {"clients": clients})
+    (said,) = answer_problems({"Ada Stone": 1}, given)
+    assert "segment" in said and "clients['segment']" in said

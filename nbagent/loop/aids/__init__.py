@@ -16,7 +16,8 @@ Modules:
     answers       a final answer checked against the question and the data
     untidy_answers  gaps counted without blank texts; a label selected in one of its spellings; repeats counted
     answer_kinds  the form a question asks for (two things at once, a date)
-    answer_labels a "which/who <thing>" answer is a value of the column holding the things (no row number, date, "none")
+    answer_labels a "which/who <thing>" answer is a value of the column holding the things (no row number, date, "none"),
+                  read from the frames as the task gave them
     directions    "improved the most", "biggest drop": the pick and the sign against the way the code's difference runs
     signs         a total of amounts all zero or below (refunds written '-$5.00') subtracted where the question takes it away
     chart_checks  a chart's marks against the groups the question asks for (249 bars for a monthly chart)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -80,12 +80,20 @@ class AnswerContext:
     variables: the names the question points at (the variables described to the model).
     code: the code of this task's steps that ran without error, the answering step's last.
     namespace: the namespace after the answering step ran.
+    given: the question's variables as the task gave them, before any code of the agent's ran (the code may have
+        rebound a name to a frame without the column a "which <thing>" answer is a value of).
     """
 
     question: str
     variables: list[str]
     code: str
     namespace: dict[str, Any]
+    given: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def as_given(self) -> dict[str, Any]:
+        """The namespace with the question's variables as the task gave them."""
+        return {**self.namespace, **self.given} if self.given else self.namespace
 
     @cached_property
     def text_columns(self) -> list[tuple[str, str, Any]]:
@@ -160,7 +168,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
     labels = (
         []
         if row_number
-        else _guarded(label_problems, answer, context.question, context.variables, context.namespace, two)
+        else _guarded(label_problems, answer, context.question, context.variables, context.as_given, two)
     )
     checks = (
         row_number,

@@ -49,12 +49,19 @@ class Coach:
     def __init__(self, small: bool, failed: Callable[[ActionStep], bool]) -> None:
         self.small = small
         self.failed = failed
+        self._given: dict[str, Any] = {}
 
     # ------------------------------------------------------------------------------------------ before a step
 
     def messages(self, memory: Any) -> list[Any] | None:
         """What a small model reads at this step, or None: the memory's own messages."""
         return small_model_messages(memory, self._slate_failure) if self.small else None
+
+    def task_begins(self, task: str, namespace: dict[str, Any]) -> None:
+        """Before the first code of `task` runs: the variables it names, as it gives them (the answer checks read the
+        things a "which <thing>" question asks for from them, whatever the code rebinds the names to)."""
+        _, variables = split_task(task)
+        self._given = {name: namespace[name] for name in variables if name in namespace}
 
     def prepared_code(self, code: str, namespace: dict[str, Any]) -> CodeFix:
         """The code to run: a small model's products of totals run as totals of products, and its text cleaning of
@@ -135,7 +142,7 @@ class Coach:
             return []
         question, variables = split_task(task)
         try:
-            return answer_problems(answer, AnswerContext(question, variables, code, namespace))
+            return answer_problems(answer, AnswerContext(question, variables, code, namespace, self._given))
         except Exception:
             return []
 
