@@ -59,15 +59,23 @@ def test_the_event_loop_stays_free_while_the_agent_works() -> None:
 
 
 def test_two_agents_run_concurrently() -> None:
-    async def main() -> tuple[object, object]:
-        first = make_agent([code("final_answer('a')")], latency=3.0)
-        second = make_agent([code("final_answer('b')")], latency=3.0)
-        return await asyncio.gather(first.arun("A"), second.arun("B"))
+    calls: dict[str, tuple[float, float]] = {}  # each agent's model call: (began, ended)
 
-    began = time.monotonic()
+    def answering(letter: str) -> CodeAgent:
+        def answer(messages: object, **_: object) -> str:
+            began = time.monotonic()
+            time.sleep(1.0)
+            calls[letter] = (began, time.monotonic())
+            return code(f"final_answer('{letter}')")
+
+        return CodeAgent(model=ScriptedModel(answer), verbosity_level=-1, show_widget=False)
+
+    async def main() -> tuple[object, object]:
+        return await asyncio.gather(answering("a").arun("A"), answering("b").arun("B"))
+
     assert asyncio.run(main()) == ["a", "b"]
-    # one after the other takes 6 s of model time alone; together 3 s, and the slack is for a loaded machine
-    assert time.monotonic() - began < 5.5
+    (a_began, a_ended), (b_began, b_ended) = calls["a"], calls["b"]
+    assert a_began < b_ended and b_began < a_ended  # the two model calls overlapped (one after the other: they cannot)
 
 
 def test_cancelling_the_awaiting_task_stops_the_run_and_the_agent_works_after() -> None:
