@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from nbagent.sandbox.boundary.model_memory import remember_model_memory
+
 from ._common import public_dict, tool_schemas
 from .base import (
     TOOL_ROLE_CONVERSIONS,
@@ -108,14 +110,17 @@ class LlamaCppModel(Model):
         # Weights read into memory once (not mmap'ed): page-cache eviction on a busy machine otherwise
         # made the first calls several times slower (185 s vs 55 s measured).
         self.llama_kwargs = {"use_mmap": False, **(llama_kwargs or {})}
-        self.llm = llama_cpp.Llama(
-            model_path=self.model_path,
-            n_ctx=n_ctx,
-            n_threads=self.n_threads,
-            n_threads_batch=self.n_threads,
-            seed=seed,
-            verbose=verbose,
-            **self.llama_kwargs,
+        self.llm = remember_model_memory(  # its weights and caches: a worker's secrets scrub need not search them
+            lambda: llama_cpp.Llama(
+                model_path=self.model_path,
+                n_ctx=n_ctx,
+                n_threads=self.n_threads,
+                n_threads_batch=self.n_threads,
+                seed=seed,
+                verbose=verbose,
+                **self.llama_kwargs,
+            ),
+            _still_loaded,
         )
         self._formatter = self._make_formatter(llama_cpp)
         self._lock = threading.Lock()  # one Llama object, one KV cache: calls must not interleave
@@ -253,6 +258,12 @@ class LlamaCppModel(Model):
             finally:
                 arm.disarm()
             scope.check()
+
+
+def _still_loaded(llm: Any) -> bool:
+    """Whether llama.cpp still holds the model and its context (``Llama.close()`` frees both)."""
+    model, context = getattr(llm, "_model", None), getattr(llm, "_ctx", None)
+    return getattr(model, "model", None) is not None and getattr(context, "ctx", None) is not None
 
 
 class _AbortFlag:

@@ -128,3 +128,17 @@ def test_missing_file_is_a_clear_error(tmp_path):
 
     with pytest.raises(ModelError, match="no GGUF file"):
         LlamaCppModel(str(tmp_path / "nope.gguf"))
+
+
+def test_its_weights_and_caches_are_kept_out_of_a_workers_secrets_search_until_it_is_closed(smol_gguf):
+    from nbagent.models.llamacpp import LlamaCppModel
+    from nbagent.sandbox.boundary.model_memory import model_memory
+
+    def held() -> int:
+        return sum(end - start for start, end in model_memory())
+
+    before = held()
+    model = LlamaCppModel(str(smol_gguf), n_ctx=512, max_new_tokens=5)
+    assert held() - before >= smol_gguf.stat().st_size * 0.8  # the weights, read into memory (use_mmap=False)
+    model.llm.close()
+    assert held() == before  # freed: searched again

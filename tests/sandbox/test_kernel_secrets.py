@@ -188,8 +188,8 @@ def test_the_memory_pass_skips_the_namespace_s_large_data_buffers_only() -> None
     start = big.__array_interface__["data"][0]
     assert (start, start + big.nbytes) in ranges  # the view counts as its owner's whole buffer, once
     assert all(high - low >= wipe.LARGE_BUFFER_BYTES for low, high in ranges) and len(ranges) >= 2
-    assert wipe._without([(0, 100), (200, 300)], [(50, 250)]) == [(0, 50), (250, 300)]
-    assert wipe._without([(0, 100)], [(0, 100)]) == [] and wipe._without([(0, 100)], []) == [(0, 100)]
+    assert wipe.without([(0, 100), (200, 300)], [(50, 250)]) == [(0, 50), (250, 300)]
+    assert wipe.without([(0, 100)], [(0, 100)]) == [] and wipe.without([(0, 100)], []) == [(0, 100)]
 
 
 def test_the_walk_of_a_large_namespace_stops_and_what_it_did_not_reach_is_masked() -> None:
@@ -214,3 +214,52 @@ def test_the_walk_of_a_large_namespace_stops_and_what_it_did_not_reach_is_masked
     assert wipe.mask({needle}, skip=skip) >= 2
     assert near == secret  # the user's text within reach: unchanged
     assert secret not in far and secret not in copy  # past the reach and elsewhere: masked, never left readable
+
+
+class _FakeModel:
+    """A model whose load maps one large buffer of numbers (as llama.cpp's weights and caches) and which can unload."""
+
+    def __init__(self, size: int) -> None:
+        import numpy as np
+
+        self.weights: object | None = np.ones(size // 8)
+
+    def unload(self) -> None:
+        self.weights = None
+
+
+def _buffer_range(model: _FakeModel) -> tuple[int, int]:
+    start = model.weights.__array_interface__["data"][0]  # type: ignore[union-attr]
+    return start, start + model.weights.nbytes  # type: ignore[union-attr]
+
+
+def test_a_loaded_model_s_memory_is_left_out_of_the_search_while_it_is_loaded() -> None:
+    from nbagent.sandbox.boundary import model_memory
+
+    big = model_memory.remember_model_memory(lambda: _FakeModel(64 << 20), lambda m: m.weights is not None)
+    small = model_memory.remember_model_memory(lambda: _FakeModel(1 << 20), lambda m: m.weights is not None)
+    start, end = _buffer_range(big)
+    held = model_memory.model_memory()
+    assert any(low <= start and end <= high + 4096 for low, high in held)  # the 64 MiB buffer (to its last page)
+    small_start, _ = _buffer_range(small)
+    assert not any(low <= small_start < high for low, high in held)  # 1 MiB: not a model's buffer
+    big.unload()
+    assert not any(low <= start < high for low, high in model_memory.model_memory())  # searched again at once
+
+
+def test_a_worker_started_beside_a_loaded_model_still_masks_the_secrets_outside_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from nbagent.sandbox.boundary import model_memory
+
+    model = model_memory.remember_model_memory(lambda: _FakeModel(64 << 20), lambda m: m.weights is not None)
+    monkeypatch.setenv("NBAGENT_TEST_API_TOKEN", ENV_KEY)
+    executor = IsolatedPythonExecutor(timeout_seconds=20)
+    try:
+        assert executor("6 * 7").output == 42
+        report = executor.confinement["kernel_secrets"]
+        assert report["model_memory_bytes"] >= 64 << 20 and report["masked"] > 0
+        assert memory_hits(executor.worker_pid, [ENV_KEY.encode()]) == {ENV_KEY.encode(): 0}
+    finally:
+        executor.close()
+        model.unload()

@@ -194,7 +194,7 @@ _ATOMS = frozenset({int, float, complex, bool, type(None)})  # hold no text and 
 _OUR_REFERENCES = 4  # the caller's list, this function's list, the loop variable, getrefcount's argument
 
 
-def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     merged: list[tuple[int, int]] = []
     for low, high in sorted(ranges):
         if merged and low <= merged[-1][1]:
@@ -204,9 +204,9 @@ def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
-def _without(runs: list[tuple[int, int]], skip: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def without(runs: list[tuple[int, int]], skip: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """``runs`` less the ``skip`` ranges (runs sorted and non-overlapping; skip in any order): one sweep."""
-    skip = _merged(list(skip))
+    skip = merged(list(skip))
     out = []
     index = 0
     for start, end in runs:
@@ -232,10 +232,10 @@ def mask(values: Iterable[bytes], skip: list[tuple[int, int]] = ()) -> int:  # t
         return 0
     libc = _libc()
     page = os.sysconf("SC_PAGE_SIZE")
-    skip = _merged(list(skip))
-    pieces = _without([(r.start, r.end) for r in regions() if searchable(r)], skip)  # (a frame's buffers: not asked)
-    spans = _merged([_pages(piece, page) for piece in pieces])
-    runs = _without([run for span in spans for run in _resident_runs(libc, span, page)], skip)
+    skip = merged(list(skip))
+    pieces = without([(r.start, r.end) for r in regions() if searchable(r)], skip)  # (a frame's buffers: not asked)
+    spans = merged([_pages(piece, page) for piece in pieces])
+    runs = without([run for span in spans for run in _resident_runs(libc, span, page)], skip)
     own = [(ctypes.addressof(n), ctypes.addressof(n) + len(n)) for n in needles]
     count = 0
     for needle in needles:
