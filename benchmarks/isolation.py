@@ -3,7 +3,8 @@
 * worker start: fork of this process (numpy and pandas loaded) + confinement, against spawning a fresh interpreter
   that imports numpy and pandas (what a spawned worker would pay before seeing a single variable); and the secrets
   scrub a worker start pays in a real kernel (its session key, history, clients): a plain one, and one holding 2 GiB
-  of frames and 1M small objects (500k dicts and their texts), with the scrub's parts (target: under 20 ms).
+  of frames and 1M small objects (500k dicts and their texts), one with the default model loaded (its weights and
+  caches not searched; and, to compare, searched), with the scrub's parts (target: under 20 ms).
   ``isolation.py scrub`` runs this part alone;
 * per-step overhead: an empty step; an empty step with a 500 MB DataFrame in the namespace; a step returning a new
   100 MB DataFrame (written back into the namespace), each minus plain ``exec`` of the same code;
@@ -233,6 +234,12 @@ SCRUB_KERNELS = {
         "del frames\n"
         "records = [{'id': i, 'name': f'item {i}'} for i in range(500_000)]  # 500k dicts, 500k texts\n"
     ),
+    # its weights and caches are not searched (boundary/model_memory.py); the same model with them searched:
+    "the default model loaded": "from nbagent.models.default import default_model\nmodel = default_model()\n",
+    "the default model loaded, its memory searched": (
+        "from nbagent.models.default import default_model\nmodel = default_model()\n"
+        "from nbagent.sandbox.boundary import model_memory\nmodel_memory._HELD.clear()\n"
+    ),
 }
 SCRUB_STARTS = 3
 
@@ -281,6 +288,7 @@ def print_scrub() -> None:
         total = statistics.median(r["seconds"] for r in reports)
         parts = {k: statistics.median(r["costs"][k] for r in reports) for k in reports[0]["costs"]}
         shown = ", ".join(f"{k} {v * 1e3:.1f}" for k, v in parts.items())
+        shown += f"; model memory not searched {reports[0].get('model_memory_bytes', 0) / 2**20:.0f} MiB"
         print(f"{name:48} {total * 1e3:8.1f}  {shown}")
 
 
