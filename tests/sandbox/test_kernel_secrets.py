@@ -247,6 +247,21 @@ def test_a_loaded_model_s_memory_is_left_out_of_the_search_while_it_is_loaded() 
     assert not any(low <= start < high for low, high in model_memory.model_memory())  # searched again at once
 
 
+def test_the_registry_never_keeps_a_dropped_model_alive() -> None:
+    import gc
+    import weakref
+
+    from nbagent.sandbox.boundary import model_memory
+
+    model = model_memory.remember_model_memory(lambda: _FakeModel(64 << 20), lambda m: m.weights is not None)
+    start, _ = _buffer_range(model)
+    dropped = weakref.ref(model)
+    del model
+    gc.collect()
+    assert dropped() is None  # its gigabytes freed with it
+    assert not any(low <= start < high for low, high in model_memory.model_memory())
+
+
 def test_a_worker_started_beside_a_loaded_model_still_masks_the_secrets_outside_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

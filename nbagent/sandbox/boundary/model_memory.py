@@ -3,18 +3,21 @@
 A local model's weights and caches are read from a public file or computed from it: numbers, never a copy of a
 secret. They are also most of a kernel's memory: the default model's 1.3 GB were 85% of what a worker's start
 searched, 0.64 s of each start with two secrets in the environment. :func:`remember_model_memory` runs a model's load
-and keeps the private anonymous memory that load mapped anew (adjacent mappings joined; pieces of at least ``MIN_MODEL_BYTES``) for as long as
-the model says it is still loaded; :func:`model_memory` gives those ranges to the scrub, which leaves them out.
+and keeps the private anonymous memory that load mapped anew (adjacent mappings joined; pieces of at least
+``MIN_MODEL_BYTES``) for as long as the model lives and says it is loaded; :func:`model_memory` gives those ranges to
+the scrub, which leaves them out.
 
 What that leaves unsearched, and why it is safe: a piece is taken only if the load mapped it (it was not mapped
 before) and is large (a secret's copies -- a string, a header, a client's buffer -- are small allocations: the heap,
-Python's arenas). A model that is freed gives its ranges back at once (``loaded`` is asked at every scrub), so memory
-reused for something else is searched again. Left: another thread of the kernel's that, during the load, copied a
+Python's arenas). A model that is freed or collected gives its ranges back at once (``loaded`` is asked at every
+scrub), so memory reused for something else is searched again. Left: another thread of the kernel's that, during the load, copied a
 secret into a new allocation of its own and had it placed inside such a piece.
 """
 
 from __future__ import annotations
 
+import functools
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -49,13 +52,15 @@ def remember_model_memory(load: Callable[[], T], loaded: Callable[[T], bool]) ->
     pieces = [(start, end) for start, end in new if end - start >= MIN_MODEL_BYTES]
     _HELD[:] = [held for held in _HELD if held.loaded()]  # the models freed since
     if pieces:
-        _HELD.append(_Held(pieces, lambda: _still_loaded(loaded, model)))
+        _HELD.append(_Held(pieces, functools.partial(_still_loaded, loaded, weakref.ref(model))))
     return model
 
 
-def _still_loaded(loaded: Callable[[Any], bool], model: Any) -> bool:
+def _still_loaded(loaded: Callable[[Any], bool], model: weakref.ref) -> bool:
+    """Whether the model lives (held weakly: the registry must not keep gigabytes alive) and says it is loaded."""
+    alive = model()
     try:
-        return bool(loaded(model))
+        return alive is not None and bool(loaded(alive))
     except Exception:  # a model in an odd state: its memory is searched like any
         return False
 
