@@ -224,9 +224,10 @@ class CodeLoop(AgentLoop):
         cut = bool(cap) and message.token_usage is not None and message.token_usage.output_tokens >= cap - _CUT_SLACK
         code = _parse_code(message.text, cut_at=cap if cut else None)
         memory_step.model_code_action = code
+        namespace = self._seen_namespace()
         if not self._task_actions():
-            self.coach.task_begins(self.task or "", self._seen_namespace())
-        fix = self.coach.prepared_code(code, self._seen_namespace())
+            self.coach.task_begins(self.task or "", namespace)
+        fix = self.coach.prepared_code(code, namespace)
         self._refuse_repeated(memory_step, fix.code)
         self._check_code(memory_step, fix)
         if self.tool_uses.needs_approval(fix.code):  # it calls a tool of approve_tools: a person sees it first

@@ -95,12 +95,11 @@ def _signal_text(number: int) -> str:
 def describe_status(status: int | None) -> str:
     if status is None or status < 0:
         return "the worker process ended"
-    if os.WIFSIGNALED(status):
-        if os.WTERMSIG(status) == signal.SIGKILL:
-            return (
-                f"the worker process was killed ({_signal_text(signal.SIGKILL)}; out of memory, or killed from outside)"
-            )
-        return f"the code crashed the worker process ({_signal_text(os.WTERMSIG(status))})"
+    crash = crash_signal(status)
+    if crash is not None:
+        return f"the code crashed the worker process ({crash})"
+    if os.WIFSIGNALED(status):  # SIGKILL
+        return f"the worker process was killed ({_signal_text(signal.SIGKILL)}; out of memory, or killed from outside)"
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else status
     return f"the worker process exited with status {code} (os._exit or a fatal error)"
 

@@ -26,9 +26,10 @@ What stays readable: a secret equal to a value the agent's namespace holds (ther
 larger than the walk that finds those values, :data:`wipe._MAX_WALKED` objects, one beyond it is masked instead in
 the worker's copy: the walk can only keep memory out of the mask, never leave a secret readable), a secret never
 found as a value (a credential object of a library not listed, a history line that does not look like a credential),
-a copy another thread of the kernel's made into memory mapped beside a model's while it loaded, a value shorter than :data:`MIN_SECRET_LENGTH` (the user's credentials: :data:`MIN_CREDENTIAL_LENGTH`, and shorter
-ones are overwritten in place where only their name held them), a copy in another encoding (a UTF-16/32 string), and
-derived state that is not the secret's bytes (hash midstates).
+a copy another thread of the kernel's made into memory mapped beside a model's while it loaded, a value shorter than
+:data:`MIN_SECRET_LENGTH` (the user's credentials: :data:`MIN_CREDENTIAL_LENGTH`, and shorter ones are overwritten in
+place where only their name held them), a copy in another encoding (a UTF-16/32 string), and derived state that is
+not the secret's bytes (hash midstates).
 
 Cost, per worker start (``benchmarks/isolation.py scrub``, a real kernel on a busy 2-core machine): 35-45 ms in a
 plain one (numpy, pandas), of which the collector's pass 10-25 ms (a kernel always has jupyter_client's ``Session``
