@@ -63,7 +63,7 @@ def test_a_cancelled_call_stops_waiting_for_a_busy_model_and_sleeps_no_longer():
     with pytest.raises(CallCancelled):
         with acquire(lock, scope):
             pass
-    assert time.monotonic() - began < 2
+    assert time.monotonic() - began < 10  # not a wait for the lock, which is never released
     with pytest.raises(CallCancelled):
         scope.sleep(30)
     lock.release()

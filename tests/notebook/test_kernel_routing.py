@@ -91,7 +91,7 @@ controller.run(wait=False)
     began = time.monotonic()
     kernel.interrupt()
     out = kernel.run("print(controller.join(5), sleepy.gates.status, sleepy.memory.steps[-1].stopped)")
-    assert out.split() == ["True", "stopped", "True"] and time.monotonic() - began < 3
+    assert out.split() == ["True", "stopped", "True"] and time.monotonic() - began < 10  # not the 30 s sleep
     # the handler does not swallow interrupts meant for cells
     cell = kernel.start_cell("import time\ntime.sleep(20)")
     time.sleep(0.5)

@@ -75,7 +75,7 @@ def test_agent_objects_are_not_touched_after_the_limits() -> None:
     slow_str = "class E(Exception):\n    def __str__(self):\n        while True:\n            pass\nraise E()"
     started = time.monotonic()
     assert isinstance(run(slow_str, timeout_seconds=1), ExecutionError)  # str() of the error ran under the limits
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 10  # not a hang (the limit is 1 s)
 
 
 @pytest.mark.parametrize(
@@ -110,7 +110,7 @@ def test_finalizers_slipped_into_classes_are_removed(code: str, capsys: pytest.C
 def test_a_loop_cannot_swallow_its_timeout(code: str) -> None:
     started = time.monotonic()
     assert type(run(code, timeout_seconds=1)).__name__ == "ExecutionTimeout"
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 10  # not a hang (the limit is 1 s)
 
 
 @pytest.mark.parametrize("in_thread", [False, True], ids=["main thread", "worker thread"])
