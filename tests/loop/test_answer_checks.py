@@ -7,6 +7,7 @@ import pytest
 
 from nbagent import ActionStep, CodeAgent, ScriptedModel
 from nbagent.loop.aids.answers import AnswerContext, answer_problems
+from nbagent.loop.aids.coach import Coach
 from nbagent.loop.aids.data_card import NOTEBOOK_VARIABLES_HEADING, describe_variables, split_task
 from nbagent.loop.code_step import AnswerRefused
 from nbagent.loop.prompting import SMALL
@@ -161,6 +162,19 @@ def test_which_and_how_much_needs_both_things(answer):
     said = problems_of(question, f"{SEGMENT_REVENUE}final_answer({answer})")
     assert len(said) == 1 and said[0].startswith("the question asks two things (which one, and how much)")
     assert "answer both in one value" in said[0] and "final_answer({" in said[0]
+
+
+def test_one_thing_alone_for_which_and_how_much_is_proved_wrong_but_a_pair_of_the_wrong_kinds_is_a_doubt():
+    question = "Which region of `sales` brought in the most revenue, and how much?"
+    for one_thing in ("per.idxmax()", "per.max()", "f'{per.idxmax()}'"):
+        (said,) = problems_of(question, f"{SEGMENT_REVENUE}final_answer({one_thing})")
+        assert Coach.proves_wrong(said), one_thing
+    (two_names,) = problems_of(question, f"{SEGMENT_REVENUE}final_answer((per.idxmax(), per.idxmin()))")
+    assert not Coach.proves_wrong(two_names)
+    what = problems_of(
+        "Which region of `sales` led, and what was its best product?", f"{SEGMENT_REVENUE}final_answer(per.idxmax())"
+    )
+    assert not Coach.proves_wrong(what[0])  # "and what" may be read several ways
 
 
 @pytest.mark.parametrize(

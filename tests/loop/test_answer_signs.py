@@ -37,6 +37,7 @@ def test_a_negative_total_subtracted_is_doubted(refunds):
     found = doubts(code, refunds)
     assert len(found) == 1 and "refunds['amount'] holds amounts of zero or below" in found[0]
     assert "total_orders - total_refunds counts it the wrong way" in found[0]
+    assert found[0].endswith("add it, total_orders + total_refunds")  # one line to write, not a choice of two
 
 
 def test_the_money_text_is_read_through_a_conversion():

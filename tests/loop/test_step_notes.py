@@ -101,6 +101,24 @@ def test_a_name_holding_one_value_is_compared_like_a_literal():
     assert empty_selections("n = sales[sales['customer_id'] == best]['region'].values[0]", namespace) == ""
 
 
+def test_a_key_written_as_text_compared_with_a_number_is_named_with_the_comparison_to_write():
+    clients = pd.DataFrame({"client_id": ["001", "085", "007"]})
+    orders = pd.DataFrame({"order_id": [5001, 5002]})
+    namespace = {"clients": clients, "orders": orders, "best": np.int64(85), "wanted": "5002", "nobody": 99}
+    note = empty_selections("n = clients[clients['client_id'] == best]", namespace)
+    assert "holds text and best a number" in note
+    assert note.rstrip().endswith("pd.to_numeric(clients['client_id'], errors='coerce') == best")
+    note = empty_selections("n = orders[orders['order_id'] == wanted]", namespace)
+    assert note.rstrip().endswith("compare them as numbers: orders['order_id'] == int(wanted)")
+    assert note_ends(empty_selections("n = orders[orders['order_id'] == '5001']", namespace), "== 5001")
+    # converted, still no row: the plain note, no conversion offered
+    assert "is none of them" in empty_selections("n = clients[clients['client_id'] == nobody]", namespace)
+
+
+def note_ends(note: str, end: str) -> bool:
+    return note.rstrip().endswith(end)
+
+
 def test_a_selection_of_no_rows_that_fails_later_gets_the_hint():
     failing = (
         "best = sales.groupby('customer_id').size().max() * 1000\n"

@@ -18,7 +18,7 @@ from typing import Any
 
 from .data_card import is_number
 
-__all__ = ["asks_two_things", "both_things_missing", "date_missing"]
+__all__ = ["asks_two_things", "both_things_missing", "certainly_one_thing", "date_missing"]
 
 _WHICH = r"\b(?:which|who|whose)\b"
 _HOW_MUCH = r"\bhow\s+(?:much|many)\b"
@@ -101,6 +101,18 @@ _DATE_EXAMPLES = {
     "date": "'2024-10-07' (.dt.strftime('%Y-%m-%d'))",
     "day": "'2024-10-07' (.dt.strftime('%Y-%m-%d')) or the weekday 'Monday'",
 }
+
+
+def certainly_one_thing(question: str, answer: Any) -> bool:
+    """Whether a "which … and how much?" answer holds one thing beyond doubt: one number or name alone, or text
+    with no digit in it. No reading of the question's words makes that both; a pair of the wrong kinds might be."""
+    asked = _TWO_THINGS.search(question)
+    if not asked or not (asked.group("second") or "how").lower().startswith("how"):
+        return False
+    if isinstance(answer, str):
+        return not _DIGITS.search(answer)
+    parts = _parts(answer)
+    return parts is not None and len(parts) == 1 and not isinstance(answer, (dict, list, tuple))
 
 
 def _parts(answer: Any) -> list[Any] | None:

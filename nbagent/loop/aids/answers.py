@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from .answer_kinds import asks_two_things, both_things_missing, date_missing
+from .answer_kinds import asks_two_things, both_things_missing, certainly_one_thing, date_missing
 from .answer_labels import label_problems, one_row_for_a_total
 from .bindings import last_assignment
 from .code_checks import is_method_call, is_text
@@ -173,7 +173,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
     checks = (
         row_number,
         date_missing(context.question, answer, context.date_columns),
-        both_things_missing(context.question, answer, _pair_line(tree)),
+        _both_things_missing(context.question, answer, tree),
         _id_looked_up_as_row_number(tree, context),
         *labels,
         *_proved(label_spellings_missed, tree, context.namespace),
@@ -199,6 +199,13 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         _table_by_columns(answer, context),
     )
     return [found for found in checks if found]
+
+
+def _both_things_missing(question: str, answer: Any, tree: ast.Module) -> str:
+    """The "which … and how much?" doubt; proved when the answer holds one thing beyond doubt (the messy run's
+    'consumer' for "which segment has the most clients, and how many", answered again after the doubt)."""
+    found = both_things_missing(question, answer, _pair_line(tree))
+    return Contradiction(found) if found and certainly_one_thing(question, answer) else found
 
 
 def _proved(check: Callable[..., list[str]], *args: Any) -> list[str]:

@@ -133,12 +133,34 @@ def _is_str(node: ast.expr) -> bool:
 
 def _said(expression: ast.expr, compared: ast.expr, value: Any, values: Any) -> str:
     shown = ", ".join(repr(one) for one in values.dropna().drop_duplicates().head(_EXAMPLES).tolist())
+    name = ast.unparse(compared)
     if isinstance(compared, ast.Constant):
         what, fix = repr(value), "Compare with a value written the way the column writes it."
     else:
-        name = ast.unparse(compared)
         what, fix = f"{name} ({value!r})", f"`{name}` is none of them: compare with one of the column's own values."
+    if converted := _as_the_other_kind(ast.unparse(expression), name, value, values):
+        fix = converted
     return (
         f"Note: no row has {ast.unparse(expression)} == {what}, so that selection is empty: its values are like "
         f"{shown}. {fix}\n"
     )
+
+
+def _as_the_other_kind(expression: str, name: str, value: Any, values: Any) -> str:
+    """The comparison to write where the column and the value are one number written two ways: a key that is
+    text in one frame ('085') and a number in another (85). "" where converting meets no row either."""
+    import pandas as pd  # `values` is a pandas Series: pandas is loaded
+
+    if isinstance(value, (int, float)) and values.dtype.kind not in "iuf":
+        numbers = pd.to_numeric(values.astype("string").str.strip(), errors="coerce")
+        if (numbers == value).any():
+            line = f"pd.to_numeric({expression}, errors='coerce') == {name}"
+            return f"The column holds text and {name} a number, so they never match: compare them as numbers: {line}"
+    if isinstance(value, str) and values.dtype.kind in "iuf":
+        number = pd.to_numeric(pd.Series([value.strip()]), errors="coerce").iloc[0]
+        if (values == number).any():
+            whole = float(number).is_integer()
+            as_number = (f"int({name})" if whole else f"float({name})") if name.isidentifier() else f"{number:g}"
+            line = f"{expression} == {as_number}"
+            return f"The column holds numbers and {name} text, so they never match: compare them as numbers: {line}"
+    return ""

@@ -39,10 +39,11 @@ def negative_total_subtracted(question: str, tree: ast.Module, namespace: dict[s
         for frame_name, column in _columns_read(subtracted):
             examples = _negative_only(namespace.get(frame_name), column)
             if examples:
+                added = ast.BinOp(left=node.left, op=ast.Add(), right=node.right)
                 return [
                     f"{frame_name}[{column!r}] holds amounts of zero or below ({examples}), so subtracting its total "
-                    f"adds it back: {ast.unparse(node)} counts it the wrong way. Add the negative total, or "
-                    "subtract its size (.abs().sum())"
+                    f"adds it back: {ast.unparse(node)} counts it the wrong way. Its total is already negative: "
+                    f"add it, {ast.unparse(added)}"
                 ]
     return []
 
