@@ -77,6 +77,23 @@ def test_numbers_given_for_names_are_doubted():
         "the question asks for names, but the answer is numbers"  # no column holds them: none is named
     ]
     assert problems_of("Top 2 unit counts of `sales`?", code) == []
+    assert not any(Coach.proves_wrong(said) for said in problems_of("Top 2 of `sales`? A list of region names.", code))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which customer spent the most in `sales`? Answer with the customer's name from `customers`.",
+        "Who bought the most units in `sales`? Reply with their name.",
+        "Which customer spent the most in `sales`; what is their name in `customers`?",
+    ],
+)
+def test_a_number_where_the_question_demands_a_name_is_proved_wrong(question):
+    code = "final_answer(int(sales.groupby('customer_id')['units'].sum().idxmax()))"
+    (said,) = [said for said in problems_of(question, code, ("sales", "customers")) if "asks for names" in said]
+    assert Coach.proves_wrong(said) and "the names are in customers['name']" in said
+    counted = problems_of("How many names are in `customers`?", "final_answer(3)", ("customers",))
+    assert not any(Coach.proves_wrong(said) for said in counted)  # a count of names: a doubt at most
 
 
 def test_one_value_per_group_where_one_number_was_asked_is_doubted():

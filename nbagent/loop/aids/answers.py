@@ -53,6 +53,12 @@ _ARG_MAXES = frozenset({"idxmax", "idxmin"})
 _PAIRED = {"idxmax": "max", "max": "max", "idxmin": "min", "min": "min"}  # one half of (which one, how much)
 _MAX_CATEGORIES = 30  # a text column with more distinct values than this holds names or notes, not categories
 _NAMES_ASKED = re.compile(r"\bnames?\b", re.IGNORECASE)
+# the question demands a name in so many words: a number cannot be that answer ("answer with the client's name")
+_NAME_DEMANDED = re.compile(
+    r"\b(?:answer|reply|respond)\s+with\b[^?.;]*?\bnames?\b|\bwhat\s+(?:is|was|are|were)\s+(?:the|their|its)\s+"
+    r"(?:\w+(?:'s)?\s+)?names?\b",
+    re.IGNORECASE,
+)
 _NAMED_THING = re.compile(r"\b(\w+?)(?:'s)? names?\b", re.IGNORECASE)  # "product names", "the customer's name"
 _PER_GROUP = r"\b(each|every|per|by|all|daily|weekly|monthly|quarterly|yearly|annual)\b"  # "monthly revenue"
 _DEFINED_PRODUCT = re.compile(r"\b(?P<quantity>\w+)\s*\(\s*(?P<left>\w+)\s*[×*xX]\s*(?P<right>\w+)\s*\)")
@@ -323,7 +329,8 @@ def _numbers_for_names(answer: Any, context: AnswerContext) -> str:
         return ""
     holder = _names_column(context)
     where = f"; the names are in {holder[0]}[{holder[1]!r}]" if holder else ""
-    return f"the question asks for names, but the answer is numbers{where}"
+    said = f"the question asks for names, but the answer is numbers{where}"
+    return Contradiction(said) if holder and _NAME_DEMANDED.search(context.question) else said
 
 
 def _names_column(context: AnswerContext) -> tuple[str, str] | None:
