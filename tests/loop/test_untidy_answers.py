@@ -91,6 +91,24 @@ def test_repeated_rows_counted_again_when_asked_once_are_doubted():
     assert any("orders has 3 rows that repeat an earlier row exactly" in problem for problem in found)
 
 
+def test_repeats_of_a_frame_merged_from_the_task_frame_are_said_of_the_merged_frame():
+    clients = pd.DataFrame({"order_id": [1, 2, 3], "segment": ["A", "B", "A"]})
+    code = "merged = orders.merge(clients, on='order_id')\nfinal_answer(merged.groupby('segment')['amount'].sum())"
+    namespace: dict[str, object] = {"orders": repeated_orders(), "clients": clients}
+    exec(code.replace("final_answer(", "answer = ("), {}, namespace)
+    found = answer_problems(
+        namespace["answer"], AnswerContext("Total per segment, each order once?", ["orders"], code, namespace)
+    )
+    (said,) = [problem for problem in found if "repeat an earlier row" in problem]
+    assert said.startswith("merged has 3 rows that repeat an earlier row exactly (made from orders")
+    assert "merged = merged.drop_duplicates()" in said
+    # a frame of some of the task frame's columns repeats rows by chance: its repeats are not said to be orders'
+    code = "some = orders[['amount']]\nfinal_answer(some['amount'].sum())"
+    namespace = {"orders": repeated_orders(), "some": repeated_orders()[["amount"]]}
+    found = answer_problems(140.0, AnswerContext("Total amount, each order once?", ["orders"], code, namespace))
+    assert any(problem.startswith("orders has 3 rows that repeat") for problem in found)
+
+
 @pytest.mark.parametrize(
     ("question", "code"),
     [

@@ -296,11 +296,31 @@ def repeats_not_dropped(question: str, tree: ast.Module, namespace: dict[str, An
             continue
         repeated = int(frame.duplicated().sum())
         if repeated:
-            return [
+            return _made_with_repeats(tree, namespace, frame_name, frame) or [
                 f"{frame_name} has {repeated} row{'s' if repeated > 1 else ''} that repeat an earlier row exactly, "
                 "and the question asks to count each once, but the code used every row: drop the repeated rows "
                 f"first (into a new variable: {frame_name}.drop_duplicates()), then compute the answer again"
             ]
+    return []
+
+
+def _made_with_repeats(tree: ast.Module, namespace: dict[str, Any], source: str, frame: Any) -> list[str]:
+    """The doubt said of the frame the code counted, where the code made it from `source` with every column of it
+    (a merge): its repeated rows are `source`'s. Told to drop `orders`' repeats, the measured run rebound the merge's
+    name to `orders.drop_duplicates()` and lost the merged-in column."""
+    for node in ast.walk(tree):
+        chain = _counting_chain(node)
+        made = namespace.get(chain[0]) if chain and chain[0] != source else None
+        if value_kind(made) != "DataFrame" or len(made) > _MAX_CHECKED_ROWS:
+            continue
+        if not set(frame.columns) <= set(made.columns) or not (repeated := int(made.duplicated().sum())):
+            continue
+        name = chain[0]
+        return [
+            f"{name} has {repeated} row{'s' if repeated > 1 else ''} that repeat an earlier row exactly (made from "
+            f"{source}, which repeats rows), and the question asks to count each once, but the code used every row: "
+            f"drop them first, {name} = {name}.drop_duplicates(), then compute the answer again from {name}"
+        ]
     return []
 
 
