@@ -219,6 +219,23 @@ def test_a_column_of_another_table_is_said_with_the_merge_that_brings_it(hint_fo
     assert "did you mean" not in hint
 
 
+def test_the_merge_that_brings_a_column_drops_repeated_pairs_first():
+    """The messy run merged `orders[['order_id', 'region']]` into `refunds`: orders repeats 16 rows, and the 150
+    refunds became 159."""
+    orders = pd.DataFrame({"order_id": [1, 2, 2], "region": ["N", "S", "S"]})
+    namespace = {"orders": orders, "refunds": pd.DataFrame({"order_id": [1, 2], "amount": [5.0, 6.0]})}
+    code = 'x = refunds[refunds["region"] == "S"]'
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the local executor's notice
+        executor = LocalPythonExecutor(additional_authorized_imports=["pandas"], namespace=namespace)
+    executor.send_tools({})
+    with pytest.raises(ExecutionError) as failure:
+        executor(code)
+    hint = execution_hint(failure.value, code, namespace, "task")
+    assert "refunds.merge(orders[['order_id', 'region']].drop_duplicates(), on='order_id')" in hint
+    assert "`orders` repeats 1 of those pairs" in hint
+
+
 def test_a_join_made_earlier_that_holds_the_column_is_named_instead_of_a_merge(hint_for):
     """The messy run merged `orders` with `clients` into `merged`, then grouped `orders` by 'segment'."""
     hint_for('merged = orders.merge(stores.assign(store_id=stores["store_id"].astype(int)), on="store_id")\n1/0')

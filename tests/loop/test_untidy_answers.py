@@ -102,6 +102,17 @@ def test_repeats_of_a_frame_merged_from_the_task_frame_are_said_of_the_merged_fr
     (said,) = [problem for problem in found if "repeat an earlier row" in problem]
     assert said.startswith("merged has 3 rows that repeat an earlier row exactly (made from orders")
     assert "merged = merged.drop_duplicates()" in said
+    # two task frames repeat rows: the frame the code counted is named, not the first task frame read
+    refunds = pd.DataFrame({"order_id": [1, 1, 2], "refund": [-5.0, -5.0, -6.0]})
+    code = "lost = refunds.merge(orders, on='order_id')\nfinal_answer(lost['refund'].sum())"
+    namespace = {
+        "orders": repeated_orders(),
+        "refunds": refunds,
+        "lost": refunds.merge(repeated_orders(), on="order_id"),
+    }
+    context = AnswerContext("Refunded in all, each refund once?", ["orders", "refunds"], code, namespace)
+    (said,) = [problem for problem in answer_problems(-16.0, context) if "repeat an earlier row" in problem]
+    assert said.startswith("lost has 2 rows") and "lost = lost.drop_duplicates()" in said
     # a frame of some of the task frame's columns repeats rows by chance: its repeats are not said to be orders'
     code = "some = orders[['amount']]\nfinal_answer(some['amount'].sum())"
     namespace = {"orders": repeated_orders(), "some": repeated_orders()[["amount"]]}

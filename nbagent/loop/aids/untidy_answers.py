@@ -291,16 +291,22 @@ def repeats_not_dropped(question: str, tree: ast.Module, namespace: dict[str, An
     if any(is_method_call(node, *_DEDUPLICATING) for node in ast.walk(tree)):
         return _repeats_counted_in_part(tree, namespace)
     read = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
-    for frame_name, frame in data_frames(namespace):
-        if frame_name not in read or frame_name not in variables or len(frame) > _MAX_CHECKED_ROWS:
-            continue
-        repeated = int(frame.duplicated().sum())
-        if repeated:
-            return _made_with_repeats(tree, namespace, frame_name, frame) or [
-                f"{frame_name} has {repeated} row{'s' if repeated > 1 else ''} that repeat an earlier row exactly, "
-                "and the question asks to count each once, but the code used every row: drop the repeated rows "
-                f"first (into a new variable: {frame_name}.drop_duplicates()), then compute the answer again"
-            ]
+    repeating = [
+        (frame_name, frame, repeated)
+        for frame_name, frame in data_frames(namespace)
+        if frame_name in read and frame_name in variables and len(frame) <= _MAX_CHECKED_ROWS
+        if (repeated := int(frame.duplicated().sum()))
+    ]
+    for frame_name, frame, _ in repeating:  # the frame the code counted, where it was made from one of these
+        if said := _made_with_repeats(tree, namespace, frame_name, frame):
+            return said
+    if repeating:
+        frame_name, _, repeated = repeating[0]
+        return [
+            f"{frame_name} has {repeated} row{'s' if repeated > 1 else ''} that repeat an earlier row exactly, "
+            "and the question asks to count each once, but the code used every row: drop the repeated rows "
+            f"first (into a new variable: {frame_name}.drop_duplicates()), then compute the answer again"
+        ]
     return []
 
 

@@ -163,11 +163,28 @@ def _column_of_another_frame(column: str, frames: list[tuple[str, Any]], namespa
         if not shared:
             return f"{column!r} is a column of `{name}`, not of `{into}`."
         key = shared[0]
+        lookup = f"{name}[[{key!r}, {column!r}]]"
+        repeats = _repeated_pairs(frame, key, column)
+        if repeats:  # each pair once, or every repeat of it repeats a row of `into` (150 refunds became 159)
+            lookup += ".drop_duplicates()"
         return (
             f"{column!r} is a column of `{name}`, not of `{into}`: bring it over by the column both have, into a new "
-            f"variable: {into}.merge({name}[[{key!r}, {column!r}]], on={key!r})."
+            f"variable: {into}.merge({lookup}, on={key!r})."
+            + (
+                f" (`{name}` repeats {repeats} of those pairs: drop them, or the merge repeats rows.)"
+                if repeats
+                else ""
+            )
         )
     return ""
+
+
+def _repeated_pairs(frame: Any, key: str, column: str) -> int:
+    """How many (key, column) rows of `frame` repeat an earlier one; 0 where the frame cannot tell."""
+    try:
+        return int(frame[[key, column]].duplicated().sum())
+    except Exception:  # a column pandas cannot hash, a frame of an odd kind: say nothing of repeats
+        return 0
 
 
 def _missing_names(message: str) -> list[Any]:
