@@ -289,18 +289,26 @@ def money_orders() -> pd.DataFrame:
 
 
 @pytest.mark.parametrize(
-    "code",
+    ("code", "then"),
     [
-        "final_answer(orders.groupby('region').amount.sum().idxmax())",
-        "final_answer(orders['amount'].max())",
-        "final_answer(orders[orders['region'] == 'North']['amount'].sum())",
+        ("final_answer(orders.groupby('region').amount.sum().idxmax())", "amount.groupby(orders['region']).sum()"),
+        ("final_answer(orders['amount'].max())", "amount.max()"),
+        (
+            "final_answer(orders[orders['region'] == 'North']['amount'].sum())",
+            "amount[orders['region'] == 'North'].sum()",
+        ),
+        (
+            "final_answer(orders.groupby(orders['region'].str.lower())['amount'].sum())",
+            "amount.groupby(orders['region'].str.lower()).sum()",
+        ),
     ],
 )
-def test_a_reduction_over_numbers_written_as_text_is_doubted(code):
+def test_a_reduction_over_numbers_written_as_text_is_doubted_with_the_lines_to_write(code, then):
     context = AnswerContext("Which region sold most in `orders`?", ["orders"], code, {"orders": money_orders()})
-    said = answer_problems("North", context)
-    assert any("orders['amount'] still holds numbers written as text" in problem for problem in said), said
-    assert any("errors='coerce'" in problem for problem in said)
+    (said,) = [problem for problem in answer_problems("North", context) if "written as text" in problem]
+    assert said.startswith("orders['amount'] still holds numbers written as text")
+    assert "amount = pd.to_numeric(orders['amount'].str.replace(r'[$,]', '', regex=True), errors='coerce')" in said
+    assert said.endswith(f"then use it: {then}")
 
 
 def test_a_reduction_after_the_column_was_converted_passes():

@@ -237,12 +237,45 @@ def text_totalled(tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
         if text_kind(filled_text(values.iloc[:_TEXT_SAMPLE])) != "numbers":
             continue
         ref = f"{frame_name}[{name!r}]"
+        variable = name if name.isidentifier() and name not in namespace else "numbers"
+        converted = f"pd.to_numeric({ref}.str.replace(r'[$,]', '', regex=True), errors='coerce')"
+        then = _on_the_numbers(node, frame_name, variable)
         return [
             f"{ref} still holds numbers written as text, so .{node.func.attr}() works on the texts (a sum joins "
             f"them, a max takes the last in alphabetical order), not on the numbers: convert it first, into a new "
-            f"variable, pd.to_numeric({ref}.str.replace(r'[$,]', '', regex=True), errors='coerce')"
+            + (f"variable, {variable} = {converted}, then use it: {then}" if then else f"variable, {converted}")
         ]
     return []
+
+
+def _on_the_numbers(reduction: ast.Call, frame_name: str, variable: str) -> str:
+    """`reduction` written on `variable` (the column converted to numbers), for the shapes a model writes:
+    `frame["col"].sum()`, `frame.groupby(key)["col"].sum()` (a key named by its column is read from the frame)
+    and `frame[mask]["col"].sum()`; "" for other shapes. The measured run, told to convert the column, converted
+    its grouped total of joined texts instead, and got NaN."""
+    reduced = reduction.func.value
+    under = reduced.value if isinstance(reduced, (ast.Subscript, ast.Attribute)) else None
+    numbers: ast.expr = ast.Name(variable)
+    if isinstance(under, ast.Name) and under.id == frame_name:
+        pass
+    elif is_method_call(under, "groupby") and isinstance(under.func.value, ast.Name) and not under.keywords:
+        if under.func.value.id != frame_name or len(under.args) != 1:
+            return ""
+        numbers = ast.Call(ast.Attribute(numbers, "groupby"), [_key_of(under.args[0], frame_name)], [])
+    elif isinstance(under, ast.Subscript) and isinstance(under.value, ast.Name) and under.value.id == frame_name:
+        numbers = ast.Subscript(numbers, under.slice)
+    else:
+        return ""
+    return ast.unparse(ast.Call(ast.Attribute(numbers, reduction.func.attr), reduction.args, reduction.keywords))
+
+
+def _key_of(key: ast.expr, frame_name: str) -> ast.expr:
+    """A groupby key as it reads beside a Series: a column's name becomes the frame's column."""
+    if is_text(key):
+        return ast.Subscript(ast.Name(frame_name), key)
+    if isinstance(key, ast.List) and all(is_text(element) for element in key.elts):
+        return ast.List([ast.Subscript(ast.Name(frame_name), element) for element in key.elts])
+    return key
 
 
 def _reduced_column(node: ast.AST, namespace: dict[str, Any]) -> tuple[str, str, Any] | None:
