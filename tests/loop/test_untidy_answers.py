@@ -29,7 +29,15 @@ def problems(question: str, code: str, answer: object) -> list[str]:
 
 def test_isna_without_the_blank_texts_is_doubted():
     found = problems("How many orders have no amount?", 'final_answer(int(orders["amount"].isna().sum()))', 1)
-    assert any("orders['amount'] also holds 2 blank text values ('')" in problem for problem in found)
+    (said,) = [problem for problem in found if "blank text" in problem]
+    assert said.startswith("orders['amount'] also holds 2 blank text values ('')")
+    assert said.endswith("write (orders['amount'].isna() | (orders['amount'].str.strip() == ''))")
+
+
+def test_the_rows_dropna_kept_counted_for_missing_get_the_count_of_the_gaps():
+    code = 'kept = orders.dropna(subset=["amount"])\nfinal_answer(len(kept))'
+    (said,) = [p for p in problems("How many orders have no amount?", code, 4) if p.startswith("dropna() keeps")]
+    assert said.endswith(": (orders['amount'].isna() | (orders['amount'].str.strip() == '')).sum()")
 
 
 def test_counting_the_blanks_too_is_taken():

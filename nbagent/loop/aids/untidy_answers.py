@@ -61,9 +61,11 @@ def blanks_not_counted(tree: ast.Module, namespace: dict[str, Any]) -> list[str]
         frame_name, name, values = column
         blank = sum(isinstance(value, str) and not value.strip() for value in values.tolist())
         if blank:
+            values_read = ast.unparse(node.func.value)
             found.append(
                 f"{frame_name}[{name!r}] also holds {blank} blank text value{'s' if blank > 1 else ''} (''), which "
-                f"{node.func.attr}() does not count as missing: count the empty strings too"
+                f"{node.func.attr}() does not count as missing: count the empty strings too: where the code has "
+                f"{ast.unparse(node)}, write ({values_read}.isna() | ({values_read}.str.strip() == ''))"
             )
     return found[:1]
 
@@ -86,10 +88,22 @@ def kept_rows_counted_for_missing(question: str, tree: ast.Module) -> list[str]:
         isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) for node in ast.walk(tree)
     ):
         return []
+    gaps = next((_gaps_of(call) for call in calls if call.func.attr == "dropna" and _gaps_of(call)), "")
     return [
         "dropna() keeps the rows that have a value, so the code counted those; the question asks for the rows "
-        "without one: count the gaps instead (isna(), and the blank texts too)"
+        "without one: count the gaps instead (isna(), and the blank texts too)" + (f": {gaps}" if gaps else "")
     ]
+
+
+def _gaps_of(dropna: ast.Call) -> str:
+    """The count of gaps, blank texts too, in the one column `frame.dropna(subset=["col"])` looked at, or ""."""
+    subset = next((keyword.value for keyword in dropna.keywords if keyword.arg == "subset"), None)
+    if isinstance(subset, (ast.List, ast.Tuple)) and len(subset.elts) == 1:
+        subset = subset.elts[0]
+    if not (is_text(subset) and isinstance(dropna.func.value, ast.Name)):
+        return ""
+    column = f"{dropna.func.value.id}[{subset.value!r}]"
+    return f"({column}.isna() | ({column}.str.strip() == '')).sum()"
 
 
 def whole_rows_dropped_for_a_total(question: str, tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
@@ -336,11 +350,15 @@ def repeats_not_dropped(question: str, tree: ast.Module, namespace: dict[str, An
     if repeating:
         frame_name, _, repeated = repeating[0]
         return [
-            f"{frame_name} has {repeated} row{'s' if repeated > 1 else ''} that repeat an earlier row exactly, "
+            f"{frame_name} has {_rows_that_repeat(repeated)} an earlier row exactly, "
             "and the question asks to count each once, but the code used every row: drop the repeated rows "
             f"first (into a new variable: {frame_name}.drop_duplicates()), then compute the answer again"
         ]
     return []
+
+
+def _rows_that_repeat(count: int) -> str:
+    return f"{count} rows that repeat" if count > 1 else "1 row that repeats"
 
 
 def _made_with_repeats(tree: ast.Module, namespace: dict[str, Any], source: str, frame: Any) -> list[str]:
@@ -356,7 +374,7 @@ def _made_with_repeats(tree: ast.Module, namespace: dict[str, Any], source: str,
             continue
         name = chain[0]
         return [
-            f"{name} has {repeated} row{'s' if repeated > 1 else ''} that repeat an earlier row exactly (made from "
+            f"{name} has {_rows_that_repeat(repeated)} an earlier row exactly (made from "
             f"{source}, which repeats rows), and the question asks to count each once, but the code used every row: "
             f"drop them first, {name} = {name}.drop_duplicates(), then compute the answer again from {name}"
         ]
