@@ -121,6 +121,9 @@ def test_text_dates_are_read_as_dates_and_labels_as_a_person_reads_them():
     assert problems("Make a bar chart of the units per region in `orders`.", four) == []  # 'NORTH', ' north': 4
     (said,) = problems("Make a bar chart of the units per region in `orders`.", summary(per_row_bars))
     assert said.startswith("the chart has 200 bars, but the question asks for one per region: orders['region'] has 4")
+    assert "orders['region'] writes its 4 regions 8 ways" in said and "orders['region'].str.strip().str.title()" in said
+    (said,) = problems("Make a bar chart of the units per region in `sales`.", summary(per_row_bars))
+    assert said.endswith("Group the rows by region first, add up each group, then plot one value per region")
 
 
 def test_yearly_weekly_and_quarterly_charts():

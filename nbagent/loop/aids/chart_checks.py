@@ -6,7 +6,8 @@ When the question asks for a chart and for a granularity — monthly, weekly, qu
 <column> ("per region", "by product", "each customer") — the marks are compared with the number of such groups
 in the frames the question points at: the distinct months (weeks, …) of their date columns, the distinct values of
 the column. A figure with far more marks than groups (more than twice as many, and 3 more at least) draws
-the rows, not the groups; the refusal says how many marks there were and how to get the groups, never the code.
+the rows, not the groups; the refusal says how many marks there were and how to get the groups (a column that writes its labels several ways
+is named with the labels read as a person reads them).
 A step passes when one of its figures fits; a figure, when one of its axes fits.
 """
 
@@ -110,8 +111,14 @@ def _wanted_groups(question: str, frames: list[tuple[str, Any]]) -> list[tuple[i
             continue
         counted = _distinct(frames, noun)
         if counted:
-            groups, where, column = counted
+            groups, where, column, written = counted
             fix = f"Group the rows by {column} first, add up each group, then plot one value per {column}"
+            if written > groups:  # grouped already, by the labels as written: 'North', ' north' are two bars
+                fix = (
+                    f"{where} writes its {groups} {_plural(column)} {written} ways ('North', ' north ' are one): "
+                    f"group by the labels as a person reads them, {where}.str.strip().str.title(), add up each "
+                    f"group, then plot one value per {column}"
+                )
             wanted.append((groups, {"unit": noun.lower(), "units": _plural(column), "where": where, "fix": fix}))
     return wanted
 
@@ -149,23 +156,24 @@ def _as_dates(values: Any, pd: Any) -> Any:
     return parsed
 
 
-def _distinct(frames: list[tuple[str, Any]], noun: str) -> tuple[int, str, str] | None:
-    """The distinct values (as a person reads them: 'north ' is North) of the column the noun names."""
+def _distinct(frames: list[tuple[str, Any]], noun: str) -> tuple[int, str, str, int] | None:
+    """(the distinct values as a person reads them: 'north ' is North, where, the column, the distinct values as
+    written) of the column the noun names."""
     forms = _forms(noun)
-    best: tuple[int, str, str] | None = None
+    best: tuple[int, str, str, int] | None = None
     for name, frame in frames:
         for position, column in enumerate(frame.columns):
             key = re.sub(r"[^a-z0-9]", "", str(column).lower())
             if key not in forms and key not in {form + suffix for form in forms for suffix in ("id", "name")}:
                 continue
             values = frame.iloc[:, position].dropna()
+            written = counted = values.nunique()
             if values.dtype.kind in "OUT" or str(values.dtype) in ("category", "string", "str"):
                 read = values.astype(str).str.strip().str.casefold()
                 counted = read[read != ""].nunique()
-            else:
-                counted = values.nunique()
+                written = values.astype(str)[read != ""].nunique()
             if counted and (best is None or counted > best[0]):
-                best = (int(counted), f"{name}[{str(column)!r}]", str(column))
+                best = (int(counted), f"{name}[{str(column)!r}]", str(column), int(written))
     return best
 
 
