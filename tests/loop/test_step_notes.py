@@ -4,6 +4,8 @@ it and as the hint when the empty selection fails later; a total of numbers writ
 
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -141,3 +143,42 @@ def test_a_total_of_numbers_written_as_text_is_said_after_the_step():
     said = agent.memory.action_steps()[0].observations
     assert "`total` is now" in said  # what the step made, as before
     assert "Note: refunds['amount'] still holds numbers written as text, so .sum() works on the texts" in said
+
+
+@pytest.mark.parametrize(
+    "conversion",
+    [
+        "orders['amount'] = pd.to_numeric(orders['amount'].str.replace('$', ''), errors='coerce')",
+        "amount = pd.to_numeric(orders['amount'].str.replace('$', '', regex=False), errors='coerce')",
+    ],
+)
+def test_numbers_a_coerced_conversion_read_as_missing_are_said_after_the_step(conversion):
+    """The messy run took out the '$' and left the ',': every amount of a thousand or more became NaN, silently."""
+    frame = pd.DataFrame({"amount": ["$98.10", "$1,234.00", "", "$2,000.50"]})
+    model = ScriptedModel([f"Thought: go.\n```python\nimport pandas as pd\n{conversion}\n```"] * 2)
+    model.prompt_profile = SMALL
+    agent = CodeAgent(
+        tools=[],
+        model=model,
+        additional_authorized_imports=["pandas"],
+        verbosity_level=-1,
+        show_widget=False,
+        max_steps=1,
+    )
+    agent.run("What is the total amount in `orders`?", additional_args={"orders": frame})  # the task's frame
+    said = agent.memory.action_steps()[0].observations
+    assert (
+        "Note: the conversion of orders['amount'] read 2 of its numbers as missing ('$1,234.00', '$2,000.50')" in said
+    )
+    assert "pd.to_numeric(orders['amount'].str.replace(r'[$,]', '', regex=True), errors='coerce')" in said
+
+
+def test_a_conversion_that_read_every_number_says_nothing():
+    from nbagent.loop.aids.coercions import numbers_lost
+
+    given = {"orders": pd.DataFrame({"amount": ["$98.10", "$1,234.00", ""]})}
+    code = "amount = pd.to_numeric(orders['amount'].str.replace(r'[$,]', '', regex=True), errors='coerce')"
+    namespace = {**given, "amount": pd.Series([98.1, 1234.0, np.nan])}
+    assert numbers_lost(ast.parse(code), namespace, given) == []  # the blank is no number lost
+    namespace["amount"] = pd.Series([98.1, np.nan, np.nan])
+    assert len(numbers_lost(ast.parse(code), namespace, given)) == 1

@@ -21,6 +21,7 @@ Modules:
     directions    "improved the most", "biggest drop": the pick and the sign against the way the code's difference runs
     signs         a total of amounts all zero or below (refunds written '-$5.00') subtracted where the question takes it away
     chart_checks  a chart's marks against the groups the question asks for (249 bars for a monthly chart)
+    coercions     numbers a conversion with errors="coerce" read as missing ('$1,891.37' with the ',' left)
 """
 
 from .coach import Coach, Repeat

@@ -18,6 +18,7 @@ from nbagent.sandbox import handle_advice, is_worker_handle
 from .answers import AnswerContext, Contradiction, answer_problems
 from .chart_checks import chart_problems
 from .code_checks import CodeFix, code_warning, fix_totals
+from .coercions import numbers_lost
 from .data_card import split_task
 from .hints import execution_hint, silent_step_observation
 from .history import small_model_messages
@@ -117,12 +118,13 @@ class Coach:
     def step_notes(self, code: str, namespace: dict[str, Any]) -> str:
         """What a small model reads after code that ran without error, besides its output: a selection no row
         meets (`== "June"` on a column of '2024-06'), a total of numbers written as text (`.sum()` joined the
-        texts), or ""."""
+        texts), numbers a conversion read as missing (`errors="coerce"` on '$1,891.37' with the ',' left), or ""."""
         if not self.small:
             return ""
         try:
-            totalled = text_totalled(ast.parse(code), namespace)
-            return empty_selections(code, namespace) + "".join(f"Note: {line}.\n" for line in totalled)
+            tree = ast.parse(code)
+            lines = text_totalled(tree, namespace) + numbers_lost(tree, namespace, self._given)
+            return empty_selections(code, namespace) + "".join(f"Note: {line}.\n" for line in lines)
         except Exception:  # advice over any data a notebook holds: odd data says nothing
             return ""
 
