@@ -156,6 +156,8 @@ def test_a_month_the_question_names_must_be_selected():
     assert problems_of(question, south + "[sales['date'].dt.month == 5].sum())") == []
     assert problems_of(question, south + "[sales['date'].dt.strftime('%Y-%m') == '2024-05'].sum())") == []
     assert problems_of("Which may be the South revenue of `sales`?", south + ".sum())") == []  # "may" is no month
+    named = REVENUE + "may = revenue[sales['region'] == 'South']\nfinal_answer(may.sum())"  # a name picks nothing
+    assert problems_of(question, named) == ["the question names May, but the code never selects it"]
     by_month = (
         REVENUE + "m = revenue.groupby(sales['date'].dt.to_period('M')).sum()\nfinal_answer(m.iloc[-1] - m.iloc[-2])"
     )

@@ -405,12 +405,23 @@ def _months_not_selected(context: AnswerContext) -> list[str]:
     if _POSITIONAL.search(context.code):  # rev.iloc[-2]: the month may be picked by position
         return []
     found = []
+    literals = _literals(context.code)
     for word in dict.fromkeys(_MONTH_NAME.findall(context.question)):
         number = _MONTHS[word.lower()]
-        mentions = re.search(rf"(?<!\d)0?{number}(?!\d)|\b{word[:3]}", context.code, re.IGNORECASE)
+        mentions = re.search(rf"(?<!\d)0?{number}(?!\d)|\b{word[:3]}", literals, re.IGNORECASE)
         if not mentions:
             found.append(f"the question names {word}, but the code never selects it")
     return found
+
+
+def _literals(code: str) -> str:
+    """The numbers and texts `code` writes, one per line: what can select a month. A name is not (the measured
+    run's `march = orders.drop_duplicates()` never picked March); code that does not parse is read whole."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    return "\n".join(str(node.value) for node in ast.walk(tree) if isinstance(node, ast.Constant))
 
 
 def _years_not_selected(context: AnswerContext) -> list[str]:

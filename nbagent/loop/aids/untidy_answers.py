@@ -363,15 +363,15 @@ def _rows_that_repeat(count: int) -> str:
 
 def _made_with_repeats(tree: ast.Module, namespace: dict[str, Any], source: str, frame: Any) -> list[str]:
     """The doubt said of the frame the code counted, where the code made it from `source` with every column of it
-    (a merge): its repeated rows are `source`'s. Told to drop `orders`' repeats, the measured run rebound the merge's
+    and more (a merge): its repeated rows are `source`'s. Told to drop `orders`' repeats, the measured run rebound the merge's
     name to `orders.drop_duplicates()` and lost the merged-in column."""
     for node in ast.walk(tree):
         chain = _counting_chain(node)
         made = namespace.get(chain[0]) if chain and chain[0] != source else None
         if value_kind(made) != "DataFrame" or len(made) > _MAX_CHECKED_ROWS:
             continue
-        if not set(frame.columns) <= set(made.columns) or not (repeated := int(made.duplicated().sum())):
-            continue
+        if not set(frame.columns) < set(made.columns) or not (repeated := int(made.duplicated().sum())):
+            continue  # a merge adds columns; a frame of the same columns is rows of `source` (said of `source`)
         name = chain[0]
         return [
             f"{name} has {_rows_that_repeat(repeated)} an earlier row exactly (made from "
