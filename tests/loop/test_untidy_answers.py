@@ -7,6 +7,7 @@ import pytest
 
 from nbagent import ActionStep, CodeAgent, ScriptedModel
 from nbagent.loop.aids.answers import AnswerContext, answer_problems
+from nbagent.loop.aids.coach import Coach
 from nbagent.loop.code_step import AnswerRefused
 from nbagent.loop.prompting import SMALL
 
@@ -197,6 +198,26 @@ def test_a_total_after_dropping_every_row_with_a_gap_is_doubted(code):
     found = dropped_problems(code)
     assert len(found) == 1 and "also rows whose 'amount' is there" in found[0]
     assert "dropna(subset=['amount'])" in found[0]
+
+
+def test_rows_dropped_in_place_from_the_frame_as_given_are_proved_lost():
+    """An in-place dropna of the task's frame loses its rows for the rest of the run: no later total can be right."""
+    code = "orders.dropna(inplace=True)\nfinal_answer(float(orders['amount'].sum()))"
+    namespace: dict[str, object] = {"orders": gappy_orders()}
+    exec(code.replace("final_answer(", "answer = ("), {}, namespace)
+    question = "What is the total amount of `orders`?"
+    given = {"orders": gappy_orders()}
+    (proved,) = [
+        p
+        for p in answer_problems(40.0, AnswerContext(question, ["orders"], code, namespace, given))
+        if "drops every row" in p
+    ]
+    assert Coach.proves_wrong(proved)
+    (doubted,) = dropped_problems("clean = orders.dropna()\nfinal_answer(float(clean['amount'].sum()))")
+    assert not Coach.proves_wrong(doubted)  # the task's frame keeps its rows: a doubt the model may answer
+    tidy = {"orders": gappy_orders().assign(region=["North", "South", "West", "East"])}  # no value lost by the drop
+    context = AnswerContext(question, ["orders"], code, namespace, tidy)
+    assert not any(Coach.proves_wrong(p) for p in answer_problems(40.0, context))
 
 
 @pytest.mark.parametrize(

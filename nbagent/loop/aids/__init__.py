@@ -14,6 +14,7 @@ Modules:
     hints/        after a failed step: the mistake named in the terms of the data (one module per kind of mistake)
     error_keys    what key or shape a pandas or numpy error names
     answers       a final answer checked against the question and the data
+    doubts        Contradiction: a doubt the data proves, which never lets its answer stand
     untidy_answers  gaps counted without blank texts; a label selected in one of its spellings; repeats counted
     answer_kinds  the form a question asks for (two things at once, a date)
     answer_labels a "which/who <thing>" answer is a value of the column holding the things (no row number, date, "none"),

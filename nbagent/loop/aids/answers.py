@@ -30,6 +30,7 @@ from .bindings import last_assignment
 from .code_checks import is_method_call, is_text
 from .data_card import data_frames, filled_text, is_number, owner_frame, text_kind, value_kind
 from .directions import direction_problems
+from .doubts import Contradiction
 from .selections import empty_selection_lines
 from .signs import negative_total_subtracted
 from .untidy_answers import (
@@ -69,13 +70,6 @@ _MONTHS = {name.lower(): number for number, name in enumerate(_MONTH_NAMES, star
 _YEAR = re.compile(r"(?<![\d.])((?:19|20)\d{2})(?![\d.])")
 _DATE_SAMPLE = 2_000  # the rows of a text column read as dates to find the years it holds
 _MONTH_NAME = re.compile(rf"\b({'|'.join(_MONTH_NAMES)})\b")  # capitalized: "may" is not May
-
-
-class Contradiction(str):
-    """A doubt the data proves, not a guess: the answer is wrong as it stands, however sure the model is of it.
-
-    A plain `str` everywhere else (said in the refusal, compared with what was said before); only the code step
-    asks whether a doubt is one, to end a run without an answer rather than let a wrong one stand."""
 
 
 @dataclass
@@ -185,7 +179,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_proved(label_spellings_missed, tree, context.namespace),
         *_proved(text_totalled, tree, context.namespace),
         *_proved(kept_rows_counted_for_missing, context.question, tree),
-        *_guarded(whole_rows_dropped_for_a_total, context.question, tree, context.namespace),
+        *_guarded(whole_rows_dropped_for_a_total, context.question, tree, context.namespace, context.given),
         *_proved(blanks_not_counted, tree, context.namespace),
         *_proved(spellings_counted_apart, answer, context.code, context.namespace, context.variables),
         *_proved(repeats_not_dropped, context.question, tree, context.namespace, context.variables),

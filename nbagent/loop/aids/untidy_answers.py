@@ -17,6 +17,7 @@ from typing import Any
 from .bindings import assignments
 from .code_checks import frame_column, is_method_call, is_text
 from .data_card import data_frames, filled_text, text_kind, value_kind
+from .doubts import Contradiction
 
 __all__ = [
     "blanks_not_counted",
@@ -106,10 +107,17 @@ def _gaps_of(dropna: ast.Call) -> str:
     return f"({column}.isna() | ({column}.str.strip() == '')).sum()"
 
 
-def whole_rows_dropped_for_a_total(question: str, tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
+def whole_rows_dropped_for_a_total(
+    question: str, tree: ast.Module, namespace: dict[str, Any], given: dict[str, Any] | None = None
+) -> list[str]:
     """A total of one column after `dropna()` with no `subset=`: every row with a gap in any column is gone, also
     the rows whose amount is there (the messy run's net revenue lost 48 orders with no region or date). Not said
-    where the question is about gaps, or where the frame, as the code left it, has no gap outside the column."""
+    where the question is about gaps, or where the frame, as the code left it, has no gap outside the column.
+
+    Proved (a `Contradiction`) for `frame.dropna(inplace=True)` of a frame as the task `given` it, where that frame
+    has such rows: the frame's rows are gone for the rest of the run, and every total of it after is short (the
+    messy run fixed the sign of its net revenue after it was told the rows were lost twice, and the short total
+    stood)."""
     if _MISSING_ASKED.search(question) or re.search(r"\b(complete|missing|gaps?|blank)\b", question, re.IGNORECASE):
         return []
     dropped = [
@@ -130,12 +138,24 @@ def whole_rows_dropped_for_a_total(question: str, tree: ast.Module, namespace: d
             if not _inplace(call) and _gaps_elsewhere(frame, column) == 0:
                 continue  # no gap outside the column: the rows dropped are the ones its sum skips anyway
             others = [str(c) for c in frame.columns if str(c) != column]
-            return [
+            said = (
                 f"{ast.unparse(call)} drops every row with a gap in any column ({', '.join(others[:4])}…), also rows "
                 f"whose {column!r} is there, so the total loses them: total {column!r} as it is (sum() skips its "
                 f"gaps), or drop only its own gaps: dropna(subset=[{column!r}])"
-            ]
+            )
+            lost_for_good = _inplace(call) and _values_with_gaps_elsewhere((given or {}).get(frame_name), column)
+            return [Contradiction(said) if lost_for_good else said]
     return []
+
+
+def _values_with_gaps_elsewhere(frame: Any, column: str) -> bool:
+    """Whether `frame` (as the task gave it) has rows whose `column` holds a value (not blank text) and some other
+    column a gap."""
+    if value_kind(frame) != "DataFrame" or column not in frame.columns:
+        return False
+    values = frame[column]
+    held = values.notna() & ~values.map(lambda value: isinstance(value, str) and not value.strip())
+    return bool((held & frame.drop(columns=[column]).isna().any(axis=1)).any())
 
 
 def _totalled_columns(tree: ast.Module) -> list[tuple[str, str]]:
