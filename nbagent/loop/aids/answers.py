@@ -12,7 +12,9 @@ data (not a row number, a date or "none found") in `answer_labels`; that "improv
 with the largest fall in `directions`. `CodeLoop` refuses the answer once per problem, so a model that is sure
 can answer the same again — unless the doubt is a `Contradiction`: the data proves the answer wrong as it
 stands (its groups are one label written several ways, it totals numbers written as text, it counts repeated
-rows the question said to count once), and such an answer never stands: told twice, the run ends without one.
+rows the question said to count once, it is one thing where "which … and how many" asks two, a number where the
+question demands a name, a total of a frame whose rows with a value were dropped in place), and such an answer
+never stands: told twice, the run ends without one.
 """
 
 from __future__ import annotations
