@@ -6,8 +6,8 @@ When the question asks for a chart and for a granularity — monthly, weekly, qu
 <column> ("per region", "by product", "each customer") — the marks are compared with the number of such groups
 in the frames the question points at: the distinct months (weeks, …) of their date columns, the distinct values of
 the column. A figure with far more marks than groups (more than twice as many, and 3 more at least) draws
-the rows, not the groups; the refusal says how many marks there were and how to get the groups (a column that writes its labels several ways
-is named with the labels read as a person reads them).
+the rows, not the groups; the refusal says how many marks there were and how to get the groups (a column that
+writes its labels several ways is named with the labels read as a person reads them).
 A step passes when one of its figures fits; a figure, when one of its axes fits.
 """
 

@@ -15,10 +15,15 @@ from typing import Any
 from .code_checks import frame_column, is_method_call
 from .data_card import value_kind
 
-__all__ = ["numbers_lost"]
+__all__ = ["number_conversion", "numbers_lost"]
 
 _SHOWN = 2
-_CONVERSION = "pd.to_numeric({column}.str.replace(r'[$,]', '', regex=True), errors='coerce')"
+
+
+def number_conversion(column: str) -> str:
+    """The line that reads a column of numbers written as text ('$1,891.37', blanks) as numbers: `column` is how the
+    code names it (`orders['amount']`). Every hint and doubt about such a column gives this one line."""
+    return f"pd.to_numeric({column}.str.replace(r'[$,]', '', regex=True), errors='coerce')"
 
 
 def numbers_lost(tree: ast.Module, namespace: dict[str, Any], given: dict[str, Any]) -> list[str]:
@@ -93,5 +98,5 @@ def _lost_line(source: tuple[str, str], given: dict[str, Any], result: Any) -> s
     return (
         f"the conversion of {ref} read {len(lost)} of its numbers as missing ({shown}): errors='coerce' turns what "
         f"it cannot read into NaN, and their text still held a mark ('$', ','). Convert them all: "
-        + _CONVERSION.format(column=ref)
+        + number_conversion(ref)
     )

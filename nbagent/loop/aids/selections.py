@@ -157,8 +157,8 @@ def _as_the_other_kind(expression: str, name: str, value: Any, values: Any) -> s
             line = f"pd.to_numeric({expression}, errors='coerce') == {name}"
             return f"The column holds text and {name} a number, so they never match: compare them as numbers: {line}"
     if isinstance(value, str) and values.dtype.kind in "iuf":
-        number = pd.to_numeric(pd.Series([value.strip()]), errors="coerce").iloc[0]
-        if (values == number).any():
+        number = pd.to_numeric(value.strip(), errors="coerce")
+        if number == number and (values == number).any():  # NaN (no number) is not equal to itself
             whole = float(number).is_integer()
             as_number = (f"int({name})" if whole else f"float({name})") if name.isidentifier() else f"{number:g}"
             line = f"{expression} == {as_number}"

@@ -16,6 +16,7 @@ from typing import Any
 
 from .bindings import assignments
 from .code_checks import frame_column, is_method_call, is_text
+from .coercions import number_conversion
 from .data_card import data_frames, filled_text, text_kind, value_kind
 from .doubts import Contradiction
 
@@ -62,11 +63,10 @@ def blanks_not_counted(tree: ast.Module, namespace: dict[str, Any]) -> list[str]
         frame_name, name, values = column
         blank = sum(isinstance(value, str) and not value.strip() for value in values.tolist())
         if blank:
-            values_read = ast.unparse(node.func.value)
             found.append(
                 f"{frame_name}[{name!r}] also holds {blank} blank text value{'s' if blank > 1 else ''} (''), which "
                 f"{node.func.attr}() does not count as missing: count the empty strings too: where the code has "
-                f"{ast.unparse(node)}, write ({values_read}.isna() | ({values_read}.str.strip() == ''))"
+                f"{ast.unparse(node)}, write {_gaps(ast.unparse(node.func.value))}"
             )
     return found[:1]
 
@@ -89,7 +89,7 @@ def kept_rows_counted_for_missing(question: str, tree: ast.Module) -> list[str]:
         isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) for node in ast.walk(tree)
     ):
         return []
-    gaps = next((_gaps_of(call) for call in calls if call.func.attr == "dropna" and _gaps_of(call)), "")
+    gaps = next((gaps for call in calls if call.func.attr == "dropna" and (gaps := _gaps_of(call))), "")
     return [
         "dropna() keeps the rows that have a value, so the code counted those; the question asks for the rows "
         "without one: count the gaps instead (isna(), and the blank texts too)" + (f": {gaps}" if gaps else "")
@@ -103,8 +103,12 @@ def _gaps_of(dropna: ast.Call) -> str:
         subset = subset.elts[0]
     if not (is_text(subset) and isinstance(dropna.func.value, ast.Name)):
         return ""
-    column = f"{dropna.func.value.id}[{subset.value!r}]"
-    return f"({column}.isna() | ({column}.str.strip() == '')).sum()"
+    return f"{_gaps(f'{dropna.func.value.id}[{subset.value!r}]')}.sum()"
+
+
+def _gaps(values: str) -> str:
+    """The gaps of `values` (code naming a column), blank texts too: what `isna()` alone misses."""
+    return f"({values}.isna() | ({values}.str.strip() == ''))"
 
 
 def whole_rows_dropped_for_a_total(
@@ -151,10 +155,11 @@ def whole_rows_dropped_for_a_total(
 def _values_with_gaps_elsewhere(frame: Any, column: str) -> bool:
     """Whether `frame` (as the task gave it) has rows whose `column` holds a value (not blank text) and some other
     column a gap."""
+    from nbagent.data import is_missing  # pandas is loaded: `frame` is a DataFrame
+
     if value_kind(frame) != "DataFrame" or column not in frame.columns:
         return False
-    values = frame[column]
-    held = values.notna() & ~values.map(lambda value: isinstance(value, str) and not value.strip())
+    held = ~is_missing(frame[column])
     return bool((held & frame.drop(columns=[column]).isna().any(axis=1)).any())
 
 
@@ -272,7 +277,7 @@ def text_totalled(tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
             continue
         ref = f"{frame_name}[{name!r}]"
         variable = name if name.isidentifier() and name not in namespace else "numbers"
-        converted = f"pd.to_numeric({ref}.str.replace(r'[$,]', '', regex=True), errors='coerce')"
+        converted = number_conversion(ref)
         then = _on_the_numbers(node, frame_name, variable)
         return [
             f"{ref} still holds numbers written as text, so .{node.func.attr}() works on the texts (a sum joins "
@@ -383,8 +388,8 @@ def _rows_that_repeat(count: int) -> str:
 
 def _made_with_repeats(tree: ast.Module, namespace: dict[str, Any], source: str, frame: Any) -> list[str]:
     """The doubt said of the frame the code counted, where the code made it from `source` with every column of it
-    and more (a merge): its repeated rows are `source`'s. Told to drop `orders`' repeats, the measured run rebound the merge's
-    name to `orders.drop_duplicates()` and lost the merged-in column."""
+    and more (a merge): its repeated rows are `source`'s. Told to drop `orders`' repeats, the measured run rebound
+    the merge's name to `orders.drop_duplicates()` and lost the merged-in column."""
     for node in ast.walk(tree):
         chain = _counting_chain(node)
         made = namespace.get(chain[0]) if chain and chain[0] != source else None

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from ..bindings import last_assignment
+from ..coercions import number_conversion
 from ..data_card import data_frames, filled_text, text_kind
 from .failure import parsed
 
@@ -123,13 +124,13 @@ def _numbers_hint(frame_name: str, column: str, values: Any, blank_failed: bool 
         return (
             f"Hint: the $ and , are out, but {ref} also holds blanks ({_blank_count(values)} blank or missing), which "
             f"astype(float) cannot read. pd.to_numeric reads them as missing: "
-            f"pd.to_numeric({ref}.str.replace(r'[$,]', '', regex=True), errors='coerce'), into a new variable."
+            f"{number_conversion(ref)}, into a new variable."
         )
     return (
         f"Hint: {ref} holds numbers written as text ({_examples(values, marked=True)}{_blanks(values)}), so it "
         f"cannot be totalled or converted as it is. Take out the $ and , first, then convert, into a new variable "
         f"(your notebook's `{frame_name}` stays as it is): "
-        f"pd.to_numeric({ref}.str.replace(r'[$,]', '', regex=True), errors='coerce')."
+        f"{number_conversion(ref)}."
     )
 
 
