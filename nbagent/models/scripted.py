@@ -66,7 +66,7 @@ class ScriptedModel(Model):
             if index >= len(self.responses):
                 raise ModelError(
                     f"ScriptedModel ran out of responses: call {index + 1} but only {len(self.responses)} scripted. "
-                    "Add more responses or lower max_steps."
+                    f"The last message it was sent ends: {_tail(messages)!r}. Add more responses or lower max_steps."
                 )
             answer = self.responses[index]
         return _as_message(answer)
@@ -134,12 +134,19 @@ def _count(text: str | None) -> int:
     return len(_TOKEN.findall(text or ""))
 
 
+def _texts(message: Any) -> list[str]:
+    content = message.content if isinstance(message, ChatMessage) else message.get("content")
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [part.get("text") or "" for part in content if isinstance(part, dict)]
+    return []
+
+
 def _count_tokens(messages: list[Any]) -> int:
-    total = 0
-    for message in messages:
-        content = message.content if isinstance(message, ChatMessage) else message.get("content")
-        if isinstance(content, str):
-            total += _count(content)
-        elif isinstance(content, list):
-            total += sum(_count(part.get("text")) for part in content if isinstance(part, dict))
-    return total
+    return sum(_count(text) for message in messages for text in _texts(message))
+
+
+def _tail(messages: list[Any], size: int = 400) -> str:
+    """The end of the last message: what the scripted run had come to when its script ran out (an error, mostly)."""
+    return "".join(_texts(messages[-1]))[-size:] if messages else ""

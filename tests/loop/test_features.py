@@ -239,3 +239,12 @@ def test_scripted_callable_answers_keep_their_tool_calls_when_streamed():
     agent = ToolCallingAgent(tools=[add], model=model, verbosity_level=-1, show_widget=False)
     assert agent.run("20+22") == "42"
     assert "42" in agent.memory.action_steps()[0].observations
+
+
+def test_a_script_that_runs_out_says_what_the_run_had_come_to():
+    model = ScriptedModel([call("add", {"a": 1, "b": "two"})])
+    agent = ToolCallingAgent(tools=[add], model=model, verbosity_level=-1, show_widget=False)
+    with pytest.raises(
+        Exception, match=r"(?s)call 2 but only 1 scripted\. The last message it was sent ends: .*unsupported operand"
+    ):
+        agent.run("1+2")

@@ -163,6 +163,7 @@ def test_a_real_kernel_s_session_key_history_and_clients_are_gone_from_the_worke
         assert kernel_hits[key] > 0  # the kernel itself keeps its key (the scan would have found it)
         assert run("again = executor('6 * 7').output", again="again")["again"] == "42"
         assert took < 10
+        run("executor.close()")  # the kill below would leave its scratch directory behind
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
@@ -217,15 +218,25 @@ def test_the_walk_of_a_large_namespace_stops_and_what_it_did_not_reach_is_masked
 
 
 class _FakeModel:
-    """A model whose load maps one large buffer of numbers (as llama.cpp's weights and caches) and which can unload."""
+    """A model whose load maps one large buffer of numbers (as llama.cpp's weights and caches) and which can unload.
+
+    The buffer is mapped anew as a model's loader does (``np.ones`` was not: malloc may serve 64 MiB from heap memory an
+    earlier test freed, mapped before the load, and in the full suite it once did)."""
 
     def __init__(self, size: int) -> None:
         import numpy as np
 
-        self.weights: object | None = np.ones(size // 8)
+        self.weights: object | None = np.frombuffer(_private_map(size), dtype=np.float64)
+        self.weights[:] = 1.0  # type: ignore[index]
 
     def unload(self) -> None:
         self.weights = None
+
+
+def _private_map(size: int) -> object:
+    import mmap
+
+    return mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)  # private, as malloc's (the default shares)
 
 
 def _buffer_range(model: _FakeModel) -> tuple[int, int]:
