@@ -292,7 +292,7 @@ class CodeLoop(AgentLoop):
         """A small model's code (its products of totals fixed) is an error if one cannot be fixed surely."""
         if fix.code != memory_step.model_code_action:
             memory_step.rewritten_code_action = fix.code
-        warning = self.coach.code_problem(fix.code)
+        warning = self.coach.code_problem(fix.code, self._seen_namespace())
         if warning:
             memory_step.code_action = fix.code
             raise AgentExecutionError(warning)
@@ -327,7 +327,7 @@ class CodeLoop(AgentLoop):
         said = " ".join(str(step.error) for step in actions if isinstance(step.error, AnswerRefused))
         refusals = sum(isinstance(step.error, AnswerRefused) for step in actions)
         ran = [_without_final_answer(part) for step in actions if (part := _part_that_ran(step))]
-        sliced = answer_code(ran, code)  # the statements the answer depends on, not every line that ran
+        sliced = answer_code(ran, code, self._seen_namespace())  # what the answer depends on, not all that ran
         ran = [sliced] if sliced is not None else [*ran, code]
         problems = self.coach.answer_doubts(answer, self.task or "", "\n".join(ran), self._seen_namespace())
         sure = f"final_answer({_echo(answer)}) was refused" in said and _one_value(answer)  # sent again: it is sure

@@ -228,3 +228,16 @@ def test_the_code_an_answer_comes_from_keeps_its_path_and_the_call():
     )
     assert answer_code(earlier, "count = 3") is None  # no answer: the checks read all the code
     assert answer_code(["x = ("], "final_answer(1)") is None
+
+
+def test_an_answer_written_out_comes_from_the_code_of_the_variable_that_holds_it():
+    from nbagent.loop.program.slicing import answer_code
+
+    earlier = ["west = orders[orders['region'] == 'West']\ntotal = west['amount'].sum()", "print(total)"]
+    namespace = {"west": pd.DataFrame({"amount": [1.5]}), "total": np.float64(116286.42)}
+    assert answer_code(earlier, "final_answer(116286.42)", namespace) == (
+        "west = orders[orders['region'] == 'West']\ntotal = west['amount'].sum()\nfinal_answer(total)"
+    )
+    assert answer_code(earlier, "final_answer(5.0)", namespace) is not None  # no variable holds it: as written
+    assert "total" not in answer_code(earlier, "final_answer(5.0)", namespace)
+    assert "total" not in answer_code(earlier, "final_answer('116286.42')", namespace)  # text is no number

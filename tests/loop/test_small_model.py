@@ -519,6 +519,38 @@ def test_a_silent_step_shows_a_small_model_the_variable_it_made():
 
 
 @pytest.mark.parametrize(
+    "merge",
+    ["merged = sales.merge(shops, on='shop')", "merged = pd.merge(sales, shops, on='shop')"],
+)
+def test_a_silent_merge_says_which_frame_each_suffixed_column_came_from(merge):
+    namespace = {**sales_namespace(), "shops": pd.DataFrame({"shop": ["a"], "units": [7]})}
+    namespace["sales"]["shop"] = "a"
+    model = scripted([code(merge), code("final_answer(1)")])
+    agent = agent_for(model, namespace={**namespace, "pd": pd}, additional_authorized_imports=["pandas"])
+    agent.run("One from `sales` and `shops`.")
+    seen = actions(agent)[0].observations
+    assert "(`units_x` is `sales`'s 'units', `units_y` is `shops`'s: the merge's suffixes)" in seen
+
+
+@pytest.mark.parametrize(
+    "body, then",
+    [
+        ("per = {'N': 1.5, 'S': 2.0}", "If `per` is what the task asks for, call final_answer(per); if not, compute"),
+        ("per = 42", "If `per` is what the task asks for"),
+        ("per = ('N', 3)", "If `per` is what the task asks for"),
+        ("per = sales['units'].sum()", "If `per` is what the task asks for"),
+        ("per = sales.groupby('units').sum()", "Now compute what the task asks from `per`."),
+        ("per = {'N': [1, 2]}", "Now compute what the task asks from `per`."),
+        ("per = list(range(50))", "Now compute what the task asks from `per`."),
+    ],
+)
+def test_a_silent_step_that_made_an_answer_shaped_value_names_final_answer(body, then):
+    agent = agent_for(scripted([code(body), code("final_answer(1)")]), namespace=sales_namespace())
+    agent.run("One from `sales`.")
+    assert then in actions(agent)[0].observations
+
+
+@pytest.mark.parametrize(
     "change",
     [
         "sales['revenue'] = sales['units'] * sales['unit_price']",

@@ -396,3 +396,47 @@ def test_what_a_failing_step_ran_before_its_error_counts_as_code_the_answer_come
     steps = agent.memory.action_steps()
     assert str(steps[0].error).startswith("Error on line 2 of the code")
     assert steps[1].error is None
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "gaps = orders['amount'].isna() | (orders['amount'].str.strip() == '')\nn = gaps.sum()\n"
+        "total = orders.shape[0]\nfinal_answer(int(total - n))",
+        "have = len(orders) - orders['amount'].isna().sum()\nfinal_answer(have)",
+    ],
+)
+def test_the_gaps_taken_from_all_the_rows_for_a_missing_question_are_proved_wrong(code):
+    question = "How many orders in `orders` have no amount recorded?"
+    (said,) = [p for p in problems(question, code, 3) if "takes the gaps from all the rows" in p]
+    assert Coach.proves_wrong(said) and "that is " in said
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "final_answer(len(orders) - orders['amount'].notna().sum())",
+        "final_answer(len(orders) - len(orders.dropna(subset=['amount'])))",
+        "n = orders['amount'].isna().sum()\nfinal_answer(int(n))",
+    ],
+)
+def test_rows_less_the_filled_ones_or_the_gaps_themselves_pass(code):
+    found = problems("How many orders in `orders` have no amount recorded?", code, 3)
+    assert not any("takes the gaps" in p for p in found)
+    assert not any("takes the gaps" in p for p in problems("How many orders in `orders` have an amount?", code, 3))
+
+
+@pytest.mark.parametrize("blank", ["", "  ", "nan", None])
+def test_a_group_of_the_rows_without_a_label_is_doubted(blank):
+    answer = {blank: 3.0, "North": 1.0, "South": 2.0}
+    (said,) = [
+        p for p in problems("What is the total amount of each region?", "final_answer(d)", answer) if "no label" in p
+    ]
+    assert (
+        said.startswith(f"the answer's group {blank!r} holds the rows with no label") and "replace('', np.nan)" in said
+    )
+
+
+@pytest.mark.parametrize("answer", [{"North": 1.0, "South": 2.0}, {"": 1.0}, {0: 1.0, 1: 2.0}, 5])
+def test_groups_that_are_all_labels_pass_the_blank_group_check(answer):
+    assert not any("no label" in p for p in problems("What is the total amount of each region?", "x = 1", answer))

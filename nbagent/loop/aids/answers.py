@@ -36,7 +36,9 @@ from .doubts import Contradiction
 from .selections import empty_selection_lines
 from .signs import negative_total_subtracted
 from .untidy_answers import (
+    blank_groups,
     blanks_not_counted,
+    gaps_subtracted_from_rows,
     kept_rows_counted_for_missing,
     label_spellings_missed,
     repeats_not_dropped,
@@ -65,6 +67,7 @@ _NAME_DEMANDED = re.compile(
 _NAMED_THING = re.compile(r"\b(\w+?)(?:'s)? names?\b", re.IGNORECASE)  # "product names", "the customer's name"
 _PER_GROUP = r"\b(each|every|per|by|all|daily|weekly|monthly|quarterly|yearly|annual)\b"  # "monthly revenue"
 _DEFINED_PRODUCT = re.compile(r"\b(?P<quantity>\w+)\s*\(\s*(?P<left>\w+)\s*[×*xX]\s*(?P<right>\w+)\s*\)")
+_EXCLUSION_ASKED = re.compile(r"\b(not|except|excluding|other than|outside|besides|but)\b", re.IGNORECASE)
 _PERCENT_ASKED = re.compile(r"\bpercent(age)?\b|\bin %|%\?", re.IGNORECASE)
 _POSITIONAL = re.compile(r"\.iloc\b|\[\s*-\d+\s*\]|\.shift\(|\.pct_change\(|\.diff\(")
 _MONTH_NAMES = "January February March April May June July August September October November December".split()
@@ -181,6 +184,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_proved(label_spellings_missed, tree, context.namespace),
         *_proved(text_totalled, tree, context.namespace),
         *_proved(kept_rows_counted_for_missing, context.question, tree),
+        *_proved(gaps_subtracted_from_rows, context.question, tree, _final_answer_argument(tree)),
         *_guarded(whole_rows_dropped_for_a_total, context.question, tree, context.namespace, context.given),
         *_proved(blanks_not_counted, tree, context.namespace),
         *_proved(spellings_counted_apart, answer, context.code, context.namespace, context.variables),
@@ -191,8 +195,10 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_guarded(empty_selection_lines, context.code, context.namespace),
         _numbers_for_names(answer, context),
         _grouped_unasked(answer, context),
+        *_guarded(blank_groups, answer),
         *_unused_variables(context),
         *_values_not_selected(tree, context),
+        *_values_excluded(tree, context),
         *_values_not_asked(tree, context),
         *_months_not_selected(context),
         *_guarded(_years_not_selected, context),
@@ -362,6 +368,30 @@ def _values_not_selected(tree: ast.Module, context: AnswerContext) -> list[str]:
             found.setdefault(
                 value.lower(),
                 f"the question names {value!r} (a value of {frame_name}[{column!r}]), but the code never selects it",
+            )
+    return list(found.values())
+
+
+def _values_excluded(tree: ast.Module, context: AnswerContext) -> list[str]:
+    """A value the question asks about ("orders from the West region") that the code only compares with `!=`: it
+    kept every row but those (the messy run's West refunds summed over the other regions)."""
+    if _EXCLUSION_ASKED.search(context.question):
+        return []
+    equal, unequal = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for op, comparator in zip(node.ops, node.comparators):
+                if is_text(comparator):
+                    (unequal if isinstance(op, ast.NotEq) else equal).add(comparator.value.strip().lower())
+    found: dict[str, str] = {}
+    for _, column, raw in _categories(context):
+        value = raw.strip()
+        named = re.search(rf"\b{re.escape(value)}(s|es)?\b", context.question, re.IGNORECASE)
+        if named and value.lower() in unequal - equal:
+            found.setdefault(
+                value.lower(),
+                f"the question asks about {value!r}, but the code compares {column} with != {value!r}, which keeps "
+                f"every row except those: select them with == instead",
             )
     return list(found.values())
 

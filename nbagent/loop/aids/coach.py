@@ -22,6 +22,7 @@ from .coercions import numbers_lost
 from .data_card import split_task
 from .hints import execution_hint, silent_step_observation
 from .history import small_model_messages
+from .kept_data import frame_losses
 from .reconversions import fix_reconversions
 from .repeats import (
     AGAIN_NOTE,
@@ -51,6 +52,7 @@ class Coach:
         self.small = small
         self.failed = failed
         self._given: dict[str, Any] = {}
+        self._question = ""
 
     # ------------------------------------------------------------------------------------------ before a step
 
@@ -61,7 +63,7 @@ class Coach:
     def task_begins(self, task: str, namespace: dict[str, Any]) -> None:
         """Before the first code of `task` runs: the variables it names, as it gives them (the answer checks read the
         things a "which <thing>" question asks for from them, whatever the code rebinds the names to)."""
-        _, variables = split_task(task)
+        self._question, variables = split_task(task)
         self._given = {name: namespace[name] for name in variables if name in namespace}
 
     def prepared_code(self, code: str, namespace: dict[str, Any]) -> CodeFix:
@@ -71,9 +73,15 @@ class Coach:
             return CodeFix(code)
         return fix_totals(code).then(lambda fixed: fix_reconversions(fixed, namespace))
 
-    def code_problem(self, code: str) -> str:
-        """Why a small model's code must not run as written (a product of totals that cannot be fixed), or ""."""
-        return code_warning(code) if self.small else ""
+    def code_problem(self, code: str, namespace: dict[str, Any]) -> str:
+        """Why a small model's code must not run as written (a product of totals that cannot be fixed, rows or
+        columns taken out of a frame the task gave), or ""."""
+        if not self.small:
+            return ""
+        try:
+            return code_warning(code) or frame_losses(code, self._question, namespace, list(self._given))
+        except Exception:  # advice over any data a notebook holds: odd data says nothing
+            return ""
 
     def repeated(self, code: str, actions: Sequence[ActionStep], namespace: dict[str, Any]) -> None:
         """Raise when `code` repeats what already failed (twice in a row, or at any earlier step whose failure still

@@ -14,19 +14,21 @@ import ast
 import re
 from typing import Any
 
-from .bindings import assignments
+from .bindings import assignments, last_assignment
 from .code_checks import frame_column, is_method_call, is_text
 from .coercions import number_conversion
 from .data_card import data_frames, filled_text, text_kind, value_kind
 from .doubts import Contradiction
 
 __all__ = [
+    "blank_groups",
     "blanks_not_counted",
     "label_spellings_missed",
     "repeats_not_dropped",
     "spellings_counted_apart",
     "text_totalled",
     "kept_rows_counted_for_missing",
+    "gaps_subtracted_from_rows",
     "whole_rows_dropped_for_a_total",
 ]
 
@@ -94,6 +96,79 @@ def kept_rows_counted_for_missing(question: str, tree: ast.Module) -> list[str]:
         "dropna() keeps the rows that have a value, so the code counted those; the question asks for the rows "
         "without one: count the gaps instead (isna(), and the blank texts too)" + (f": {gaps}" if gaps else "")
     ]
+
+
+def blank_groups(answer: Any) -> list[str]:
+    """A dict answer per group with a group for the rows that have no label: '' (or 'nan', None): the blank texts
+    groupby keeps as a label of their own (the messy run's segment totals came with a '' segment beside Business,
+    Consumer and Enterprise)."""
+    if not isinstance(answer, dict) or len(answer) < 2:
+        return []
+    blanks = [key for key in answer if _is_blank_key(key)]
+    if not blanks or not any(isinstance(key, str) and not _is_blank_key(key) for key in answer):
+        return []
+    return [
+        f"the answer's group {blanks[0]!r} holds the rows with no label at all (blank or missing), no group the "
+        "question asks for: leave those rows out (groupby keeps a blank text as a label of its own: turn the blank "
+        "texts into gaps first, .replace('', np.nan), and groupby skips them)"
+    ]
+
+
+def _is_blank_key(key: Any) -> bool:
+    if key is None or (isinstance(key, float) and key != key):
+        return True
+    return isinstance(key, str) and key.strip().lower() in ("", "nan", "none", "<na>", "nat")
+
+
+def gaps_subtracted_from_rows(question: str, tree: ast.Module, answer: ast.AST | None) -> list[str]:
+    """ "How many orders have no amount recorded?" answered with all the rows less the gaps the code counted: the
+    rows that have one (the messy run counted the 13 gaps right, then answered 330 - 13 = 317)."""
+    if answer is None or not _MISSING_ASKED.search(question):
+        return []
+    difference = _through_names(answer, tree)
+    if not (isinstance(difference, ast.BinOp) and isinstance(difference.op, ast.Sub)):
+        return []
+    gaps = difference.right
+    if not _counts_gaps(_through_names(gaps, tree), tree):
+        return []
+    return [
+        f"{ast.unparse(difference)} takes the gaps from all the rows, which counts the rows that have a value; the "
+        f"question asks for the rows without one: that is {ast.unparse(gaps)} itself"
+    ]
+
+
+def _through_names(node: ast.AST, tree: ast.Module) -> ast.AST:
+    """`node` through `int(...)`-like wrappers and, for a name, its last assignment in the code (a few hops)."""
+    for _ in range(6):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "float", "round"):
+            node = node.args[0] if node.args else node
+        elif isinstance(node, ast.Name) and (value := last_assignment(node.id, tree)) is not None:
+            node = value
+        else:
+            break
+    return node
+
+
+def _counts_gaps(node: ast.AST, tree: ast.Module) -> bool:
+    """Whether `node` (or the names it reads, their assignments in turn) tests for gaps: isna(), a blank text."""
+    seen: set[str] = set()
+    todo = [node]
+    while todo:
+        for part in ast.walk(todo.pop()):
+            if is_method_call(part, *_MISSING_CALLS, "is_missing") or _blank_test(part):
+                return True
+            if isinstance(part, ast.Name) and part.id not in seen:
+                seen.add(part.id)
+                value = last_assignment(part.id, tree)
+                todo += [value] if value is not None else []
+    return False
+
+
+def _blank_test(node: ast.AST) -> bool:
+    """`… == ''` (a blank text tested for), or a call of `is_missing(...)` by its bare name."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return node.func.id == "is_missing"
+    return isinstance(node, ast.Compare) and any(is_text(c) and not c.value.strip() for c in node.comparators)
 
 
 def _gaps_of(dropna: ast.Call) -> str:

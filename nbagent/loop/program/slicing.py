@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Any
 
 from .analysis import Facts, facts_of, is_answer_call
+from .same import same_value
 
 __all__ = ["Statement", "backward_slice", "strip_shows", "answer_assignment", "answer_code", "ANSWER"]
 
@@ -44,13 +46,18 @@ def backward_slice(statements: list[Statement], outputs: set[str]) -> list[State
     return kept[::-1]
 
 
-def answer_code(earlier: list[str], answering: str) -> str | None:
+def answer_code(earlier: list[str], answering: str, namespace: dict[str, Any] | None = None) -> str | None:
     """The code an answer comes from: the statements of the earlier steps' code (`earlier`, code that ran) and of
     the answering code that its `final_answer(...)` depends on, as written (the call stays a call); None when the
     code cannot be read as Python or gives no answer.
 
     The answer checks read this, not all the code that ran: an earlier step's `march = orders[...]` is no selection
-    of March for an answer that counts every row (the messy run's 330 for "orders placed in March 2024")."""
+    of March for an answer that counts every row (the messy run's 330 for "orders placed in March 2024").
+
+    An answer written out as a number or text (`final_answer(116286.42)`, copied from a printed variable) comes from
+    the code of the variable of `namespace` that an earlier step assigned and that holds it: read as nothing at all,
+    the checks said the question's frames were never used, and the model recomputed the same total twice."""
+    answering = _literal_as_name(earlier, answering, namespace or {})
     statements: list[Statement] = []
     for number, code in enumerate([*earlier, answering]):
         is_answering = number == len(earlier)
@@ -66,6 +73,40 @@ def answer_code(earlier: list[str], answering: str) -> str | None:
     if not any(ANSWER in statement.facts.defines for statement in kept):
         return None
     return "\n".join(statement.text for statement in kept)
+
+
+def _literal_as_name(earlier: list[str], answering: str, namespace: dict[str, Any]) -> str:
+    """`answering` with a written-out `final_answer(<literal>)` as `final_answer(<name>)`, the last name the earlier
+    code assigned whose value in `namespace` equals the literal; else `answering` as it is."""
+    try:
+        body = ast.parse(answering).body
+    except SyntaxError:
+        return answering
+    if not (len(body) == 1 and isinstance(body[0], ast.Expr) and is_answer_call(body[0].value)):
+        return answering
+    arguments = body[0].value.args  # type: ignore[attr-defined]  # an answer call
+    if len(arguments) != 1 or not isinstance(arguments[0], ast.Constant):
+        return answering
+    literal = arguments[0].value
+    if not isinstance(literal, (int, float, str)) or isinstance(literal, bool):
+        return answering
+    for name in reversed(_assigned_names(earlier)):
+        if name in namespace and same_value(namespace[name], literal):
+            return f"final_answer({name})"
+    return answering
+
+
+def _assigned_names(codes: list[str]) -> list[str]:
+    names: list[str] = []
+    for code in codes:
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.append(node.id)
+    return names
 
 
 class _DropShows(ast.NodeTransformer):

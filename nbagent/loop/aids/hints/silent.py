@@ -14,6 +14,9 @@ from ..data_card import describe_value
 __all__ = ["NOTHING_PRINTED", "silent_step_observation"]
 
 
+_SHOWN_PAIRS = 3  # columns both frames have, named with the frame each suffix stands for
+_FEW = 20  # items of a dict or list that can be an answer as it is (a total per group)
+
 NOTHING_PRINTED = "The code ran and printed nothing. Print the values you need to see, or call final_answer.\n"
 
 
@@ -28,10 +31,61 @@ def silent_step_observation(code: str, namespace: dict[str, Any]) -> str:
     if name is None or name not in namespace:
         return NOTHING_PRINTED
     # without the last line the small model answered a merge it was shown with final_answer(None) (2 of 24 clean)
-    return (
-        f"The code ran and printed nothing. `{name}` is now:\n{describe_value(name, namespace[name])}\n"
-        f"Now compute what the task asks from `{name}`.\n"
+    value = namespace[name]
+    then = (
+        f"If `{name}` is what the task asks for, call final_answer({name}); if not, compute it from `{name}`."
+        if _answer_shaped(value)
+        else f"Now compute what the task asks from `{name}`."
     )
+    described = describe_value(name, value) + _suffixes_said(code, value)
+    return f"The code ran and printed nothing. `{name}` is now:\n{described}\n{then}\n"
+
+
+def _suffixes_said(code: str, value: Any) -> str:
+    """Which frame each `_x`/`_y` column of a merge the code's last line made came from.
+
+    Shown `amount_x` and `amount_y` after `refunds.merge(orders, …)`, the messy run's 1.5B model totalled the
+    orders' amounts for "how much was refunded"."""
+    sides = _merged_frames(code)
+    columns = [str(column) for column in getattr(value, "columns", [])]
+    pairs = [c[:-2] for c in columns if c.endswith("_x") and f"{c[:-2]}_y" in columns]
+    if sides is None or not pairs:
+        return ""
+    left, right = sides
+    said = "; ".join(f"`{c}_x` is `{left}`'s {c!r}, `{c}_y` is `{right}`'s" for c in pairs[:_SHOWN_PAIRS])
+    return f"\n  ({said}: the merge's suffixes)"
+
+
+def _merged_frames(code: str) -> tuple[str, str] | None:
+    """(left, right) frame names of `x = left.merge(right, …)` or `x = pd.merge(left, right, …)` on the last line."""
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return None
+    last = body[-1] if body else None
+    call = last.value if isinstance(last, ast.Assign) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "merge"):
+        return None
+    frames = [call.func.value, *call.args[:1]] if call.args else []
+    if isinstance(call.func.value, ast.Name) and call.func.value.id in ("pd", "pandas"):
+        frames = call.args[:2]
+    names = [frame.id for frame in frames if isinstance(frame, ast.Name)]
+    return (names[0], names[1]) if len(names) == 2 else None
+
+
+def _answer_shaped(value: Any) -> bool:
+    """A value that can be an answer as it is: a number or text, or a few of them (a dict from group to total).
+
+    Shown a dict of the totals asked for and told to "compute what the task asks from it", the messy run's 1.5B
+    model printed it, then replied with one of its numbers and no code, and ran out of steps."""
+    if isinstance(value, (dict, list, tuple)):
+        items = [*value.keys(), *value.values()] if isinstance(value, dict) else list(value)
+        return 0 < len(value) <= _FEW and all(_is_scalar(item) for item in items)
+    return _is_scalar(value)
+
+
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, (int, float, str)) or type(value).__module__ == "numpy" and getattr(value, "ndim", 1) == 0
 
 
 def _last_assigned_name(code: str) -> str | None:
