@@ -25,7 +25,7 @@ def orders() -> pd.DataFrame:
 
 def hint_for(code: str, frame: pd.DataFrame | None = None) -> str:
     namespace = {"orders": orders() if frame is None else frame, "pd": pd}
-    executor = LocalPythonExecutor(additional_authorized_imports=["pandas"], namespace=namespace)
+    executor = LocalPythonExecutor(additional_authorized_imports=["pandas", "matplotlib"], namespace=namespace)
     with pytest.raises(Exception) as failed:
         executor(code)
     return execution_hint(failed.value, code, namespace, "How much?")
@@ -111,7 +111,7 @@ def test_final_answer_given_two_values_is_told_to_pass_one():
     frame = pd.DataFrame({"segment": ["a", "b", "a"]})
     code = "top = frame['segment'].value_counts()\nfinal_answer(top.idxmax(), top.max())"
     namespace = {"frame": frame}
-    executor = LocalPythonExecutor(additional_authorized_imports=["pandas"], namespace=namespace)
+    executor = LocalPythonExecutor(additional_authorized_imports=["pandas", "matplotlib"], namespace=namespace)
     executor.send_tools({})
     with pytest.raises(Exception) as failed:
         executor(code)
@@ -144,6 +144,9 @@ def test_str_on_a_converted_column_names_that_column_when_the_line_names_another
         "total_orders = 100.0\ntotal_refunds = orders['amount'].sum()\nnet = round(total_orders - total_refunds, 2)",
         # and a text has no .round()
         "total_refunds = orders['amount'].sum().round(2)",
+        # a chart of totals that joined the texts has nothing to draw
+        "import matplotlib\nmatplotlib.use('Agg')\nmonthly = orders.groupby('region')['amount'].sum()\n"
+        "monthly.plot(kind='bar')",
     ],
 )
 def test_a_total_that_stayed_text_is_traced_to_its_column(code):

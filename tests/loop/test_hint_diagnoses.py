@@ -136,6 +136,25 @@ def test_a_frames_column_grouped_by_a_column_name_gets_the_frame_level_line(hint
     assert 'sales[sales["price"] > 2].groupby("product")["units"].sum()' in hint
 
 
+@pytest.mark.parametrize(
+    "code, fixed",
+    [
+        (
+            'units = sales["units"]\nx = units.groupby(sales["product"])["units"].sum()',
+            'x = units.groupby(sales["product"]).sum()',
+        ),
+        (
+            'x = sales["units"].groupby(sales["product"])["units"].mean()',
+            'sales["units"].groupby(sales["product"]).mean()',
+        ),
+    ],
+)
+def test_a_column_picked_after_a_series_groupby_is_said_to_be_the_series_itself(hint_for, code, fixed):
+    hint = hint_for(code)
+    assert "is already one column (a Series), so its groupby has no column 'units' to pick" in hint, hint
+    assert hint.endswith(fixed) and "has the columns" not in hint
+
+
 def test_a_series_expression_grouped_by_a_column_name_is_grouped_by_the_tables_column(hint_for):
     hint = hint_for('x = (sales["units"] * sales["price"]).groupby("product").sum()')
     assert "is a Series, not a table, so it has no column 'product'" in hint

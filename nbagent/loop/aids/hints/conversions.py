@@ -27,7 +27,8 @@ _NUMBER_FAILED = re.compile(
     r"Could not convert .+ to numeric|not supported between instances of 'str' and '(?:int|float)'|"
     r"Cannot perform reduction '\w+' with string dtype|type str doesn't define __round__|"
     r"ufunc '\w+' did not contain a loop with signature matching types|"
-    r"'str' object has no attribute '(?:round|astype|item|mean|sum)'"  # a total of text is text
+    r"'str' object has no attribute '(?:round|astype|item|mean|sum)'|"  # a total of text is text
+    r"no numeric data to plot"  # a chart of totals that joined texts
 )
 _DATE_FAILED = re.compile(
     r"doesn't match format|Unknown datetime string format|Can only use \.dt accessor with datetimelike|"

@@ -14,7 +14,7 @@ from .code_errors import final_answer_arguments, long_code, undefined_name
 from .comparisons import compared_types_hint, mask_precedence, nothing_found
 from .conversions import already_converted, text_conversion
 from .failure import Failure, failing_line, failing_statement
-from .grouping import grouped_total, product_grouped, series_grouped_by_name
+from .grouping import column_of_a_grouped_series, grouped_total, product_grouped, series_grouped_by_name
 from .lookups import missing_attribute_hint, missing_key, row_numbers, tuple_subset
 from .merges import merge_hint
 from .shapes import numpy_hint
@@ -57,6 +57,7 @@ _RULES: tuple[Callable[[Failure], str], ...] = (
     final_answer_arguments,
     product_grouped,
     series_grouped_by_name,
+    column_of_a_grouped_series,
     mask_precedence,
     merge_hint,
     compared_types_hint,

@@ -16,7 +16,7 @@ from ..error_keys import missing_keys
 from .code_names import after_call, column_of, frame_code, is_series_code, texts
 from .failure import Failure, parsed, segment
 
-__all__ = ["product_grouped", "series_grouped_by_name", "grouped_total"]
+__all__ = ["product_grouped", "series_grouped_by_name", "column_of_a_grouped_series", "grouped_total"]
 
 
 _CANNOT_TOTAL = re.compile(r"does not support operation|agg function failed|[Cc]ould not convert|unsupported operand")
@@ -81,6 +81,29 @@ def _grouped_series_hint(found: Failure, text: str, receiver: ast.AST, columns: 
         f"Hint: `{shown}` is a Series, not a table, so it has no column {column!r}. Group it by the table's "
         f"column: {wrapped}.groupby({owners[0]}[{column!r}]){rest}"
     )
+
+
+def column_of_a_grouped_series(found: Failure) -> str:
+    """`amount.groupby(key)["amount"]` of a Series: it is already the one column, so there is none to pick.
+
+    The messy run converted a column into a Series as it was told, then kept the frame's `["amount"]` after its
+    groupby; told only the frame's columns, it decided the column was gone and wrote comments instead of code."""
+    missing = {str(key) for key in missing_keys(found.message)}
+    text = found.statement.strip()
+    tree = parsed(text)
+    for node in ast.walk(tree) if tree and missing else ():
+        if not (isinstance(node, ast.Subscript) and is_text(node.slice) and node.slice.value in missing):
+            continue
+        grouped = node.value
+        if not (is_method_call(grouped, "groupby") and is_series_code(grouped.func.value, found.namespace)):
+            continue
+        shown, picked = segment(text, grouped.func.value), segment(text, node)
+        fixed = text.replace(picked, segment(text, grouped), 1)
+        return (
+            f"Hint: `{shown}` is already one column (a Series), so its groupby has no column "
+            f"{node.slice.value!r} to pick: total it as it is: {fixed}"
+        )
+    return ""
 
 
 def _picked_from(node: ast.AST, text: str, namespace: dict[str, Any]) -> tuple[str, Any, str] | None:
