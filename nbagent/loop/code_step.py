@@ -260,6 +260,9 @@ class CodeLoop(AgentLoop):
             problems = [handle]
         if small and memory_step.figures:  # a chart that does not draw the groups asked for, answered or not
             problems = (self._new_chart_problems(memory_step.figures) + problems)[:_MAX_PROBLEMS_SAID]
+        if small and memory_step.figures and not problems and not output.is_final_answer:
+            taken = self.coach.chart_taken(memory_step.code_action, self._seen_namespace())
+            memory_step.observations = (memory_step.observations or "") + taken
         is_final = output.is_final_answer and not problems  # a doubted answer is observed, then refused
         yield ToolOutput(
             id=call.id,

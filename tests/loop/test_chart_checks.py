@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from nbagent import ActionStep, CodeAgent, ScriptedModel
-from nbagent.loop.aids.chart_checks import chart_problems
+from nbagent.loop.aids.chart_checks import chart_problems, chart_taken_note
 from nbagent.loop.code_step import AnswerRefused
 from nbagent.loop.prompting import SMALL
 from nbagent.media import collect_images
@@ -204,4 +204,32 @@ def test_a_per_day_chart_is_refused_and_the_monthly_one_is_taken(executor_type):
     assert [figure["marks"] for figure in second.figures] == [6] and second.error is None
     assert second.is_final_answer and list(answer) == list(
         frames()["sales"].groupby(frames()["sales"]["date"].dt.to_period("M"))["units"].sum()
+    )
+
+
+@pytest.mark.filterwarnings("ignore::nbagent.sandbox.guards.executor.LocalNotice")
+def test_a_chart_the_checks_take_is_followed_by_the_line_that_ends_the_run():
+    drawn = MONTHLY.replace("\nfinal_answer(monthly)", "")
+    model = ScriptedModel([f"Thought: go.\n```python\n{body}\n```" for body in (drawn, "final_answer(monthly)")])
+    model.prompt_profile = SMALL
+    agent = CodeAgent(
+        tools=[],
+        model=model,
+        namespace={"sales": frames()["sales"]},
+        executor_type="local",
+        additional_authorized_imports=["pandas", "matplotlib", "matplotlib.*"],
+        verbosity_level=-1,
+        show_widget=False,
+        max_steps=3,
+    )
+    agent.run(QUESTION)
+    first = next(step for step in agent.memory.steps if isinstance(step, ActionStep))
+    assert first.error is None and first.observations.endswith(
+        "The chart draws what the question asks for. If it is the chart asked for, end the run now: "
+        "final_answer(monthly).\n"
+    )
+    namespace = {"sales": frames()["sales"], "monthly": {"a": 1}}
+    assert chart_taken_note(drawn, "How many units were sold in `sales`?", namespace, ["sales"]) == ""  # no chart asked
+    assert chart_taken_note("sales.plot()", QUESTION, namespace, ["sales"]).endswith(
+        "final_answer with the values it plots.\n"
     )

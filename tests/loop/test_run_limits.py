@@ -388,3 +388,15 @@ def test_code_that_moves_a_value_on_runs_again():
     namespace = {"count": 0}
     agent = make_agent(ScriptedModel([step, step, code("final_answer(count)")]), namespace=namespace)
     assert agent.run("Count to two with `count`.") == 2
+
+
+def test_code_that_makes_its_value_afresh_before_moving_it_on_is_not_run_again():
+    step = code("total = sum(values)\ntotal = total * 2\nruns.append(1)")
+    namespace = {"values": [1, 2], "runs": []}
+    agent = make_agent(ScriptedModel([step, step, code("final_answer(total)")]), namespace=namespace)
+    assert agent.run("Twice the sum of `values`.") == 6
+    assert str(agent.memory.action_steps()[1].error).startswith("Not run: this code is the same as the code of your")
+    assert namespace["runs"] == [1]
+    moving = code("total = total * 2")  # reads the last run's value: each run is new work
+    agent = make_agent(ScriptedModel([moving, moving, code("final_answer(total)")]), namespace={"total": 1})
+    assert agent.run("Double `total` twice.") == 4

@@ -13,12 +13,13 @@ A step passes when one of its figures fits; a figure, when one of its axes fits.
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
-from .data_card import data_frames
+from .data_card import data_frames, value_kind
 
-__all__ = ["chart_problems"]
+__all__ = ["chart_problems", "chart_taken_note"]
 
 _CHART_ASKED = re.compile(r"\b(?:plot|chart|graph|histogram|visuali[sz]|draw|barplot|lineplot)\w*", re.I)
 _UNITS = {  # unit: (the words that ask for it, the pandas period)
@@ -41,6 +42,36 @@ _OVER_TIME = re.compile(
 )
 _DATE_NAME = re.compile(r"date|time|day|month|period|week|_at$|^at_|year", re.I)
 _FAR = 2  # marks above this many times the groups (and 3 more at least) draw the rows, not the groups
+
+
+def chart_taken_note(code: str, question: str, namespace: dict[str, Any], task_names: list[str]) -> str:
+    """What a small model reads after a step drew the chart the question asks for and the checks took it: that the
+    run ends with final_answer, and with what. The messy run drew the region chart right at its second step, then
+    sent an empty reply, the same code again (refused as a repeat), and a chart of every spelling, to the end."""
+    if not _CHART_ASKED.search(question):
+        return ""
+    name = _plotted(code, namespace, task_names)
+    answer = f"final_answer({name})" if name else "final_answer with the values it plots"
+    return f"The chart draws what the question asks for. If it is the chart asked for, end the run now: {answer}.\n"
+
+
+def _plotted(code: str, namespace: dict[str, Any], task_names: list[str]) -> str:
+    """The last name the code assigned that holds a table, a Series or a dict (what a chart is drawn from)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return ""
+    names = [
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id not in task_names
+    ]
+    held = [name for name in names if name in namespace and _chart_data(namespace[name])]
+    return held[-1] if held else ""
+
+
+def _chart_data(value: Any) -> bool:
+    return value_kind(value) in ("Series", "DataFrame") or isinstance(value, dict)
 
 
 def chart_problems(

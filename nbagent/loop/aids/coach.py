@@ -16,7 +16,7 @@ from nbagent.record import ActionStep
 from nbagent.sandbox import handle_advice, is_worker_handle
 
 from .answers import AnswerContext, Contradiction, answer_problems
-from .chart_checks import chart_problems
+from .chart_checks import chart_problems, chart_taken_note
 from .code_checks import CodeFix, code_warning, fix_totals
 from .coercions import numbers_lost
 from .data_card import split_task
@@ -161,6 +161,16 @@ class Coach:
         """Whether a doubt from `answer_doubts` is proved by the data (the answer cannot be right as it stands)
         rather than a guess about what the question meant."""
         return isinstance(doubt, Contradiction)
+
+    def chart_taken(self, code: str, namespace: dict[str, Any]) -> str:
+        """What a small model reads after its step drew a chart the checks took, for a chart question: end the run
+        with final_answer (and with what); "" for other models and questions."""
+        if not self.small:
+            return ""
+        try:
+            return chart_taken_note(code, self._question, namespace, list(self._given))
+        except Exception:  # advice over any data a notebook holds
+            return ""
 
     def chart_doubts(self, figures: Sequence[dict[str, Any]], task: str, namespace: dict[str, Any]) -> list[str]:
         """Why a small model's figures (their summaries, `ActionStep.figures`) do not draw what `task` asks for:

@@ -124,19 +124,31 @@ def _ran_clean(step: ActionStep, code: str, failed: Callable[[ActionStep], bool]
 
 
 def _steps_a_value(code: str) -> bool:
-    """Code whose every run moves a value on (`x += 1`, `n = n + 1`): running it again is not the same work."""
+    """Code whose every run moves a value on (`x += 1`, `n = n + 1`): running it again is not the same work. A name
+    the code itself made afresh first (`t = frame.sum()` then `t = t.apply(...)`) starts over at each run: the
+    messy run sent such code six times in a row, each time drawing the same wrong chart."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.AugAssign):
-            return True
-        if isinstance(node, ast.Assign):
-            bound = {target.id for target in node.targets if isinstance(target, ast.Name)}
-            if bound & {name.id for name in ast.walk(node.value) if isinstance(name, ast.Name)}:
+    made: set[str] = set()
+    for statement in tree.body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.AugAssign) and _root(node.target) not in made:
                 return True
+            if isinstance(node, ast.Assign):
+                bound = {target.id for target in node.targets if isinstance(target, ast.Name)}
+                read = {name.id for name in ast.walk(node.value) if isinstance(name, ast.Name)}
+                if (bound & read) - made:
+                    return True
+        made |= {node.id for node in ast.walk(statement) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
     return False
+
+
+def _root(target: ast.AST) -> str:
+    while isinstance(target, (ast.Subscript, ast.Attribute)):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else ""
 
 
 def repeated_step(code: str, actions: Sequence[ActionStep], failed: Callable[[ActionStep], bool]) -> ActionStep | None:
