@@ -141,7 +141,9 @@ def _steps_a_value(code: str) -> bool:
                 read = {name.id for name in ast.walk(node.value) if isinstance(name, ast.Name)}
                 if (bound & read) - made:
                     return True
-        made |= {node.id for node in ast.walk(statement) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+        made |= {
+            node.id for node in ast.walk(statement) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+        }
     return False
 
 
