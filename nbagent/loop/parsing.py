@@ -22,6 +22,14 @@ FORMAT_HINT = (
     "```python\n<your code>\nfinal_answer(<the variable that holds the answer>)\n```"
 )
 
+# Shown the form above after an empty reply, the 1.5B default model sent the form itself back as its next step (the
+# messy chart run): an empty reply gets words only, and the task goes on from where it is.
+EMPTY_REPLY = (
+    "Your reply was empty, so there is nothing to run. Go on with the task from where it is: your reasoning after "
+    "'Thought:', then the next few lines of code in a ```python fenced block, using the variables the earlier "
+    "steps made."
+)
+
 
 def extract_code_from_text(text: str, code_block_tags: tuple[str, str]) -> str | None:
     """The code between `code_block_tags` (opening, closing; taken literally), every block joined; None if none."""
@@ -49,6 +57,8 @@ def parse_code_blobs(text: str, code_block_tags: tuple[str, str] | None = None) 
         return "\n\n".join(block.strip("\n") for block in blocks)
     if _is_plain_python(text):
         return text.strip()
+    if not text.strip():
+        raise AgentParsingError(EMPTY_REPLY)
     raise AgentParsingError(
         f"Your answer has no code block, so there is nothing to run.\n{FORMAT_HINT}\nYour answer was:\n{truncate(text, MODEL_ECHO)}"
     )

@@ -163,3 +163,12 @@ def test_no_hint_of_a_real_failure_holds_an_answer_to_paste():
         hint = execution_hint(failure.value, code, namespace, "How many?\n- `sales`: pandas DataFrame")
         assert hint.startswith("Hint: "), code
         assert pasteable_answers(hint) == [], hint
+
+
+@pytest.mark.parametrize("reply", ["", "  \n"])
+def test_an_empty_reply_is_told_to_go_on_without_a_form_to_send_back(reply):
+    with pytest.raises(AgentParsingError) as error:
+        parse_code_blobs(reply)
+    message = str(error.value)
+    assert message.startswith("Your reply was empty, so there is nothing to run. Go on with the task")
+    assert "<" not in message and FORMAT_HINT not in message
