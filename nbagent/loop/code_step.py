@@ -48,7 +48,7 @@ from .aids.data_card import value_kind
 from .engine import AgentLoop, _default_model
 from .executors import adopt_executor, default_executor_type, make_executor
 from .gates import CodeRejected
-from .parsing import parse_code_blobs
+from .parsing import ECHOED_TASK, echoes_task, parse_code_blobs
 from .permissions import StepAsks
 from .program.slicing import answer_code
 from .prompting import SMALL, SMALL_MODEL_STEP_TOKENS, prompt_profile, small_model_templates
@@ -222,7 +222,7 @@ class CodeLoop(AgentLoop):
         memory_step.token_usage = message.token_usage
         cap = cap or getattr(self.model, "max_new_tokens", None)  # a local model's own cap cuts steps too
         cut = bool(cap) and message.token_usage is not None and message.token_usage.output_tokens >= cap - _CUT_SLACK
-        code = _parse_code(message.text, cut_at=cap if cut else None)
+        code = _parse_code(message.text, cut_at=cap if cut else None, task=self.task or "")
         memory_step.model_code_action = code
         namespace = self._seen_namespace()
         if not self._task_actions():
@@ -568,11 +568,14 @@ def _figures_note(images: list[Any]) -> str:
     return "".join(f"[figure captured: {size[0]}×{size[1]} PNG]\n" for size in sizes if size)
 
 
-def _parse_code(text: str, cut_at: int | None) -> str:
-    """The step's code; a step cut at `cut_at` tokens whose code is incomplete is an error that says so."""
+def _parse_code(text: str, cut_at: int | None, task: str = "") -> str:
+    """The step's code; a step cut at `cut_at` tokens whose code is incomplete is an error that says so, and a reply
+    that writes the task out again says that instead."""
     try:
         code = parse_code_blobs(text)
     except AgentParsingError as error:
+        if task and echoes_task(text, task):
+            raise AgentParsingError(ECHOED_TASK) from None
         if cut_at:
             raise AgentParsingError(f"{_cut_notice(cut_at, ran=False).strip()}\n{error}") from None
         raise

@@ -8,7 +8,7 @@ import re
 from nbagent.errors import AgentParsingError
 from nbagent.text import MODEL_ECHO, truncate
 
-__all__ = ["extract_code_from_text", "parse_code_blobs"]
+__all__ = ["extract_code_from_text", "parse_code_blobs", "echoes_task", "ECHOED_TASK"]
 
 _FENCED = re.compile(r"```(?:py|python|python3)?[ \t]*\n(.*?)\n?```", re.DOTALL)
 _TAGGED = re.compile(r"<code>\s*(.*?)\s*</code>", re.DOTALL)
@@ -29,6 +29,23 @@ EMPTY_REPLY = (
     "'Thought:', then the next few lines of code in a ```python fenced block, using the variables the earlier "
     "steps made."
 )
+
+# After a clean slate, the default model once wrote the task and its data card back four times, each cut off at
+# its token cap and told to "write shorter code": an echo is said as what it is.
+ECHOED_TASK = (
+    "Your reply wrote the task out again instead of working on it, so there is nothing to run. Write only your "
+    "reasoning after 'Thought:', then the code for the next step in a ```python fenced block."
+)
+_TASK_HEADING = re.compile(r"\s*(?:New task|Task)\s*:", re.IGNORECASE)
+_ECHO_LENGTH = 40  # characters of the task's first line that, found in a reply, make it an echo
+
+
+def echoes_task(text: str, task: str) -> bool:
+    """Whether a reply without code is the task written out again (its heading, or its first line)."""
+    if _TASK_HEADING.match(text):
+        return True
+    first = next((line.strip() for line in task.splitlines() if line.strip()), "")
+    return len(first) >= _ECHO_LENGTH and first[:_ECHO_LENGTH] in text
 
 
 def extract_code_from_text(text: str, code_block_tags: tuple[str, str]) -> str | None:

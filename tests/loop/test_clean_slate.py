@@ -91,4 +91,5 @@ def test_the_note_without_steps_that_worked_names_no_variables():
     )
     note = slate_note([step, second], lambda s: s.error is not None)
     assert "Variables" not in note and "step 2: `y` raised NameError: name 'y'" in note
-    assert len(note.splitlines()) == 2
+    assert len(note.splitlines()) == 3
+    assert note.endswith("Now write your next step for this task: your reasoning after 'Thought:', then the code.")

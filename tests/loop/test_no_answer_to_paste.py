@@ -172,3 +172,19 @@ def test_an_empty_reply_is_told_to_go_on_without_a_form_to_send_back(reply):
     message = str(error.value)
     assert message.startswith("Your reply was empty, so there is nothing to run. Go on with the task")
     assert "<" not in message and FORMAT_HINT not in message
+
+
+def test_a_reply_that_writes_the_task_out_again_is_told_so():
+    from nbagent import CodeAgent, ScriptedModel
+    from nbagent.loop.parsing import ECHOED_TASK
+
+    task = "What is our net revenue: the total amount of `orders` minus the refunds? Round to 2 decimals."
+    echoes = [
+        f"Task: {task}\n- `orders`: pandas DataFrame",
+        f"Well.\n{task}",
+        "Thought: done\n```python\nfinal_answer(3)\n```",
+    ]
+    agent = CodeAgent(tools=[], model=ScriptedModel(echoes), verbosity_level=-1, show_widget=False, max_steps=3)
+    assert agent.run(task) == 3
+    assert [str(step.error) for step in agent.memory.action_steps()[:2]] == [ECHOED_TASK, ECHOED_TASK]
+    assert "<" not in ECHOED_TASK

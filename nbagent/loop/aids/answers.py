@@ -28,7 +28,7 @@ from typing import Any
 
 from .answer_kinds import asks_two_things, both_things_missing, certainly_one_thing, date_missing
 from .answer_labels import label_problems, one_row_for_a_total
-from .bindings import last_assignment
+from .bindings import through_wrappers
 from .code_checks import is_method_call, is_text
 from .data_card import data_frames, filled_text, is_number, owner_frame, text_kind, value_kind
 from .directions import direction_problems
@@ -235,7 +235,7 @@ def _guarded(check: Callable[..., list[str]], *args: Any) -> list[str]:
 def _row_number_answer(answer: Any, tree: ast.Module, context: AnswerContext) -> str:
     """`final_answer(revenue.idxmax())` where `revenue`'s index counts rows: a row number, not the data's id."""
     argument = _final_answer_argument(tree)
-    call = _arg_max(_resolved(argument, tree)) if argument is not None else None
+    call = _arg_max(through_wrappers(argument, tree)) if argument is not None else None
     series = _named_value(call.func.value, context.namespace) if call else None
     if value_kind(series) != "Series" or type(series.index).__name__ != "RangeIndex":
         return ""
@@ -252,7 +252,7 @@ def _pair_line(tree: ast.Module) -> str:
     """`final_answer({per.idxmax(): per.max()})` when the answer is one half of that pair (`per.idxmax()`,
     `per.max()`, or a name assigned one of them), else ""."""
     argument = _final_answer_argument(tree)
-    node = _resolved(argument, tree) if argument is not None else None
+    node = through_wrappers(argument, tree) if argument is not None else None
     if not (is_method_call(node, *_PAIRED) and isinstance(node.func.value, ast.Name)):
         return ""
     name, extreme = node.func.value.id, _PAIRED[node.func.attr]
@@ -269,7 +269,7 @@ def _id_looked_up_as_row_number(tree: ast.Module, context: AnswerContext) -> str
         frame_name = node.value.value.id
         frame = context.namespace.get(frame_name)
         keys = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        call = _arg_max(_resolved(keys[0], tree)) if keys else None
+        call = _arg_max(through_wrappers(keys[0], tree)) if keys else None
         series = _named_value(call.func.value, context.namespace) if call else None
         if value_kind(frame) != "DataFrame" or type(frame.index).__name__ != "RangeIndex" or series is None:
             continue
@@ -294,18 +294,6 @@ def _final_answer_argument(tree: ast.Module) -> ast.AST | None:
     ]
     last = max(calls, key=lambda call: (call.lineno, call.col_offset), default=None)
     return last.args[0] if last is not None and last.args else None
-
-
-def _resolved(node: ast.AST, tree: ast.Module) -> ast.AST:
-    """`node` through `int(...)`/`str(...)` and, for a name, through its last assignment in the code."""
-    for _ in range(5):  # a few hops: best = per.idxmax(); answer = int(best)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "str", "float"):
-            node = node.args[0] if node.args else node
-        elif isinstance(node, ast.Name) and (value := last_assignment(node.id, tree)) is not None:
-            node = value
-        else:
-            break
-    return node
 
 
 def _arg_max(node: ast.AST) -> ast.Call | None:

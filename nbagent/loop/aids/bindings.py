@@ -35,3 +35,19 @@ def bound_value(node: ast.AST, tree: ast.Module, hops: int = 5) -> ast.AST:
             break
         node = value
     return node
+
+
+def through_wrappers(node: ast.AST, tree: ast.Module, hops: int = 6) -> ast.AST:
+    """`node` through `int(...)`, `str(...)`, `float(...)` and `round(...)` and, for a name, its last assignment in
+    the code, a few hops (`best = per.idxmax(); answer = int(best)`)."""
+    for _ in range(hops):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _WRAPPERS:
+            node = node.args[0] if node.args else node
+        elif isinstance(node, ast.Name) and (value := last_assignment(node.id, tree)) is not None:
+            node = value
+        else:
+            break
+    return node
+
+
+_WRAPPERS = ("int", "str", "float", "round")

@@ -28,6 +28,9 @@ from .repeats import same_code, same_failures
 __all__ = ["small_model_messages", "clean_slate", "compact_step_messages", "text_message", "CLEAN_SLATE_AFTER"]
 
 CLEAN_SLATE_AFTER = 2  # failed steps in a row after which a small model reads a clean slate
+# the note ends with what to write: left to guess after two notes of the user's, the default model once wrote the
+# task out again, as the start of a new example
+_GO_ON = "Now write your next step for this task: your reasoning after 'Thought:', then the code."
 
 
 def small_model_messages(memory: Any, failed: Callable[[ActionStep], bool] | None = None) -> list[ChatMessage]:
@@ -74,6 +77,7 @@ def slate_note(actions: list[ActionStep], failed: Callable[[ActionStep], bool]) 
     if made:
         lines.append("Variables your steps that worked made, which you can use: " + ", ".join(made) + ".")
     lines.append(_last_failure(actions, failed))
+    lines.append(_GO_ON)
     return "\n".join(lines)
 
 

@@ -14,7 +14,7 @@ import ast
 import re
 from typing import Any
 
-from .bindings import assignments, last_assignment
+from .bindings import assignments, last_assignment, through_wrappers
 from .code_checks import frame_column, is_method_call, is_text
 from .coercions import number_conversion
 from .data_card import data_frames, filled_text, text_kind, value_kind
@@ -125,28 +125,16 @@ def gaps_subtracted_from_rows(question: str, tree: ast.Module, answer: ast.AST |
     rows that have one (the messy run counted the 13 gaps right, then answered 330 - 13 = 317)."""
     if answer is None or not _MISSING_ASKED.search(question):
         return []
-    difference = _through_names(answer, tree)
+    difference = through_wrappers(answer, tree)
     if not (isinstance(difference, ast.BinOp) and isinstance(difference.op, ast.Sub)):
         return []
     gaps = difference.right
-    if not _counts_gaps(_through_names(gaps, tree), tree):
+    if not _counts_gaps(through_wrappers(gaps, tree), tree):
         return []
     return [
         f"{ast.unparse(difference)} takes the gaps from all the rows, which counts the rows that have a value; the "
         f"question asks for the rows without one: that is {ast.unparse(gaps)} itself"
     ]
-
-
-def _through_names(node: ast.AST, tree: ast.Module) -> ast.AST:
-    """`node` through `int(...)`-like wrappers and, for a name, its last assignment in the code (a few hops)."""
-    for _ in range(6):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "float", "round"):
-            node = node.args[0] if node.args else node
-        elif isinstance(node, ast.Name) and (value := last_assignment(node.id, tree)) is not None:
-            node = value
-        else:
-            break
-    return node
 
 
 def _counts_gaps(node: ast.AST, tree: ast.Module) -> bool:
