@@ -104,15 +104,21 @@ _DATE_EXAMPLES = {
 
 
 def certainly_one_thing(question: str, answer: Any) -> bool:
-    """Whether a "which … and how much?" answer holds one thing beyond doubt: one number or name alone, or text
-    with no digit in it. No reading of the question's words makes that both; a pair of the wrong kinds might be."""
+    """Whether a "which … and how much?" answer holds one thing beyond doubt: one number or name alone, or no
+    number anywhere in it (text without a digit; a pair of texts, such as the messy run's `{'': 'Pia ChenOz Evans…'}`,
+    a blank segment and the names a sum() joined). No reading of the question's words makes that both; a pair of
+    the wrong kinds with a number in it might be."""
     asked = _TWO_THINGS.search(question)
     if not asked or not (asked.group("second") or "how").lower().startswith("how"):
         return False
     if isinstance(answer, str):
         return not _DIGITS.search(answer)
     parts = _parts(answer)
-    return parts is not None and len(parts) == 1 and not isinstance(answer, (dict, list, tuple))
+    if parts is None:
+        return False
+    if len(parts) == 1 and not isinstance(answer, (dict, list, tuple)):
+        return True
+    return not any(is_number(part) or isinstance(part, str) and _DIGITS.search(part) for part in parts)
 
 
 def _parts(answer: Any) -> list[Any] | None:
