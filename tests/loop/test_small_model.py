@@ -532,6 +532,19 @@ def test_a_silent_merge_says_which_frame_each_suffixed_column_came_from(merge):
     assert "(`units_x` is `sales`'s 'units', `units_y` is `shops`'s: the merge's suffixes)" in seen
 
 
+def test_a_silent_total_of_every_column_per_group_gets_the_line_that_picks_the_column():
+    frame = pd.DataFrame({"segment": ["a", "b", "a"], "name": ["x", "y", "z"], "amount": [1.0, 2.0, 3.0]})
+    body = "per = frame.groupby(frame['segment'].str.strip()).sum().round(2).to_dict()"
+    model = scripted([code(body), code("final_answer(frame['amount'].sum())")])
+    agent = agent_for(model, namespace={}, max_steps=2)
+    agent.run("What was the total amount of each segment in `frame`?", additional_args={"frame": frame})
+    seen = actions(agent)[0].observations
+    assert (
+        "(that is the total of every column, the text ones joined: pick the column first: "
+        "frame.groupby(frame['segment'].str.strip())['amount'].sum().round(2).to_dict())" in seen
+    ), seen
+
+
 @pytest.mark.parametrize(
     "body, then",
     [

@@ -121,7 +121,7 @@ class Coach:
 
     def silent_observation(self, code: str, namespace: dict[str, Any]) -> str | None:
         """What a small model reads after code that printed and returned nothing, or None (the usual words)."""
-        return silent_step_observation(code, namespace) if self.small else None
+        return silent_step_observation(code, namespace, self._question) if self.small else None
 
     def step_notes(self, code: str, namespace: dict[str, Any]) -> str:
         """What a small model reads after code that ran without error, besides its output: a selection no row

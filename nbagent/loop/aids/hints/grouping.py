@@ -16,7 +16,7 @@ from ..error_keys import missing_keys
 from .code_names import after_call, column_of, frame_code, is_series_code, texts
 from .failure import Failure, parsed, segment
 
-__all__ = ["product_grouped", "series_grouped_by_name", "column_of_a_grouped_series", "grouped_total"]
+__all__ = ["product_grouped", "series_grouped_by_name", "column_of_a_grouped_series", "grouped_total", "column_picked"]
 
 
 _CANNOT_TOTAL = re.compile(r"does not support operation|agg function failed|[Cc]ould not convert|unsupported operand")
@@ -124,7 +124,7 @@ def _owner_of(series: Any, column: str, namespace: dict[str, Any]) -> str:
 def grouped_total(found: Failure) -> str:
     if not (".groupby(" in found.source and _CANNOT_TOTAL.search(found.message)):
         return ""
-    fixed = _column_picked(found.source, found.code, found.namespace, found.task)
+    fixed = column_picked(found.source, found.code, found.namespace, found.task)
     example = f"write `{fixed}`" if fixed else 'df.groupby("key")["column"].sum()'
     return (
         f"Hint: pick the column before the total: {example}; "
@@ -132,7 +132,7 @@ def grouped_total(found: Failure) -> str:
     )
 
 
-def _column_picked(source: str, code: str, namespace: dict[str, Any], task: str) -> str:
+def column_picked(source: str, code: str, namespace: dict[str, Any], task: str) -> str:
     """`source` with a column picked between `frame.groupby(...)` and its total, or "" if none is clear.
 
     The column: the last one the code assigned to the frame (`sales["revenue"] = ...`), else the

@@ -10,6 +10,8 @@ import ast
 from typing import Any
 
 from ..data_card import describe_value
+from .failure import parsed
+from .grouping import column_picked
 
 __all__ = ["NOTHING_PRINTED", "silent_step_observation"]
 
@@ -20,7 +22,7 @@ _FEW = 20  # items of a dict or list that can be an answer as it is (a total per
 NOTHING_PRINTED = "The code ran and printed nothing. Print the values you need to see, or call final_answer.\n"
 
 
-def silent_step_observation(code: str, namespace: dict[str, Any]) -> str:
+def silent_step_observation(code: str, namespace: dict[str, Any], task: str = "") -> str:
     """What a small model reads after code that printed nothing: the variable its last line made or changed.
 
     A 1.5B model that merges two tables into a variable without printing it reads "printed
@@ -37,8 +39,28 @@ def silent_step_observation(code: str, namespace: dict[str, Any]) -> str:
         if _answer_shaped(value)
         else f"Now compute what the task asks from `{name}`."
     )
-    described = describe_value(name, value) + _suffixes_said(code, value)
+    described = (
+        describe_value(name, value) + _suffixes_said(code, value) + _every_column_totalled(code, namespace, task)
+    )
     return f"The code ran and printed nothing. `{name}` is now:\n{described}\n{then}\n"
+
+
+def _every_column_totalled(code: str, namespace: dict[str, Any], task: str) -> str:
+    """The line that totals one column, after a last line that totalled a whole table per group.
+
+    The messy run's `merged.groupby(key).sum().round(2).to_dict()` gave a dict of every column's totals, the dates
+    and names joined; told only to compute the task from it, it converted the keys to text, then ran out of steps."""
+    body = (parsed(code) or ast.Module(body=[], type_ignores=[])).body
+    last = body[-1] if body else None
+    if not isinstance(last, ast.Assign):
+        return ""
+    line = ast.get_source_segment(code, last.value) or ""
+    fixed = column_picked(line, code, namespace, task) if "\n" not in line else ""
+    return (
+        f"\n  (that is the total of every column, the text ones joined: pick the column first: {fixed})"
+        if fixed
+        else ""
+    )
 
 
 def _suffixes_said(code: str, value: Any) -> str:
