@@ -330,9 +330,10 @@ class CodeLoop(AgentLoop):
         said = " ".join(str(step.error) for step in actions if isinstance(step.error, AnswerRefused))
         refusals = sum(isinstance(step.error, AnswerRefused) for step in actions)
         ran = [_without_final_answer(part) for step in actions if (part := _part_that_ran(step))]
-        sliced = answer_code(ran, code, self._seen_namespace())  # what the answer depends on, not all that ran
+        namespace = self._seen_namespace()
+        sliced = answer_code(ran, code, namespace)  # the statements the answer depends on, not every line that ran
         ran = [sliced] if sliced is not None else [*ran, code]
-        problems = self.coach.answer_doubts(answer, self.task or "", "\n".join(ran), self._seen_namespace())
+        problems = self.coach.answer_doubts(answer, self.task or "", "\n".join(ran), namespace)
         sure = f"final_answer({_echo(answer)}) was refused" in said and _one_value(answer)  # sent again: it is sure
         says = {
             problem: 1 if sure and not self.coach.proves_wrong(problem) else _SAYS_PER_DOUBT for problem in problems

@@ -114,6 +114,17 @@ class AnswerContext:
         return found
 
     @cached_property
+    def values_named(self) -> list[tuple[str, str, str]]:
+        """(frame, column, value) of the data's values the question names, read as a person reads them (' north' and
+        'North ' are North; a plural counts), read once for the checks of selected and excluded values."""
+        named = []
+        for frame_name, column, raw in _categories(self):
+            value = raw.strip()
+            if re.search(rf"\b{re.escape(value)}(s|es)?\b", self.question, re.IGNORECASE):
+                named.append((frame_name, column, value))
+        return named
+
+    @cached_property
     def date_columns(self) -> list[tuple[str, str]]:
         """(frame, column) of the pointed-at frames' date columns: where a date asked for is found."""
         return [
@@ -349,10 +360,8 @@ def _values_not_selected(tree: ast.Module, context: AnswerContext) -> list[str]:
     literals = {node.value for node in ast.walk(tree) if is_text(node)}
     quoted = " ".join(literals).lower()  # also inside a query string
     found: dict[str, str] = {}  # one problem per value, also when two frames hold it
-    for frame_name, column, raw in _categories(context):
-        value = raw.strip()  # ' north' and 'North ' are North, as a person reads them
-        named = re.search(rf"\b{re.escape(value)}(s|es)?\b", context.question, re.IGNORECASE)
-        if named and value.lower() not in quoted:
+    for frame_name, column, value in context.values_named:
+        if value.lower() not in quoted:
             found.setdefault(
                 value.lower(),
                 f"the question names {value!r} (a value of {frame_name}[{column!r}]), but the code never selects it",
@@ -372,10 +381,8 @@ def _values_excluded(tree: ast.Module, context: AnswerContext) -> list[str]:
                 if is_text(comparator):
                     (unequal if isinstance(op, ast.NotEq) else equal).add(comparator.value.strip().lower())
     found: dict[str, str] = {}
-    for _, column, raw in _categories(context):
-        value = raw.strip()
-        named = re.search(rf"\b{re.escape(value)}(s|es)?\b", context.question, re.IGNORECASE)
-        if named and value.lower() in unequal - equal:
+    for _, column, value in context.values_named:
+        if value.lower() in unequal - equal:
             found.setdefault(
                 value.lower(),
                 f"the question asks about {value!r}, but the code compares {column} with != {value!r}, which keeps "

@@ -51,3 +51,10 @@ def through_wrappers(node: ast.AST, tree: ast.Module, hops: int = 6) -> ast.AST:
 
 
 _WRAPPERS = ("int", "str", "float", "round")
+
+
+def root_name(target: ast.AST) -> str | None:
+    """`orders` for `orders`, `orders['amount']`, `orders.loc[mask, 'amount']` or `orders.columns`."""
+    while isinstance(target, (ast.Subscript, ast.Attribute)):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None

@@ -22,6 +22,7 @@ __all__ = [
     "code_warning",
     "fix_totals",
     "frame_column",
+    "in_place",
     "inside_an_edit",
     "is_method_call",
     "is_text",
@@ -281,6 +282,13 @@ def is_method_call(node: Any, *methods: str) -> bool:
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr in (methods or (node.func.attr,))
+    )
+
+
+def in_place(call: Any) -> bool:
+    """`frame.method(..., inplace=True)`: the call changes the frame it is called on."""
+    return is_method_call(call) and any(
+        k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords
     )
 
 

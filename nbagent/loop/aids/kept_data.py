@@ -16,7 +16,7 @@ import ast
 import re
 from typing import Any
 
-from .code_checks import is_method_call
+from .code_checks import in_place, is_method_call
 from .data_card import value_kind
 
 __all__ = ["frame_losses"]
@@ -58,10 +58,8 @@ def _loss(statement: ast.AST, frames: set[str], namespace: dict[str, Any], quest
     if isinstance(statement, ast.Expr) and is_method_call(statement.value, *_LOSSY):
         call = statement.value
         name = _named(call.func.value)
-        in_place = call.func.attr == "pop" or any(
-            k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords
-        )
-        return _taken(name, call, namespace, question) if in_place and name in frames else None
+        changes = call.func.attr == "pop" or in_place(call)
+        return _taken(name, call, namespace, question) if changes and name in frames else None
     if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
         name = _named(statement.targets[0])
         if name not in frames:

@@ -36,6 +36,7 @@ from nbagent.errors import AgentRepeatedCodeError, RunStuck
 from nbagent.record import ActionStep
 from nbagent.text import Truncation, truncate
 
+from .bindings import root_name
 from .data_card import data_frames, shown_columns
 
 __all__ = [
@@ -134,7 +135,7 @@ def _steps_a_value(code: str) -> bool:
     made: set[str] = set()
     for statement in tree.body:
         for node in ast.walk(statement):
-            if isinstance(node, ast.AugAssign) and _root(node.target) not in made:
+            if isinstance(node, ast.AugAssign) and root_name(node.target) not in made:
                 return True
             if isinstance(node, ast.Assign):
                 bound = {target.id for target in node.targets if isinstance(target, ast.Name)}
@@ -145,12 +146,6 @@ def _steps_a_value(code: str) -> bool:
             node.id for node in ast.walk(statement) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
         }
     return False
-
-
-def _root(target: ast.AST) -> str:
-    while isinstance(target, (ast.Subscript, ast.Attribute)):
-        target = target.value
-    return target.id if isinstance(target, ast.Name) else ""
 
 
 def repeated_step(code: str, actions: Sequence[ActionStep], failed: Callable[[ActionStep], bool]) -> ActionStep | None:

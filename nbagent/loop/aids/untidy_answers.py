@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from .bindings import assignments, last_assignment, through_wrappers
-from .code_checks import frame_column, is_method_call, is_text
+from .code_checks import frame_column, in_place, is_method_call, is_text
 from .coercions import number_conversion
 from .data_card import data_frames, filled_text, text_kind, value_kind
 from .doubts import Contradiction
@@ -202,7 +202,7 @@ def whole_rows_dropped_for_a_total(
             frame = namespace.get(frame_name)
             if value_kind(frame) != "DataFrame" or column not in frame:
                 continue
-            if not _inplace(call) and _gaps_elsewhere(frame, column) == 0:
+            if not in_place(call) and _gaps_elsewhere(frame, column) == 0:
                 continue  # no gap outside the column: the rows dropped are the ones its sum skips anyway
             others = [str(c) for c in frame.columns if str(c) != column]
             said = (
@@ -210,7 +210,7 @@ def whole_rows_dropped_for_a_total(
                 f"whose {column!r} is there, so the total loses them: total {column!r} as it is (sum() skips its "
                 f"gaps), or drop only its own gaps: dropna(subset=[{column!r}])"
             )
-            lost_for_good = _inplace(call) and _values_with_gaps_elsewhere((given or {}).get(frame_name), column)
+            lost_for_good = in_place(call) and _values_with_gaps_elsewhere((given or {}).get(frame_name), column)
             return [Contradiction(said) if lost_for_good else said]
     return []
 
@@ -247,11 +247,6 @@ def _bound_from(name: str, source: str | None, tree: ast.Module) -> bool:
 def _gaps_elsewhere(frame: Any, column: str) -> int:
     """Rows whose `column` has a value and some other column a gap: the rows a whole-row dropna() loses."""
     return int((frame[column].notna() & frame.drop(columns=[column]).isna().any(axis=1)).sum())
-
-
-def _inplace(call: ast.Call) -> bool:
-    """`dropna(inplace=True)`: the frame the checks read is already without those rows, so it cannot tell."""
-    return any(k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value for k in call.keywords)
 
 
 def label_spellings_missed(tree: ast.Module, namespace: dict[str, Any]) -> list[str]:

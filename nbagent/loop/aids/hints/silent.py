@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from ..bindings import root_name
+from ..code_checks import in_place
 from ..data_card import describe_value
 from .failure import parsed
 from .grouping import column_picked
@@ -29,7 +31,9 @@ def silent_step_observation(code: str, namespace: dict[str, Any], task: str = ""
     nothing" as "the merge failed" and merges again; shown the new variable's schema (as a
     notebook would show it), it goes on to use its columns.
     """
-    name = _last_assigned_name(code)
+    tree = parsed(code)
+    last = tree.body[-1] if tree and tree.body else None
+    name = _last_assigned_name(last)
     if name is None or name not in namespace:
         return NOTHING_PRINTED
     # without the last line the small model answered a merge it was shown with final_answer(None) (2 of 24 clean)
@@ -40,18 +44,16 @@ def silent_step_observation(code: str, namespace: dict[str, Any], task: str = ""
         else f"Now compute what the task asks from `{name}`."
     )
     described = (
-        describe_value(name, value) + _suffixes_said(code, value) + _every_column_totalled(code, namespace, task)
+        describe_value(name, value) + _suffixes_said(last, value) + _every_column_totalled(last, code, namespace, task)
     )
     return f"The code ran and printed nothing. `{name}` is now:\n{described}\n{then}\n"
 
 
-def _every_column_totalled(code: str, namespace: dict[str, Any], task: str) -> str:
+def _every_column_totalled(last: ast.stmt, code: str, namespace: dict[str, Any], task: str) -> str:
     """The line that totals one column, after a last line that totalled a whole table per group.
 
     The messy run's `merged.groupby(key).sum().round(2).to_dict()` gave a dict of every column's totals, the dates
     and names joined; told only to compute the task from it, it converted the keys to text, then ran out of steps."""
-    body = (parsed(code) or ast.Module(body=[], type_ignores=[])).body
-    last = body[-1] if body else None
     if not isinstance(last, ast.Assign):
         return ""
     line = ast.get_source_segment(code, last.value) or ""
@@ -63,12 +65,12 @@ def _every_column_totalled(code: str, namespace: dict[str, Any], task: str) -> s
     )
 
 
-def _suffixes_said(code: str, value: Any) -> str:
+def _suffixes_said(last: ast.stmt, value: Any) -> str:
     """Which frame each `_x`/`_y` column of a merge the code's last line made came from.
 
     Shown `amount_x` and `amount_y` after `refunds.merge(orders, …)`, the messy run's 1.5B model totalled the
     orders' amounts for "how much was refunded"."""
-    sides = _merged_frames(code)
+    sides = _merged_frames(last)
     columns = [str(column) for column in getattr(value, "columns", [])]
     pairs = [c[:-2] for c in columns if c.endswith("_x") and f"{c[:-2]}_y" in columns]
     if sides is None or not pairs:
@@ -78,13 +80,8 @@ def _suffixes_said(code: str, value: Any) -> str:
     return f"\n  ({said}: the merge's suffixes)"
 
 
-def _merged_frames(code: str) -> tuple[str, str] | None:
-    """(left, right) frame names of `x = left.merge(right, …)` or `x = pd.merge(left, right, …)` on the last line."""
-    try:
-        body = ast.parse(code).body
-    except SyntaxError:
-        return None
-    last = body[-1] if body else None
+def _merged_frames(last: ast.stmt) -> tuple[str, str] | None:
+    """(left, right) frame names of `x = left.merge(right, …)` or `x = pd.merge(left, right, …)`, the last line."""
     call = last.value if isinstance(last, ast.Assign) else None
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "merge"):
         return None
@@ -110,38 +107,17 @@ def _is_scalar(value: Any) -> bool:
     return isinstance(value, (int, float, str)) or type(value).__module__ == "numpy" and getattr(value, "ndim", 1) == 0
 
 
-def _last_assigned_name(code: str) -> str | None:
+def _last_assigned_name(last: ast.stmt | None) -> str | None:
     """The variable the code's last line made or changed: `x = ...`, `x += ...`, `x['col'] = ...`, `x.attr = ...`
     or `x.method(..., inplace=True)`. After an in-place change a 1.5B model shown only "printed nothing" answered
     with nothing at all (7 of 7 empty replies in the messy benchmark); shown the changed frame, it goes on."""
-    try:
-        body = ast.parse(code).body
-    except SyntaxError:
-        return None
-    last = body[-1] if body else None
     if isinstance(last, ast.Assign):
         targets = last.targets
     elif isinstance(last, (ast.AnnAssign, ast.AugAssign)):
         targets = [last.target]
-    elif isinstance(last, ast.Expr) and _changes_in_place(last.value):
-        targets = [last.value.func.value]  # type: ignore[attr-defined]  # checked by _changes_in_place
+    elif isinstance(last, ast.Expr) and in_place(last.value):
+        targets = [last.value.func.value]  # type: ignore[attr-defined]  # checked by in_place
     else:
         targets = []
-    names = [name for name in map(_root_name, targets) if name]
+    names = [name for name in map(root_name, targets) if name]
     return names[-1] if names else None
-
-
-def _root_name(target: ast.expr) -> str | None:
-    """`orders` for `orders`, `orders['amount']`, `orders.loc[mask, 'amount']` or `orders.columns`."""
-    while isinstance(target, (ast.Subscript, ast.Attribute)):
-        target = target.value
-    return target.id if isinstance(target, ast.Name) else None
-
-
-def _changes_in_place(call: ast.expr) -> bool:
-    """`frame.method(..., inplace=True)` (e.g. `orders.drop_duplicates(inplace=True)`)."""
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
-        return False
-    return any(
-        k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords
-    )
