@@ -139,7 +139,10 @@ def test_interrupt_cancels_cleanly_and_loses_nothing_finished(tmp_path):
         assert AgentMemory.load(tmp_path / results.record(task_id)["memory_path"]) == agent.memory
     cancelled = df[df.state == "cancelled"]
     assert len(cancelled) >= 1 and cancelled.exact_match.isna().all()
-    assert cancelled.error.str.startswith("cancelled while running").all()
+    # the sample whose model sent the interrupt was running; a worker that took its next job just as the
+    # cancel came may record that one as never started — both are cancelled, neither is lost
+    assert cancelled.error.str.startswith("cancelled while running").any()
+    assert cancelled.error.str.match(r"cancelled (while running|before it started)").all()
     assert set(df.index) == {r["id"] for r in lines(tmp_path)}
     logged = {r["id"]: r["state"] for r in lines(tmp_path)}
     assert sum(s == "success" for s in logged.values()) == len(finished)
