@@ -56,3 +56,45 @@ def _alive(pid: int) -> bool:
         return False
     with open(f"/proc/{pid}/stat") as stat:  # a zombie waiting for init to reap it is gone too
         return stat.read().split(")")[-1].split()[0] != "Z"
+
+
+def test_a_killed_kernels_scratch_directory_is_swept_by_the_next_executor_and_a_live_ones_is_kept(tmp_path) -> None:
+    """A kernel killed with its executor open never cleans up; the next scratch directory made removes what no
+    live kernel holds (the lock dies with its process), never a live kernel's or another user's."""
+    from nbagent.sandbox.boundary.scratch import PREFIX, Scratch
+
+    kernel = textwrap.dedent(
+        """
+        import os, sys
+        from nbagent.sandbox import IsolatedPythonExecutor
+        executor = IsolatedPythonExecutor()
+        executor("x = 1")
+        print(executor.scratch_dir, flush=True)
+        if sys.argv[1] == "die":
+            os._exit(0)  # killed: no cleanup runs
+        sys.stdin.read()  # alive until the test closes its input
+        """
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    died = subprocess.run([sys.executable, "-c", kernel, "die"], env=env, capture_output=True, text=True, timeout=60)
+    dead_dir = died.stdout.strip()
+    assert os.path.isdir(dead_dir) and dead_dir.startswith(str(tmp_path))
+    live = subprocess.Popen(
+        [sys.executable, "-c", kernel, "live"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        live_dir = live.stdout.readline().strip()
+        foreign = tmp_path / f"{PREFIX}someone-else"
+        foreign.mkdir()
+        if os.getuid() == 0:
+            os.chown(foreign, 65534, 65534)
+        assert not os.path.exists(dead_dir)  # the next kernel's executor swept it
+        scratch = Scratch(parent=str(tmp_path))
+        assert os.path.isdir(live_dir) and os.path.isdir(scratch.path)
+        assert foreign.is_dir() == (os.getuid() == 0)  # not ours (as root): kept; ours and unheld: swept
+        scratch.remove()
+        assert not os.path.exists(scratch.path)
+    finally:
+        live.stdin.close()
+        live.wait(timeout=30)
+    assert not os.path.exists(live_dir)  # it ended without closing: the finalizer at exit removed it

@@ -3,6 +3,7 @@
 A worker process forked from the kernel, confined by the OS, killed at its deadline; nothing it sends is trusted.
 
 * ``process``    -- the worker process seen from the host: fork, poll, kill, reap, describe its end.
+* ``scratch``    -- the worker's scratch directory, locked while its kernel lives; a killed kernel's is swept.
 * ``landlock``   -- Landlock through its system calls (ctypes).
 * ``seccomp``    -- the worker's seccomp-BPF filter (an allow-list), assembled by hand.
 * ``syscalls``   -- the reviewed system-call allow-list: names, argument rules and reasons; x86_64/aarch64 numbers.

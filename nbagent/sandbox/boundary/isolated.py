@@ -28,7 +28,6 @@ import itertools
 import os
 import socket
 import sys
-import tempfile
 import threading
 import time
 import warnings
@@ -52,6 +51,7 @@ from ..wire.visibility import NOT_SHARED, Visibility, missing_name
 from . import confine, grants, proxy, refusals, tasks, worker
 from .namespace import dumps, execution_count
 from .process import WorkerProcess, crash_signal, describe_status, fork, lost_note, shutdown
+from .scratch import Scratch
 from .watch import NO_ANSWER, CallWatch, only_late_output
 
 KILL_GRACE_SECONDS = 0.15
@@ -183,11 +183,12 @@ class IsolatedPythonExecutor(PythonExecutor):
         self.state: dict = namespace if namespace is not None else {}
         self.state.setdefault("__name__", "__main__")
         self.state.setdefault("__builtins__", builtins)
-        self.scratch_dir = tempfile.mkdtemp(prefix="nbagent-scratch-")
+        scratch = Scratch()  # locked while this kernel lives; orphans of killed kernels are swept (scratch.py)
+        self.scratch_dir = scratch.path
         self.host_pid = os.getpid()
         self.confinement: dict[str, Any] = {}
         self._holder: list[WorkerProcess | None] = [None]
-        self._finalizer = weakref.finalize(self, shutdown, self._holder, self.scratch_dir)
+        self._finalizer = weakref.finalize(self, shutdown, self._holder, scratch)
         self._generation = 0
         self._running = threading.Lock()
         self._tools: dict[str, Callable] = {}

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 from collections.abc import Callable
 from typing import NoReturn
 
 from ..wire.channel import Channel
 from . import lifetime
+from .scratch import Scratch
 from .tasks import TaskBound
 
 
@@ -66,14 +66,14 @@ class WorkerProcess:
         return self.status
 
 
-def shutdown(holder: list, scratch: str) -> None:
+def shutdown(holder: list, scratch: Scratch) -> None:
     process = holder[0]
     if process is not None:
         with contextlib.suppress(OSError):
             process.channel.send({"t": "shutdown"})
         process.kill()
         holder[0] = None
-    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.remove()
 
 
 def fork(child: Callable[[], NoReturn], held: frozenset[int] = frozenset()) -> int:

@@ -1,0 +1,61 @@
+"""The worker's scratch directory: one per executor, locked for as long as the kernel that made it lives.
+
+A kernel that is killed with executors open (a restart, a crash, ``kill -9``) never runs their cleanup, so each
+left a directory in the temporary folder. The lock is an ``flock`` on the directory itself, held by the kernel's
+open descriptor: the operating system releases it when that process dies, whatever killed it, and the worker
+cannot take or replace it (it closes every inherited descriptor, and cannot write the folder that holds the
+directory). Making a new directory sweeps the ones whose lock nobody holds any more."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import glob
+import os
+import shutil
+import tempfile
+
+PREFIX = "nbagent-scratch-"
+
+
+class Scratch:
+    """A fresh, locked scratch directory; ``remove()`` unlocks and deletes it."""
+
+    def __init__(self, parent: str | None = None) -> None:
+        sweep(parent)
+        self.path = tempfile.mkdtemp(prefix=PREFIX, dir=parent)
+        self._fd: int | None = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = None
+
+
+def sweep(parent: str | None = None) -> list[str]:
+    """Remove this user's scratch directories that no live process holds; returns the paths removed."""
+    removed = []
+    for path in glob.glob(os.path.join(parent or tempfile.gettempdir(), PREFIX + "*")):
+        if _orphaned(path):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _orphaned(path: str) -> bool:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False  # gone, not a directory, a link, or not ours to open
+    try:
+        if os.fstat(fd).st_uid != os.getuid():
+            return False
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True  # nobody holds it: the kernel that made it has died
+    except OSError:
+        return False  # held: its kernel is alive
+    finally:
+        os.close(fd)
