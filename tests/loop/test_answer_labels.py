@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from nbagent.loop.aids.answer_labels import one_row_for_a_total
-from nbagent.loop.aids.answers import AnswerContext, answer_problems
+from nbagent.loop.aids.answers import AnswerContext, Contradiction, answer_problems
 
 REGIONS = ["North", "South", "East", "West"]
 
@@ -218,3 +218,34 @@ def test_a_which_answer_is_checked_against_the_frame_the_task_gave_not_the_one_t
     given = AnswerContext(question, ["clients"], f"{code}\nfinal_answer(answer)", namespace, {"clients": clients})
     (said,) = answer_problems({"Ada Stone": 1}, given)
     assert "segment" in said and "clients['segment']" in said
+
+
+def test_an_answer_sharing_no_word_with_the_things_own_few_labels_is_proved_wrong():
+    """The messy run's {'Pia ChenOz EvansIvy Gold': 43} for "which segment …, and how many" (names a sum() joined)
+    stood once the refusal budget was spent while it was only a doubt; any spelling of a label still passes."""
+    clients = pd.DataFrame(
+        {
+            "name": [f"Client {i}" for i in range(9)],
+            "segment": [
+                "Consumer",
+                " CONSUMER",
+                "consumer ",
+                "Business",
+                "business",
+                "Enterprise",
+                "",
+                None,
+                "Business",
+            ],
+            "tier": ["A", "B", "C", "A", "B", "C", "A", "B", "C"],
+        }
+    )
+    question = "Which segment in `clients` has the most clients, and how many clients is that?"
+    context = AnswerContext(question, ["clients"], "clients.head()\nfinal_answer(answer)", {"clients": clients})
+    (said,) = answer_problems({"Pia ChenOz EvansIvy Gold": 43}, context)
+    assert isinstance(said, Contradiction) and "is not a segment of the data" in said
+    for answer in ({"Consumers": 3}, ("consumer", 3), {" CONSUMER ": 3}):
+        assert answer_problems(answer, context) == []
+    coded = AnswerContext("Which tier in `clients` has the most?", ["clients"], context.code, {"clients": clients})
+    (said,) = answer_problems("Gold", coded)  # codes a full word may stand for: a doubt, not proof
+    assert not isinstance(said, Contradiction) and "is not a tier of the data" in said

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .data_card import data_frames, is_number, value_kind
+from .doubts import Contradiction
 
 __all__ = ["label_problems", "one_row_for_a_total"]
 
@@ -63,6 +64,7 @@ _MISSING = frozenset({"", "nan", "none", "null", "<na>", "na", "n/a", "nat"})
 _EXAMPLES = 3
 _MAX_LABELS = 200_000  # a column with more distinct values is read no further
 _SHOWN = 40
+_FEW_LABELS = 50  # a column of categories, not of names or ids: an answer outside it is proved wrong
 
 
 @dataclass
@@ -305,8 +307,9 @@ def _part_problem(
     plural: bool,
 ) -> str:
     kind, key = _read(part)
-    if holders and (kind == "n" and key in _all(holders, "numbers") or kind == "t" and key in _all(holders, "texts")):
-        return ""
+    texts = _all(holders, "texts")
+    if holders and (kind == "n" and key in _all(holders, "numbers") or kind == "t" and {key, _singular(key)} & texts):
+        return ""  # (a plural reads as its label: "Consumers" for the Consumer segment)
     if type(part).__name__ == "Interval":  # a bin the code made ("which age group"): no label of a column
         return ""
     texts_first = sorted(holders, key=lambda holder: not holder.is_text) if kind == "t" else holders
@@ -327,7 +330,8 @@ def _part_problem(
             return ""
         if not text_holders and _is_known_label(part, frames, namespace):  # a thing held by its id, named by name
             return ""
-        return f"the answer {shown} is not {_a(thing)} of the data: {where}"
+        said = f"the answer {shown} is not {_a(thing)} of the data: {where}"
+        return Contradiction(said) if _shares_no_word(key, holders, thing) else said
     if kind == "n" and is_number(part):
         if not holders and (not _is_whole(part) or _is_known_label(part, frames, namespace)):
             return ""  # no column to read the things from: only a whole number no label has is a row number
@@ -376,6 +380,21 @@ def _names_a_label(text: str, holders: list[_Holder]) -> bool:
     if len(labels) > 5000:  # a long column of names: only the whole text, read as a label, counts
         return False
     return any(len(label) > 1 and re.search(rf"(?<!\w){re.escape(label)}(?!\w)", text) for label in labels)
+
+
+def _shares_no_word(text: str, holders: list[_Holder], thing: str) -> bool:
+    """Proof, not doubt: the thing's own column (`segment` for "which segment") holds a few labels, and the answer
+    shares no word with any label of the columns that hold the things (a client's name, or names a `sum()` joined,
+    for a segment). Spellings a person reads as one label share a word ("Consumers", "consumer ", "CONSUMER")."""
+    own = [h for h in holders if h.is_text and _key_of(h.column) in _forms(thing)]
+    if not own or any(len(h.texts) > _FEW_LABELS or not all(map(_words, h.texts)) for h in own):
+        return False  # many labels (names, ids), or codes ('B', 'C') a full word may stand for
+    words = _words(text)
+    return bool(words) and not any(words & _words(label) for label in _all(holders, "texts"))
+
+
+def _words(text: str) -> set[str]:
+    return {_singular(word) for word in re.findall(r"[a-z0-9]+", text.casefold()) if len(word) > 2}
 
 
 def _is_known_label(part: Any, frames: list[tuple[str, Any]], namespace: dict[str, Any]) -> bool:
