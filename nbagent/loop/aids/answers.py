@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from .amounts import counted_for_an_amount
 from .answer_kinds import asks_two_things, both_things_missing, certainly_one_thing, date_missing
 from .answer_labels import label_problems, one_row_for_a_total
 from .bindings import through_wrappers
@@ -202,6 +203,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_proved(repeats_not_dropped, context.question, tree, context.namespace, context.variables),
         *_guarded(direction_problems, answer, context.question, tree, _final_answer_argument(tree), context.namespace),
         *_proved(negative_total_subtracted, context.question, tree, context.namespace),
+        *_proved(counted_for_an_amount, context.question, tree),
         *_guarded(one_row_for_a_total, context.question, tree, context.variables, context.namespace),
         *_guarded(empty_selection_lines, context.code, context.namespace),
         _numbers_for_names(answer, context),

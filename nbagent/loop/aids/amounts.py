@@ -1,0 +1,70 @@
+"""An amount asked, a count given: "What is our net revenue …?" answered by counting rows.
+
+The messy run's net revenue question ended with `orders['order_id'].count() - merged['refund_id'].count()`: a
+difference of two row counts, accepted as the revenue (0) once the refusal budget was spent. How many rows there are
+is never how much money they hold: an answer the code reached by counting only, with no total, mean or other
+reduction of values anywhere, is proved wrong for a question that asks how much (an amount, revenue, a price), unless
+the question also asks how many (a count, a number of, a share).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+__all__ = ["counted_for_an_amount"]
+
+_AMOUNT_ASKED = re.compile(
+    r"\b(?:amount|revenue|money|spent|spend|sales|prices?|costs?|refunded|paid|income|profit|how\s+much)\b",
+    re.IGNORECASE,
+)
+_COUNT_ASKED = re.compile(
+    r"\bhow\s+many\b|\bnumber\s+of\b|\bcounts?\b|\bpercent|\bshare\b|\brate\b|\bratio\b|\bproportion\b|"
+    r"\bfraction\b|\bhow\s+often\b|\btimes\b",
+    re.IGNORECASE,
+)
+_COUNTING = frozenset({"count", "size", "nunique", "value_counts"})
+_COUNTING_ATTRIBUTES = frozenset({"shape", "size"})
+_REDUCING = frozenset(
+    "sum mean median max min agg aggregate std var prod cumsum quantile describe apply transform nlargest "
+    "nsmallest idxmax idxmin dot mode pivot_table".split()
+)
+_REDUCING_BUILTINS = frozenset({"sum", "max", "min"})
+
+
+def counted_for_an_amount(question: str, tree: ast.Module) -> list[str]:
+    """Why the answer code (`tree`, the statements the answer depends on) counts rows for an amount ([] if not)."""
+    if not _AMOUNT_ASKED.search(question) or _COUNT_ASKED.search(question):
+        return []
+    counted = _counting(tree)
+    if not counted or _reduces_values(tree):
+        return []
+    word = _AMOUNT_ASKED.search(question).group(0).lower()
+    return [
+        f"the question asks how much ({word}), but the answer is a count of rows ({counted}): how many rows there "
+        "are is not how much they hold. Total the values instead (the numbers of the amount column, .sum()), "
+        "and answer with that"
+    ]
+
+
+def _counting(tree: ast.Module) -> str:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr in _COUNTING:
+                return f".{node.func.attr}()"
+            if isinstance(node.func, ast.Name) and node.func.id == "len":
+                return "len()"
+        if isinstance(node, ast.Attribute) and node.attr in _COUNTING_ATTRIBUTES and isinstance(node.ctx, ast.Load):
+            return f".{node.attr}"
+    return ""
+
+
+def _reduces_values(tree: ast.Module) -> bool:
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _REDUCING:
+            return True
+        if isinstance(node.func, ast.Name) and node.func.id in _REDUCING_BUILTINS:
+            return True
+    return False

@@ -1,0 +1,46 @@
+"""An amount asked, a count given: an answer the code reached by counting rows only is proved wrong."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from nbagent.loop.aids.answers import AnswerContext, Contradiction, answer_problems
+
+NET = "What is our net revenue: the total amount of `orders` minus the money given back in `refunds`?"
+COUNTED = (  # the messy run's last step, verbatim but for the frames
+    "orders_unique = orders.drop_duplicates()\n"
+    "orders_refunds = orders_unique.merge(refunds[['order_id', 'refund_id']].drop_duplicates(), on='order_id')\n"
+    "net_revenue = orders_refunds['order_id'].count() - orders_refunds['refund_id'].count()\n"
+    "net_revenue = round(net_revenue, 2)\n"
+    "final_answer(net_revenue)"
+)
+
+
+def problems(question: str, code: str, answer: object) -> list[str]:
+    namespace = {
+        "orders": pd.DataFrame({"order_id": [1, 2, 3], "amount": [10.0, 20.0, 30.0]}),
+        "refunds": pd.DataFrame({"order_id": [2], "refund_id": ["R1"], "amount": [-5.0]}),
+    }
+    exec(code.replace("final_answer(", "answer = ("), {}, namespace)
+    return answer_problems(answer, AnswerContext(question, ["orders", "refunds"], code, namespace))
+
+
+def test_a_difference_of_row_counts_for_a_revenue_is_proved_wrong():
+    found = [p for p in problems(NET, COUNTED, 0) if "count of rows" in p]
+    assert len(found) == 1 and isinstance(found[0], Contradiction)
+    assert "asks how much (revenue)" in found[0] and ".count()" in found[0]
+
+
+@pytest.mark.parametrize(
+    "question, code",
+    [
+        (NET, "net = orders['amount'].sum() + refunds['amount'].sum()\nfinal_answer(round(net, 2))"),
+        (NET, "n = len(orders)\nfinal_answer(orders['amount'].sum() / n * n)"),  # a count beside a total
+        ("How many orders have an amount above 15 in `orders`?", "final_answer(int((orders['amount'] > 15).sum()))"),
+        ("What number of orders had a refund, by amount?", "final_answer(refunds['order_id'].count())"),
+        ("What share of the revenue in `orders` came from order 2?", "final_answer(len(refunds) / len(orders))"),
+    ],
+)
+def test_totals_and_questions_that_ask_how_many_are_not_doubted(question, code):
+    assert not [p for p in problems(question, code, 1) if "count of rows" in p]
