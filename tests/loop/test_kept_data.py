@@ -99,3 +99,9 @@ def test_the_small_model_is_told_before_it_runs_and_the_frame_stays_whole():
     assert isinstance(first.error, AgentExecutionError) and "would take columns out of `clients`" in str(first.error)
     assert not first.observations  # it never ran
     assert list(agent.python_executor.state["clients"].columns) == ["name", "segment", "spent"]
+
+
+def test_a_dropna_before_a_total_is_told_the_total_skips_the_gaps():
+    said = losses("clients.dropna(inplace=True)\nfinal_answer(clients['spent'].sum())", "What is the total spent?")
+    assert "or leave the line out: .sum() skips the gaps on its own. The code did not run." in said
+    assert "skips the gaps" not in losses("clients.dropna(inplace=True)\nprint(len(clients))")

@@ -23,6 +23,7 @@ __all__ = ["frame_losses"]
 
 _CHANGE_ASKED = re.compile(r"\b(drop|remov|delet|clean|filter|dedup|overwrit|modif|updat|in.place)\w*", re.IGNORECASE)
 _REPEATS_ASKED = re.compile(r"\b(duplicat|repeat)\w*", re.IGNORECASE)
+_SKIP_GAPS = ("sum", "mean", "median", "max", "min", "std")
 _LOSSY = ("dropna", "drop", "query", "drop_duplicates", "pop")
 
 
@@ -43,9 +44,19 @@ def frame_losses(code: str, question: str, namespace: dict[str, Any], task_names
             return (
                 f"Line {statement.lineno}: `{line}` would take {what} out of `{name}`, the data the task gave, for "
                 f"the rest of the run. Leave `{name}` as it is: put what you need into a new variable (a name of "
-                f"your own, e.g. `kept = {name}...`). The code did not run."
+                f"your own, e.g. `kept = {name}...`){_gaps_skipped(statement, tree)}. The code did not run."
             )
     return ""
+
+
+def _gaps_skipped(statement: ast.AST, tree: ast.Module) -> str:
+    """A dropna before a total or a mean: pandas skips the gaps there on its own (the messy run, refused its
+    `orders.dropna(inplace=True)` before `orders['amount'].sum()`, went off to merge and count rows instead)."""
+    dropped = any(is_method_call(node, "dropna") for node in ast.walk(statement))
+    reduced = sorted({node.func.attr for node in ast.walk(tree) if is_method_call(node, *_SKIP_GAPS)})
+    if not dropped or not reduced:
+        return ""
+    return f"; or leave the line out: .{reduced[0]}() skips the gaps on its own"
 
 
 def _loss(statement: ast.AST, frames: set[str], namespace: dict[str, Any], question: str) -> tuple[str, str] | None:
