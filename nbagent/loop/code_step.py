@@ -133,6 +133,7 @@ class CodeLoop(AgentLoop):
     ) -> None:
         self.tool_uses = ToolUses(approve_tools or ())  # each call the code makes: recorded, limited, approved
         self._code_approved = False
+        self._answer_code = ""  # the statements the last checked answer depends on
         self.share_variables = _checked_share(share_variables)
         self._namespace_given = namespace is not None
         self.scope = AgentScope()  # the names its code made that stay out of the notebook between runs (scope.py)
@@ -274,9 +275,14 @@ class CodeLoop(AgentLoop):
             images=list(memory_step.observations_images or []),
         )
         if problems and output.is_final_answer:
+            program = self.coach.cleaned_program(problems, self.task or "", self._answer_code, self._seen_namespace())
             raise AnswerRefused(
-                f"final_answer({_echo(output.output)}) was refused: {'; and '.join(problems)}. Fix it (print "
-                "the values you need), then call final_answer with the answer itself."
+                f"final_answer({_echo(output.output)}) was refused: {'; and '.join(problems)}. "
+                + (
+                    f"Your code with the data cleaned first is:\n```python\n{program}\n```\nSend it as it is."
+                    if program
+                    else "Fix it (print the values you need), then call final_answer with the answer itself."
+                )
             )
         if problems:
             raise AnswerRefused(f"The chart was refused: {'; and '.join(problems)}. Draw it again.")
@@ -333,6 +339,7 @@ class CodeLoop(AgentLoop):
         namespace = self._seen_namespace()
         sliced = answer_code(ran, code, namespace)  # the statements the answer depends on, not every line that ran
         ran = [sliced] if sliced is not None else [*ran, code]
+        self._answer_code = "\n".join(ran)  # what a refusal's cleaned program is made from
         problems = self.coach.answer_doubts(answer, self.task or "", "\n".join(ran), namespace)
         sure = f"final_answer({_echo(answer)}) was refused" in said and _one_value(answer)  # sent again: it is sure
         says = {

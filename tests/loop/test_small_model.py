@@ -272,7 +272,7 @@ def test_a_missing_attribute_column_gets_the_same_hint():
 
 
 def test_an_unknown_name_is_answered_with_the_tasks_variables():
-    model = scripted([code("total = df['units'].sum()"), code("final_answer(len(sales))")])
+    model = scripted([code("total = df['units'].sum()"), code("final_answer(sales['units'].sum())")])
     agent = agent_for(model, namespace=sales_namespace())
     agent.run(SALES)
     error = str(actions(agent)[0].error)
@@ -389,7 +389,7 @@ def test_api_models_answers_are_taken_as_they_are():
 
 def test_a_tuple_of_columns_gets_the_list_hint():
     model = scripted(
-        [code("s = sales.groupby('units')['units', 'unit_price'].sum()"), code("final_answer(len(sales))")]
+        [code("s = sales.groupby('units')['units', 'unit_price'].sum()"), code("final_answer(sales['units'].sum())")]
     )
     agent = agent_for(model, namespace=sales_namespace())
     agent.run(SALES)
@@ -435,7 +435,12 @@ def test_a_small_model_retries_a_failed_step_with_some_temperature():
 
 def test_earlier_failed_steps_shrink_to_one_line_and_the_latest_stays_whole():
     # a step that worked in between: two failures in a row would start a clean slate (tests/loop/test_clean_slate.py)
-    steps = [code("a = sales['revenue']"), code("n = len(sales)"), code("b = sales['income']"), code("final_answer(n)")]
+    steps = [
+        code("a = sales['revenue']"),
+        code("n = sales['units'].sum()"),
+        code("b = sales['income']"),
+        code("final_answer(n)"),
+    ]
     model = scripted(steps)
     agent_for(model, namespace=sales_namespace()).run(SALES)
     fourth = prompt_text(model.calls[3])
@@ -452,7 +457,10 @@ def test_standard_models_keep_every_step_whole():
 
 def test_multiplying_a_groupby_gets_the_product_first_hint():
     model = scripted(
-        [code("r = sales.groupby('units')['units'] / sales['unit_price'].max()"), code("final_answer(len(sales))")]
+        [
+            code("r = sales.groupby('units')['units'] / sales['unit_price'].max()"),
+            code("final_answer(sales['units'].sum())"),
+        ]
     )
     agent = agent_for(model, namespace=sales_namespace())
     agent.run(SALES)
@@ -627,7 +635,7 @@ def test_totalling_a_whole_grouped_table_gets_the_pick_a_column_hint():
 def test_totalling_a_grouped_table_gets_the_column_the_code_just_made():
     sales = pd.DataFrame({"day": pd.to_datetime(["2024-01-01", "2024-01-02"]), "units": [1, 2], "price": [2.0, 3.0]})
     body = "sales['revenue'] = sales['units'] * sales['price']\nm = sales.groupby(sales['day'].dt.month).sum()"
-    model = scripted([code(body), code("final_answer(len(sales))")])
+    model = scripted([code(body), code("final_answer(sales['units'].sum())")])
     agent = agent_for(model, namespace={"sales": sales})
     agent.run("Revenue per month of `sales`?")
     assert "write `m = sales.groupby(sales['day'].dt.month)['revenue'].sum()`" in str(actions(agent)[0].error)
@@ -635,7 +643,9 @@ def test_totalling_a_grouped_table_gets_the_column_the_code_just_made():
 
 def test_a_grouped_total_without_a_clear_column_gets_the_general_hint():
     sales = pd.DataFrame({"day": pd.to_datetime(["2024-01-01", "2024-01-02"]), "units": [1, 2], "price": [2.0, 3.0]})
-    model = scripted([code("m = sales.groupby(sales['day'].dt.month).sum()"), code("final_answer(len(sales))")])
+    model = scripted(
+        [code("m = sales.groupby(sales['day'].dt.month).sum()"), code("final_answer(sales['units'].sum())")]
+    )
     agent = agent_for(model, namespace={"sales": sales})
     agent.run("Totals per month of `sales`?")
     assert 'pick the column before the total: df.groupby("key")["column"].sum()' in str(actions(agent)[0].error)
@@ -652,7 +662,7 @@ def test_comparisons_joined_without_parentheses_get_the_precedence_hint():
 def test_a_name_an_earlier_step_failed_to_define_gets_assign_it_again():
     first = "march = sales[sales['units'] > 1]\nr = march['units'] * march['unit_price'].mean()"  # refused: never ran
     second = "print(march['units'].sum())"
-    model = scripted([code(first), code(second), code("final_answer(len(sales))")])
+    model = scripted([code(first), code(second), code("final_answer(sales['units'].sum())")])
     agent = agent_for(model, namespace=sales_namespace())
     agent.run(SALES)
     hint = str(actions(agent)[1].error)
@@ -660,7 +670,7 @@ def test_a_name_an_earlier_step_failed_to_define_gets_assign_it_again():
 
 
 def test_a_name_used_before_its_own_assignment_gets_the_usual_hint():
-    model = scripted([code("print(total)\ntotal = 1"), code("final_answer(len(sales))")])
+    model = scripted([code("print(total)\ntotal = 1"), code("final_answer(sales['units'].sum())")])
     agent = agent_for(model, namespace=sales_namespace())
     agent.run(SALES)
     assert "the variables of the task are `sales`" in str(actions(agent)[0].error)

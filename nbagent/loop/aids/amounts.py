@@ -23,6 +23,8 @@ _COUNT_ASKED = re.compile(
     r"\bfraction\b|\bhow\s+often\b|\btimes\b",
     re.IGNORECASE,
 )
+_THING_ASKED = re.compile(r"\b(?:which|who|whose)\b", re.IGNORECASE)  # a thing, not an amount (answer_labels)
+_NAMED = re.compile(r"`[^`]*`")
 _COUNTING = frozenset({"count", "size", "nunique", "value_counts"})
 _COUNTING_ATTRIBUTES = frozenset({"shape", "size"})
 _REDUCING = frozenset(
@@ -34,12 +36,13 @@ _REDUCING_BUILTINS = frozenset({"sum", "max", "min"})
 
 def counted_for_an_amount(question: str, tree: ast.Module) -> list[str]:
     """Why the answer code (`tree`, the statements the answer depends on) counts rows for an amount ([] if not)."""
-    if not _AMOUNT_ASKED.search(question) or _COUNT_ASKED.search(question):
+    words = _NAMED.sub(" ", question)  # `sales` is a frame's name, not a word of the question
+    if not _AMOUNT_ASKED.search(words) or _COUNT_ASKED.search(words) or _THING_ASKED.search(words):
         return []
     counted = _counting(tree)
     if not counted or _reduces_values(tree):
         return []
-    word = _AMOUNT_ASKED.search(question).group(0).lower()
+    word = _AMOUNT_ASKED.search(words).group(0).lower()
     return [
         f"the question asks how much ({word}), but the answer is a count of rows ({counted}): how many rows there "
         "are is not how much they hold. Total the values instead (the numbers of the amount column, .sum()), "

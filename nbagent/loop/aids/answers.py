@@ -33,7 +33,7 @@ from .bindings import through_wrappers
 from .code_checks import is_method_call, is_text
 from .data_card import data_frames, filled_text, is_number, owner_frame, text_kind, value_kind
 from .directions import direction_problems
-from .doubts import Contradiction
+from .doubts import Contradiction, ProvedUntidy, Untidy
 from .selections import empty_selection_lines
 from .signs import negative_total_subtracted
 from .untidy_answers import (
@@ -193,14 +193,14 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         _both_things_missing(context.question, answer, tree),
         _id_looked_up_as_row_number(tree, context),
         *labels,
-        *_proved(label_spellings_missed, tree, context.namespace),
-        *_proved(text_totalled, tree, context.namespace),
+        *_untidy(label_spellings_missed, tree, context.namespace),
+        *_untidy(text_totalled, tree, context.namespace),
         *_proved(kept_rows_counted_for_missing, context.question, tree),
         *_proved(gaps_subtracted_from_rows, context.question, tree, _final_answer_argument(tree)),
         *_guarded(whole_rows_dropped_for_a_total, context.question, tree, context.namespace, context.given),
-        *_proved(blanks_not_counted, tree, context.namespace),
-        *_proved(spellings_counted_apart, answer, context.code, context.namespace, context.variables),
-        *_proved(repeats_not_dropped, context.question, tree, context.namespace, context.variables),
+        *_untidy(blanks_not_counted, tree, context.namespace),
+        *_untidy(spellings_counted_apart, answer, context.code, context.namespace, context.variables),
+        *_untidy(repeats_not_dropped, context.question, tree, context.namespace, context.variables),
         *_guarded(direction_problems, answer, context.question, tree, _final_answer_argument(tree), context.namespace),
         *_proved(negative_total_subtracted, context.question, tree, context.namespace),
         *_proved(counted_for_an_amount, context.question, tree),
@@ -208,7 +208,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_guarded(empty_selection_lines, context.code, context.namespace),
         _numbers_for_names(answer, context),
         _grouped_unasked(answer, context),
-        *_guarded(blank_groups, answer),
+        *[Untidy(found) for found in _guarded(blank_groups, answer)],
         *_unused_variables(context),
         *_values_not_selected(tree, context),
         *_values_excluded(tree, context),
@@ -230,8 +230,13 @@ def _both_things_missing(question: str, answer: Any, tree: ast.Module) -> str:
 
 
 def _proved(check: Callable[..., list[str]], *args: Any) -> list[str]:
-    """A check whose findings the data proves (`untidy_answers`: blanks, spellings, repeats, text totalled)."""
+    """A check whose findings the data proves."""
     return [Contradiction(found) for found in _guarded(check, *args)]
+
+
+def _untidy(check: Callable[..., list[str]], *args: Any) -> list[str]:
+    """A check whose findings the data proves, and cleaning the data the code read answers (`untidy_answers`)."""
+    return [ProvedUntidy(found) for found in _guarded(check, *args)]
 
 
 def _guarded(check: Callable[..., list[str]], *args: Any) -> list[str]:

@@ -17,9 +17,11 @@ from nbagent.sandbox import handle_advice, is_worker_handle
 
 from .answers import AnswerContext, Contradiction, answer_problems
 from .chart_checks import chart_problems, chart_taken_note
+from .cleaned_program import cleaned_program
 from .code_checks import CodeFix, code_warning, fix_totals
 from .coercions import numbers_lost
 from .data_card import split_task
+from .doubts import Untidy
 from .hints import execution_hint, silent_step_observation
 from .history import small_model_messages
 from .kept_data import frame_losses
@@ -155,6 +157,17 @@ class Coach:
             return answer_problems(answer, AnswerContext(question, variables, code, namespace, self._given))
         except Exception:
             return []
+
+    def cleaned_program(self, doubts: Sequence[str], task: str, code: str, namespace: dict[str, Any]) -> str:
+        """The answer's code (`code`) on the task's frames cleaned first, when a doubt said of the answer is about
+        untidy data (rows counted twice, numbers or labels read as text); "" otherwise or for other models."""
+        if not self.small or not any(isinstance(doubt, Untidy) for doubt in doubts):
+            return ""
+        question, variables = split_task(task)
+        try:
+            return cleaned_program(code, question, namespace, variables)
+        except Exception:  # advice over any data a notebook holds: odd data offers nothing
+            return ""
 
     @staticmethod
     def proves_wrong(doubt: str) -> bool:

@@ -32,6 +32,9 @@ __all__ = [
     "all_columns",
     "shown_columns",
     "owner_frame",
+    "labels_written_apart",
+    "text_kind",
+    "filled_text",
     "NOTEBOOK_VARIABLES_HEADING",
     "ADDITIONAL_ARGS_HEADING",
 ]
@@ -218,6 +221,11 @@ def _number_examples(numbers: dict[str, int]) -> list[str]:
         forms.setdefault(re.sub(r"\d+", "", value.strip()), value)
     shown = [forms[form] for form in sorted(forms, key=len, reverse=True)[:_EXAMPLES]]
     return shown + [value for value in numbers if value not in shown][: _EXAMPLES - len(shown)]
+
+
+def labels_written_apart(values: Counter) -> bool:
+    """A column of a few labels (filled text value -> count), some written several ways ('North', ' NORTH')."""
+    return bool(_label_note(values))
 
 
 def _label_note(values: Counter) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["Contradiction"]
+__all__ = ["Contradiction", "ProvedUntidy", "Untidy"]
 
 
 class Contradiction(str):
@@ -10,3 +10,13 @@ class Contradiction(str):
 
     A plain `str` everywhere else (said in the refusal, compared with what was said before); only the code step
     asks whether a doubt is one, to end a run without an answer rather than let a wrong one stand."""
+
+
+class Untidy(str):
+    """A doubt that cleaning the data the code read answers: rows counted twice, numbers or labels read as the text
+    holds them, blanks missed. The refusal can then offer the answer's code on the data cleaned first
+    (`cleaned_program`)."""
+
+
+class ProvedUntidy(Contradiction, Untidy):
+    """An untidy-data doubt the data proves."""

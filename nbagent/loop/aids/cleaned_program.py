@@ -1,0 +1,157 @@
+"""The answer's own code, run on the task's frames cleaned first: a whole program a refusal can offer.
+
+Told two or three things at once about untidy data (count each order once; the amounts are text; 'North' is also
+written ' NORTH'), the 1.5B model fixes one and loses another: the messy run fixed the labels, then lost that fix
+while dropping the repeats, and ran out of steps. The cleaning is mechanical, so it is written for it: one line makes
+`<frame>_clean` from the frame — its repeated rows dropped when the question counts each once, each column the code
+reads that holds numbers as text read as numbers, each column of labels written several ways read as a person reads
+them (blank labels as gaps) — and the code that led to the answer follows, reading `<frame>_clean` where it read the
+frame. Lines that changed the frame in place are left out (what they did is in the frame already), and so is any
+string the code compares a cleaned label column with, written as the cleaned labels are. Nothing is run here: the
+model sends the program as its next step, and the answer checks read its answer as any other.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from .bindings import root_name
+from .code_checks import in_place, is_method_call
+from .coercions import number_conversion
+from .data_card import filled_text, labels_written_apart, text_kind, value_kind
+
+__all__ = ["cleaned_program"]
+
+_ONCE_ASKED = re.compile(
+    r"\b(once|unique|distinct|de-?duplicat\w*|without (?:the )?(?:duplicates|repeats)|duplicates? removed)\b",
+    re.IGNORECASE,
+)
+_MAX_ROWS = 2_000_000
+_CHANGING = ("pop", "insert", "update", "drop", "rename", "set_index", "reset_index", "fillna", "replace")
+
+
+def cleaned_program(code: str, question: str, namespace: dict[str, Any], variables: list[str]) -> str:
+    """`code` (the statements the answer depends on) on cleaned copies of the task's frames, or "" when nothing
+    the code reads is untidy, or the code rebinds a frame's name."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return ""
+    cleanings = {}
+    for name in variables:
+        frame = namespace.get(name)
+        if value_kind(frame) == "DataFrame" and len(frame) <= _MAX_ROWS and _reads(tree, name):
+            line = _cleaning_line(name, frame, tree, question)
+            if line is None:
+                return ""
+            if line:
+                cleanings[name] = line
+    if not cleanings:
+        return ""
+    kept = [statement for statement in tree.body if not _changes_a_frame(statement, set(cleanings))]
+    program = ast.Module(body=[_Renamed(cleanings).visit(s) for s in kept], type_ignores=[])
+    imports = ["import pandas as pd"] if "pd." in "".join(cleanings.values()) and "pd" not in namespace else []
+    return "\n".join([*imports, *cleanings.values(), ast.unparse(ast.fix_missing_locations(program))])
+
+
+def _reads(tree: ast.Module, name: str) -> bool:
+    return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(tree))
+
+
+def _cleaning_line(name: str, frame: Any, tree: ast.Module, question: str) -> str | None:
+    """`orders_clean = orders.drop_duplicates().assign(amount=lambda f: …)`; "" when nothing needs cleaning; None
+    when the code binds the name itself (its frame is then no longer the task's)."""
+    if any(
+        isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store) for node in ast.walk(tree)
+    ):
+        return None
+    once = bool(_ONCE_ASKED.search(question)) and bool(frame.duplicated().any())
+    conversions = [f"{column}=lambda f: {fix}" for column in _columns_read(tree, frame) if (fix := _fix(frame, column))]
+    if not once and not conversions:
+        return ""
+    made = name + (".drop_duplicates()" if once else "") + (f".assign({', '.join(conversions)})" if conversions else "")
+    return f"{name}_clean = {made}"
+
+
+def _columns_read(tree: ast.Module, frame: Any) -> list[str]:
+    columns = {str(column) for column in frame.columns}
+    named = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+    named |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    return [column for column in map(str, frame.columns) if column in named & columns and column.isidentifier()]
+
+
+def _fix(frame: Any, column: str) -> str:
+    """How the column reads when clean: numbers written as text as numbers, labels as a person reads them."""
+    values = filled_text(frame[column])
+    if text_kind(values) == "numbers":
+        return number_conversion(f"f[{column!r}]")
+    if labels_written_apart(values):
+        return f"f[{column!r}].str.strip().str.title().replace('', None)"
+    return ""
+
+
+def _changes_a_frame(statement: ast.stmt, frames: set[str]) -> bool:
+    """`orders['amount'] = …`, `orders.dropna(inplace=True)`, `del orders['x']`: done already, on the frame."""
+    targets: list[ast.AST] = []
+    if isinstance(statement, ast.Assign):
+        targets = list(statement.targets)
+    elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)):
+        targets = [statement.target]
+    elif isinstance(statement, ast.Delete):
+        targets = list(statement.targets)
+    elif isinstance(statement, ast.Expr) and is_method_call(statement.value):
+        call = statement.value
+        if (in_place(call) or call.func.attr in _CHANGING) and root_name(call.func.value) in frames:
+            return True
+    return any(not isinstance(target, ast.Name) and root_name(target) in frames for target in targets)
+
+
+class _Renamed(ast.NodeTransformer):
+    """Reads `<frame>_clean` where the code read a cleaned frame; a label compared with a cleaned label column is
+    written as the cleaned labels are ('north ' → 'North')."""
+
+    def __init__(self, cleanings: dict[str, str]) -> None:
+        self.cleanings = cleanings
+        self.labels = {
+            column: name
+            for name in cleanings
+            for column in re.findall(r"(\w+)=lambda f: f\['\w+'\]\.str\.strip\(\)", cleanings[name])
+        }
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id in self.cleanings and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(ast.Name(f"{node.id}_clean", ast.Load()), node)
+        return node
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        self.generic_visit(node)
+        if any(_column_of(part) in self.labels for part in (node.left, *node.comparators)):
+            node.comparators = [_titled(part) for part in node.comparators]
+            node.left = _titled(node.left)
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if is_method_call(node, "isin") and _column_of(node.func.value) in self.labels and node.args:
+            node.args = [_titled_items(node.args[0]), *node.args[1:]]
+        return node
+
+
+def _column_of(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        return node.slice.value if isinstance(node.slice.value, str) else None
+    return node.attr if isinstance(node, ast.Attribute) else None
+
+
+def _titled(node: ast.AST) -> ast.AST:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return ast.copy_location(ast.Constant(node.value.strip().title()), node)
+    return node
+
+
+def _titled_items(node: ast.AST) -> ast.AST:
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        node.elts = [_titled(item) for item in node.elts]
+    return node

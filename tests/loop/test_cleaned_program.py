@@ -1,0 +1,97 @@
+"""A refusal about untidy data offers the answer's own code on the task's frames cleaned first (aids/cleaned_program)."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+
+from nbagent import ActionStep, CodeAgent, ScriptedModel
+from nbagent.loop.aids.cleaned_program import cleaned_program
+from nbagent.loop.code_step import AnswerRefused
+from nbagent.loop.prompting import SMALL
+
+pytestmark = pytest.mark.filterwarnings("ignore::nbagent.sandbox.guards.executor.LocalNotice")
+
+QUESTION = (
+    "What was the total amount of each region in `orders`? Count each order once; give a dict from region to amount."
+)
+TIDY = {"North": 4.0, "South": 2.0}
+
+
+def orders() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "order_id": [1, 2, 2, 3, 4, 5],
+            "region": ["North", "north ", "north ", " NORTH", "South", ""],
+            "amount": ["$1.00", "$1.00", "$1.00", "$2.00", "$2.00", "$9.00"],
+        }
+    )
+
+
+def run_program(program: str, frame: pd.DataFrame) -> object:
+    got = {}
+    exec(program, {"pd": pd, "orders": frame, "final_answer": lambda value: got.setdefault("answer", value)})
+    return got["answer"]
+
+
+def test_repeats_text_numbers_and_labels_are_cleaned_in_one_line_before_the_code():
+    code = "per = orders.groupby('region')['amount'].sum()\nfinal_answer(per.to_dict())"
+    program = cleaned_program(code, QUESTION, {"orders": orders()}, ["orders"])
+    imported, first, *rest = program.splitlines()
+    assert imported == "import pandas as pd" and first.startswith(
+        "orders_clean = orders.drop_duplicates().assign(region=lambda f: "
+    )
+    assert "amount=lambda f: pd.to_numeric(" in first and "orders_clean.groupby('region')" in rest[0]
+    assert run_program(program, orders()) == TIDY  # the blank label is a gap, not a group
+
+
+def test_lines_that_changed_the_frame_are_left_out_and_compared_labels_are_written_as_cleaned():
+    frame = orders()
+    frame["amount"] = pd.to_numeric(frame["amount"].str.replace(r"[$,]", "", regex=True))  # an earlier step did it
+    code = (
+        "orders['amount'] = pd.to_numeric(orders['amount'].str.replace(r'[$,]', '', regex=True))\n"
+        "final_answer(int((orders['region'] == 'north').sum()))"
+    )
+    program = cleaned_program(
+        code, "How many orders came from the north? Count each once.", {"orders": frame}, ["orders"]
+    )
+    assert "orders['amount'] =" not in program and "== 'North'" in program and "amount=" not in program
+    assert run_program(program, frame) == 3  # each order once, however 'North' is written
+
+
+@pytest.mark.parametrize(
+    "code, question",
+    [
+        ("orders = orders.drop_duplicates()\nfinal_answer(len(orders))", QUESTION),  # the code rebinds the frame
+        ("final_answer(orders['order_id'].max())", "What is the largest order id?"),  # reads nothing untidy
+        ("final_answer(1)", QUESTION),  # reads no frame
+    ],
+)
+def test_nothing_is_offered_when_there_is_nothing_to_clean_or_the_frame_was_rebound(code, question):
+    assert cleaned_program(code, question, {"orders": orders()}, ["orders"]) == ""
+
+
+def test_the_small_model_sends_the_offered_program_and_its_answer_stands():
+    first = (
+        "Thought: total.\n```python\nper = orders.groupby('region')['amount'].sum()\nfinal_answer(per.to_dict())\n```"
+    )
+
+    def answer(messages, **kwargs):
+        refused = re.search(r"cleaned first is:\n```python\n(.*?)\n```", "\n".join(m.text for m in messages), re.S)
+        return f"Thought: as offered.\n```python\n{refused.group(1)}\n```" if refused else first
+
+    model = ScriptedModel(answer)
+    model.prompt_profile = SMALL
+    agent = CodeAgent(
+        tools=[],
+        model=model,
+        additional_authorized_imports=["pandas"],
+        verbosity_level=-1,
+        show_widget=False,
+        max_steps=3,
+    )
+    assert agent.run(QUESTION, additional_args={"orders": orders()}) == TIDY
+    first = next(step for step in agent.memory.steps if isinstance(step, ActionStep))
+    assert isinstance(first.error, AnswerRefused) and "Send it as it is." in str(first.error)
