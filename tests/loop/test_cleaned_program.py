@@ -95,3 +95,20 @@ def test_the_small_model_sends_the_offered_program_and_its_answer_stands():
     assert agent.run(QUESTION, additional_args={"orders": orders()}) == TIDY
     first = next(step for step in agent.memory.steps if isinstance(step, ActionStep))
     assert isinstance(first.error, AnswerRefused) and "Send it as it is." in str(first.error)
+
+
+def test_code_that_fails_on_numbers_written_as_text_is_offered_the_cleaned_program():
+    model = ScriptedModel(
+        [
+            "Thought: total.\n```python\nper = orders.assign(amount=orders['amount'].astype(float))"
+            ".groupby('region')['amount'].sum()\nfinal_answer(per.to_dict())\n```",
+            "no answer",  # what the run's closing call gets after its one step
+        ]
+    )
+    model.prompt_profile = SMALL
+    agent = CodeAgent(tools=[], model=model, verbosity_level=-1, show_widget=False, max_steps=1)
+    agent.run(QUESTION, additional_args={"orders": orders()})
+    error = str(next(step for step in agent.memory.steps if isinstance(step, ActionStep)).error)
+    assert "holds numbers written as text" in error
+    offered = re.search(r"cleaned first, as it is:\n```python\n(.*?)\n```", error, re.S).group(1)
+    assert run_program(offered, orders()) == TIDY

@@ -41,6 +41,8 @@ from .untidy_answers import text_totalled
 
 __all__ = ["Coach", "Repeat"]
 
+_TEXT_NUMBERS = "holds numbers written as text"  # the conversion hint's words (hints/conversions.py)
+
 
 class Coach:
     """The aids for one agent's code steps.
@@ -109,6 +111,8 @@ class Coach:
         that the same failure a third time in a row is a loop."""
         earlier = "\n".join(step.code_action for step in actions if step.code_action)
         hint = execution_hint(failure, code, namespace, task, earlier)
+        if self.small and _TEXT_NUMBERS in hint and (program := _cleaned(code, task, namespace)):
+            hint += f"\nOr send your code with the data cleaned first, as it is:\n```python\n{program}\n```"
         if repeat_of(code, actions, self.failed) is Repeat.AGAIN:
             hint = f"{hint}\n{AGAIN_NOTE}".strip()
         loop = same_failure_note(str(failure), actions, self.failed)
@@ -163,11 +167,7 @@ class Coach:
         untidy data (rows counted twice, numbers or labels read as text); "" otherwise or for other models."""
         if not self.small or not any(isinstance(doubt, Untidy) for doubt in doubts):
             return ""
-        question, variables = split_task(task)
-        try:
-            return cleaned_program(code, question, namespace, variables)
-        except Exception:  # advice over any data a notebook holds: odd data offers nothing
-            return ""
+        return _cleaned(code, task, namespace)
 
     @staticmethod
     def proves_wrong(doubt: str) -> bool:
@@ -195,3 +195,11 @@ class Coach:
             return chart_problems(list(figures), question, variables, namespace)
         except Exception:
             return []
+
+
+def _cleaned(code: str, task: str, namespace: dict[str, Any]) -> str:
+    question, variables = split_task(task)
+    try:
+        return cleaned_program(code, question, namespace, variables)
+    except Exception:  # advice over any data a notebook holds: odd data offers nothing
+        return ""
