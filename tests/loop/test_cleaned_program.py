@@ -112,3 +112,26 @@ def test_code_that_fails_on_numbers_written_as_text_is_offered_the_cleaned_progr
     assert "holds numbers written as text" in error
     offered = re.search(r"cleaned first, as it is:\n```python\n(.*?)\n```", error, re.S).group(1)
     assert run_program(offered, orders()) == TIDY
+
+
+def test_dates_written_as_text_are_read_as_dates_only_where_the_code_reads_dates():
+    frame = orders().assign(day=["2024-01-05", "01/06/2024", "01/06/2024", "January 7, 2024", "2024-02-01", ""])
+    monthly = "per = orders.groupby(orders['day'].dt.month)['order_id'].count()\nfinal_answer(per.to_dict())"
+    program = cleaned_program(monthly, QUESTION, {"orders": frame}, ["orders"])
+    assert "day=lambda f: pd.to_datetime(f['day'], format='mixed', errors='coerce')" in program
+    assert run_program(program, frame) == {1: 3, 2: 1}
+    textual = "final_answer(int(orders['day'].str.contains('2024').sum()))"
+    assert "day=" not in cleaned_program(textual, QUESTION, {"orders": frame}, ["orders"])
+
+
+def test_a_silent_total_of_text_numbers_is_noted_with_the_cleaned_program():
+    model = ScriptedModel(
+        ["Thought: total.\n```python\nper = orders.groupby('region')['amount'].sum()\nprint(per)\n```", "no answer"]
+    )
+    model.prompt_profile = SMALL
+    agent = CodeAgent(tools=[], model=model, verbosity_level=-1, show_widget=False, max_steps=1)
+    agent.run(QUESTION, additional_args={"orders": orders()})
+    observed = next(step for step in agent.memory.steps if isinstance(step, ActionStep)).observations
+    assert "still holds numbers written as text" in observed
+    offered = re.search(r"cleaned first:\n```python\n(.*?)\n```", observed, re.S).group(1)
+    assert "orders_clean.groupby('region')" in offered

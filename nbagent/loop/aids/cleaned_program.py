@@ -4,8 +4,8 @@ Told two or three things at once about untidy data (count each order once; the a
 written ' NORTH'), the 1.5B model fixes one and loses another: the messy run fixed the labels, then lost that fix
 while dropping the repeats, and ran out of steps. The cleaning is mechanical, so it is written for it: one line makes
 `<frame>_clean` from the frame — its repeated rows dropped when the question counts each once, each column the code
-reads that holds numbers as text read as numbers, each column of labels written several ways read as a person reads
-them (blank labels as gaps) — and the code that led to the answer follows, reading `<frame>_clean` where it read the
+reads that holds numbers as text read as numbers (dates too, where the code reads dates), each column of labels
+written several ways read as a person reads them (blank labels as gaps) — and the code that led to the answer follows, reading `<frame>_clean` where it read the
 frame. Lines that changed the frame in place are left out (what they did is in the frame already), and so is any
 string the code compares a cleaned label column with, written as the cleaned labels are. Nothing is run here: the
 model sends the program as its next step, and the answer checks read its answer as any other.
@@ -29,6 +29,7 @@ _ONCE_ASKED = re.compile(
     re.IGNORECASE,
 )
 _MAX_ROWS = 2_000_000
+_DATE_USES = frozenset({"dt", "to_datetime", "to_period", "resample"})
 _CHANGING = ("pop", "insert", "update", "drop", "rename", "set_index", "reset_index", "fillna", "replace")
 
 
@@ -68,7 +69,10 @@ def _cleaning_line(name: str, frame: Any, tree: ast.Module, question: str) -> st
     ):
         return None
     once = bool(_ONCE_ASKED.search(question)) and bool(frame.duplicated().any())
-    conversions = [f"{column}=lambda f: {fix}" for column in _columns_read(tree, frame) if (fix := _fix(frame, column))]
+    dated = any(isinstance(node, ast.Attribute) and node.attr in _DATE_USES for node in ast.walk(tree))
+    conversions = [
+        f"{column}=lambda f: {fix}" for column in _columns_read(tree, frame) if (fix := _fix(frame, column, dated))
+    ]
     if not once and not conversions:
         return ""
     made = name + (".drop_duplicates()" if once else "") + (f".assign({', '.join(conversions)})" if conversions else "")
@@ -82,11 +86,15 @@ def _columns_read(tree: ast.Module, frame: Any) -> list[str]:
     return [column for column in map(str, frame.columns) if column in named & columns and column.isidentifier()]
 
 
-def _fix(frame: Any, column: str) -> str:
-    """How the column reads when clean: numbers written as text as numbers, labels as a person reads them."""
+def _fix(frame: Any, column: str, dated: bool) -> str:
+    """How the column reads when clean: numbers written as text as numbers, labels as a person reads them, and
+    dates written as text as dates where the code reads them as dates (`.dt`, `to_datetime`)."""
     values = filled_text(frame[column])
-    if text_kind(values) == "numbers":
+    kind = text_kind(values)
+    if kind == "numbers":
         return number_conversion(f"f[{column!r}]")
+    if kind == "dates":
+        return f"pd.to_datetime(f[{column!r}], format='mixed', errors='coerce')" if dated else ""
     if labels_written_apart(values):
         return f"f[{column!r}].str.strip().str.title().replace('', None)"
     return ""

@@ -137,8 +137,13 @@ class Coach:
             return ""
         try:
             tree = ast.parse(code)
-            lines = text_totalled(tree, namespace) + numbers_lost(tree, namespace, self._given)
-            return empty_selections(code, namespace) + "".join(f"Note: {line}.\n" for line in lines)
+            totalled = text_totalled(tree, namespace)
+            lines = totalled + numbers_lost(tree, namespace, self._given)
+            notes = empty_selections(code, namespace) + "".join(f"Note: {line}.\n" for line in lines)
+            program = _cleaned_for(code, self._question, list(self._given), namespace) if totalled else ""
+            return notes + (
+                f"Or send your code with the data cleaned first:\n```python\n{program}\n```\n" if program else ""
+            )
         except Exception:  # advice over any data a notebook holds: odd data says nothing
             return ""
 
@@ -198,7 +203,10 @@ class Coach:
 
 
 def _cleaned(code: str, task: str, namespace: dict[str, Any]) -> str:
-    question, variables = split_task(task)
+    return _cleaned_for(code, *split_task(task), namespace)
+
+
+def _cleaned_for(code: str, question: str, variables: list[str], namespace: dict[str, Any]) -> str:
     try:
         return cleaned_program(code, question, namespace, variables)
     except Exception:  # advice over any data a notebook holds: odd data offers nothing
