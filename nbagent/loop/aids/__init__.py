@@ -14,7 +14,10 @@ Modules:
     hints/        after a failed step: the mistake named in the terms of the data (one module per kind of mistake)
     error_keys    what key or shape a pandas or numpy error names
     answers       a final answer checked against the question and the data
-    doubts        Contradiction: a doubt the data proves, which never lets its answer stand
+    doubts        Contradiction: a doubt the data proves, which never lets its answer stand; Untidy: one cleaning answers
+    cleaned_program  the answer's own code on the task's frames cleaned first (repeats, text numbers, labels, dates)
+    amounts       a count of rows given for a question that asks how much
+    kept_data     code that would take rows or columns out of a frame the task gave is not run
     untidy_answers  gaps counted without blank texts; a label selected in one of its spellings; repeats counted
     answer_kinds  the form a question asks for (two things at once, a date)
     answer_labels a "which/who <thing>" answer is a value of the column holding the things (no row number, date, "none"),
