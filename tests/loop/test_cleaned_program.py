@@ -30,6 +30,18 @@ def orders() -> pd.DataFrame:
     )
 
 
+def small_agent(model: ScriptedModel, max_steps: int) -> CodeAgent:
+    model.prompt_profile = SMALL
+    return CodeAgent(
+        tools=[],
+        model=model,
+        additional_authorized_imports=["pandas"],
+        verbosity_level=-1,
+        show_widget=False,
+        max_steps=max_steps,
+    )
+
+
 def run_program(program: str, frame: pd.DataFrame) -> object:
     got = {}
     exec(program, {"pd": pd, "orders": frame, "final_answer": lambda value: got.setdefault("answer", value)})
@@ -82,16 +94,7 @@ def test_the_small_model_sends_the_offered_program_and_its_answer_stands():
         refused = re.search(r"cleaned first is:\n```python\n(.*?)\n```", "\n".join(m.text for m in messages), re.S)
         return f"Thought: as offered.\n```python\n{refused.group(1)}\n```" if refused else first
 
-    model = ScriptedModel(answer)
-    model.prompt_profile = SMALL
-    agent = CodeAgent(
-        tools=[],
-        model=model,
-        additional_authorized_imports=["pandas"],
-        verbosity_level=-1,
-        show_widget=False,
-        max_steps=3,
-    )
+    agent = small_agent(ScriptedModel(answer), max_steps=3)
     assert agent.run(QUESTION, additional_args={"orders": orders()}) == TIDY
     first = next(step for step in agent.memory.steps if isinstance(step, ActionStep))
     assert isinstance(first.error, AnswerRefused) and "Send it as it is." in str(first.error)
@@ -105,8 +108,7 @@ def test_code_that_fails_on_numbers_written_as_text_is_offered_the_cleaned_progr
             "no answer",  # what the run's closing call gets after its one step
         ]
     )
-    model.prompt_profile = SMALL
-    agent = CodeAgent(tools=[], model=model, verbosity_level=-1, show_widget=False, max_steps=1)
+    agent = small_agent(model, max_steps=1)
     agent.run(QUESTION, additional_args={"orders": orders()})
     error = str(next(step for step in agent.memory.steps if isinstance(step, ActionStep)).error)
     assert "holds numbers written as text" in error
@@ -128,8 +130,7 @@ def test_a_silent_total_of_text_numbers_is_noted_with_the_cleaned_program():
     model = ScriptedModel(
         ["Thought: total.\n```python\nper = orders.groupby('region')['amount'].sum()\nprint(per)\n```", "no answer"]
     )
-    model.prompt_profile = SMALL
-    agent = CodeAgent(tools=[], model=model, verbosity_level=-1, show_widget=False, max_steps=1)
+    agent = small_agent(model, max_steps=1)
     agent.run(QUESTION, additional_args={"orders": orders()})
     observed = next(step for step in agent.memory.steps if isinstance(step, ActionStep)).observations
     assert "still holds numbers written as text" in observed
