@@ -228,7 +228,7 @@ class CodeLoop(AgentLoop):
         namespace = self._seen_namespace()
         if not self._task_actions():
             self.coach.task_begins(self.task or "", namespace)
-        fix = self.coach.prepared_code(code, namespace)
+        fix = self.coach.prepared_code(code, namespace, self._task_actions())
         self._refuse_repeated(memory_step, fix.code)
         self._check_code(memory_step, fix)
         if self.tool_uses.needs_approval(fix.code):  # it calls a tool of approve_tools: a person sees it first
@@ -279,7 +279,7 @@ class CodeLoop(AgentLoop):
             raise AnswerRefused(
                 f"final_answer({_echo(output.output)}) was refused: {'; and '.join(problems)}. "
                 + (
-                    f"Your code with the data cleaned first is:\n```python\n{program}\n```\nSend it as it is."
+                    f"Fix it: run your code with the data cleaned first:\n```python\n{program}\n```"
                     if program
                     else "Fix it (print the values you need), then call final_answer with the answer itself."
                 )

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from nbagent import ActionStep, CodeAgent, ScriptedModel
-from nbagent.loop.aids.cleaned_program import cleaned_program
+from nbagent.loop.aids.cleaned_program import cleaned_program, offer_taken
 from nbagent.loop.code_step import AnswerRefused
 from nbagent.loop.prompting import SMALL
 
@@ -91,13 +91,15 @@ def test_the_small_model_sends_the_offered_program_and_its_answer_stands():
     )
 
     def answer(messages, **kwargs):
-        refused = re.search(r"cleaned first is:\n```python\n(.*?)\n```", "\n".join(m.text for m in messages), re.S)
+        refused = re.search(r"cleaned first:\n```python\n(.*?)\n```", "\n".join(m.text for m in messages), re.S)
         return f"Thought: as offered.\n```python\n{refused.group(1)}\n```" if refused else first
 
     agent = small_agent(ScriptedModel(answer), max_steps=3)
     assert agent.run(QUESTION, additional_args={"orders": orders()}) == TIDY
     first = next(step for step in agent.memory.steps if isinstance(step, ActionStep))
-    assert isinstance(first.error, AnswerRefused) and "Send it as it is." in str(first.error)
+    assert isinstance(first.error, AnswerRefused) and "Fix it: run your code with the data cleaned first:" in str(
+        first.error
+    )
 
 
 def test_code_that_fails_on_numbers_written_as_text_is_offered_the_cleaned_program():
@@ -136,3 +138,31 @@ def test_a_silent_total_of_text_numbers_is_noted_with_the_cleaned_program():
     assert "still holds numbers written as text" in observed
     offered = re.search(r"cleaned first:\n```python\n(.*?)\n```", observed, re.S).group(1)
     assert "orders_clean.groupby('region')" in offered
+
+
+def test_the_refused_answer_line_sent_again_runs_the_offered_program_instead():
+    """The messy run, offered its code on the cleaned frames, sent its refused answer line again (or nothing)."""
+    counting = "Thought: count.\n```python\ncounts = orders['region'].value_counts()\nbest = counts.idxmax()\n```"
+    answering = "Thought: answer.\n```python\nfinal_answer((best, int(counts.max())))\n```"
+    agent = small_agent(ScriptedModel([counting, answering, answering]), max_steps=3)
+    assert agent.run(
+        "Which region in `orders` has the most orders, and how many?", additional_args={"orders": orders()}
+    ) == (
+        "North",
+        4,  # every spelling of North, the repeated row too (the question does not ask to count each once)
+    )
+    steps = [step for step in agent.memory.steps if isinstance(step, ActionStep)]
+    assert (
+        isinstance(steps[1].error, AnswerRefused)
+        and steps[2].model_code_action == "final_answer((best, int(counts.max())))"
+    )
+    assert steps[2].code_action.startswith("orders_clean = orders.assign(region=")
+    assert steps[2].observations.startswith("nbagent ran the code it offered after your last step")
+
+
+def test_new_code_after_an_offer_runs_as_written():
+    said = "Fix it: run your code with the data cleaned first:\n```python\norders_clean = orders\nfinal_answer(1)\n```"
+    assert offer_taken("final_answer(2)", "final_answer(3)", said).code == "final_answer(2)"  # not a repeat
+    assert offer_taken("x = orders_clean.sum()", "final_answer(3)", said).code == "x = orders_clean.sum()"
+    assert offer_taken("final_answer(3)", "final_answer(3)", said).code == "orders_clean = orders\nfinal_answer(1)"
+    assert offer_taken("final_answer(3)", "final_answer(3)", "refused: it is NaN").code == "final_answer(3)"

@@ -18,11 +18,11 @@ import re
 from typing import Any
 
 from .bindings import root_name
-from .code_checks import in_place, is_method_call
+from .code_checks import CodeFix, in_place, is_method_call
 from .coercions import number_conversion
 from .data_card import filled_text, labels_written_apart, text_kind, value_kind
 
-__all__ = ["cleaned_program"]
+__all__ = ["cleaned_program", "offer_taken"]
 
 _ONCE_ASKED = re.compile(
     r"\b(once|unique|distinct|de-?duplicat\w*|without (?:the )?(?:duplicates|repeats)|duplicates? removed)\b",
@@ -163,3 +163,26 @@ def _titled_items(node: ast.AST) -> ast.AST:
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         node.elts = [_titled(item) for item in node.elts]
     return node
+
+
+_OFFERED = re.compile(r"with the data cleaned first[^\n]*\n```python\n(.*?)\n```", re.S)
+
+
+def offer_taken(code: str, last_code: str, last_said: str) -> CodeFix:
+    """The program offered after the last step (`last_said`: its error or observation) in place of `code`, when
+    `code` sends nothing but that step's own code again; `code` as it is otherwise. Shown its code on the cleaned
+    frames, the 1.5B model answered with its refused answer line again, or with nothing, until it ran out of steps."""
+    offered = _OFFERED.search(last_said or "")
+    if offered is None or "_clean" in code or not _only_repeats(code, last_code):
+        return CodeFix(code)
+    note = "nbagent ran the code it offered after your last step (your code on the data cleaned first) in its place."
+    return CodeFix(offered.group(1), [note])
+
+
+def _only_repeats(code: str, last_code: str) -> bool:
+    try:
+        sent, before = ast.parse(code).body, ast.parse(last_code or "").body
+    except SyntaxError:
+        return False
+    earlier = {ast.dump(statement) for statement in before}
+    return bool(sent) and all(ast.dump(statement) in earlier for statement in sent)

@@ -17,7 +17,7 @@ from nbagent.sandbox import handle_advice, is_worker_handle
 
 from .answers import AnswerContext, Contradiction, answer_problems
 from .chart_checks import chart_problems, chart_taken_note
-from .cleaned_program import cleaned_program
+from .cleaned_program import cleaned_program, offer_taken
 from .code_checks import CodeFix, code_warning, fix_totals
 from .coercions import numbers_lost
 from .data_card import split_task
@@ -70,12 +70,19 @@ class Coach:
         self._question, variables = split_task(task)
         self._given = {name: namespace[name] for name in variables if name in namespace}
 
-    def prepared_code(self, code: str, namespace: dict[str, Any]) -> CodeFix:
-        """The code to run: a small model's products of totals run as totals of products, and its text cleaning of
-        a column an earlier step made numbers run as the column (each said in `notes`)."""
+    def prepared_code(self, code: str, namespace: dict[str, Any], actions: Sequence[ActionStep] = ()) -> CodeFix:
+        """The code to run: a small model's products of totals run as totals of products, its text cleaning of
+        a column an earlier step made numbers run as the column, and its last step's code sent again after that
+        step was offered its code on the data cleaned first run as the offer (each said in `notes`)."""
         if not self.small:
             return CodeFix(code)
-        return fix_totals(code).then(lambda fixed: fix_reconversions(fixed, namespace))
+        last = actions[-1] if actions else None
+        said = f"{last.error or ''}\n{last.observations or ''}" if last is not None else ""
+        return (
+            offer_taken(code, (last.code_action or "") if last is not None else "", said)
+            .then(fix_totals)
+            .then(lambda fixed: fix_reconversions(fixed, namespace))
+        )
 
     def code_problem(self, code: str, namespace: dict[str, Any]) -> str:
         """Why a small model's code must not run as written (a product of totals that cannot be fixed, rows or
