@@ -166,3 +166,12 @@ def test_new_code_after_an_offer_runs_as_written():
     assert offer_taken("x = orders_clean.sum()", "final_answer(3)", said).code == "x = orders_clean.sum()"
     assert offer_taken("final_answer(3)", "final_answer(3)", said).code == "orders_clean = orders\nfinal_answer(1)"
     assert offer_taken("final_answer(3)", "final_answer(3)", "refused: it is NaN").code == "final_answer(3)"
+
+
+def test_a_new_column_the_code_makes_on_the_frame_is_made_on_the_cleaned_frame():
+    code = "orders['cents'] = orders['amount'] * 100\nfinal_answer(orders['cents'].sum())"
+    program = cleaned_program(
+        code, "What is the total amount in cents? Count each once.", {"orders": orders()}, ["orders"]
+    )
+    assert "orders_clean['cents'] = orders_clean['amount'] * 100" in program
+    assert run_program(program, orders()) == 1500.0  # 1 + 1 + 2 + 2 + 9 dollars, the repeated row once

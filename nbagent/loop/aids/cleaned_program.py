@@ -51,7 +51,8 @@ def cleaned_program(code: str, question: str, namespace: dict[str, Any], variabl
                 cleanings[name] = line
     if not cleanings:
         return ""
-    kept = [statement for statement in tree.body if not _changes_a_frame(statement, set(cleanings))]
+    existing = {(name, str(column)) for name in cleanings for column in namespace[name].columns}
+    kept = [statement for statement in tree.body if not _changes_a_frame(statement, set(cleanings), existing)]
     program = ast.Module(body=[_Renamed(cleanings).visit(s) for s in kept], type_ignores=[])
     imports = ["import pandas as pd"] if "pd." in "".join(cleanings.values()) and "pd" not in namespace else []
     return "\n".join([*imports, *cleanings.values(), ast.unparse(ast.fix_missing_locations(program))])
@@ -100,20 +101,30 @@ def _fix(frame: Any, column: str, dated: bool) -> str:
     return ""
 
 
-def _changes_a_frame(statement: ast.stmt, frames: set[str]) -> bool:
-    """`orders['amount'] = …`, `orders.dropna(inplace=True)`, `del orders['x']`: done already, on the frame."""
+def _changes_a_frame(statement: ast.stmt, frames: set[str], existing: set[tuple[str, str]]) -> bool:
+    """`orders['amount'] = …` of a column the frame has, `orders.dropna(inplace=True)`, `del orders['x']`: left out
+    (done already, refused, or done better by the cleaning). A new column the code makes (`orders['revenue'] = …`)
+    stays, made on the cleaned frame."""
+    if isinstance(statement, ast.Delete):
+        return any(root_name(target) in frames for target in statement.targets)
+    if isinstance(statement, ast.Expr) and is_method_call(statement.value):
+        call = statement.value
+        return (in_place(call) or call.func.attr in _CHANGING) and root_name(call.func.value) in frames
     targets: list[ast.AST] = []
     if isinstance(statement, ast.Assign):
         targets = list(statement.targets)
     elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)):
         targets = [statement.target]
-    elif isinstance(statement, ast.Delete):
-        targets = list(statement.targets)
-    elif isinstance(statement, ast.Expr) and is_method_call(statement.value):
-        call = statement.value
-        if (in_place(call) or call.func.attr in _CHANGING) and root_name(call.func.value) in frames:
-            return True
-    return any(not isinstance(target, ast.Name) and root_name(target) in frames for target in targets)
+    return any(not isinstance(target, ast.Name) and _changed_there(target, frames, existing) for target in targets)
+
+
+def _changed_there(target: ast.AST, frames: set[str], existing: set[tuple[str, str]]) -> bool:
+    """A target on a cleaned frame other than a new column: a column it has, or rows (`.loc[...]`)."""
+    name = root_name(target)
+    if name not in frames:
+        return False
+    column = _column_of(target) if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) else None
+    return column is None or (name, column) in existing
 
 
 class _Renamed(ast.NodeTransformer):
