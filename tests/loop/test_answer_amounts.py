@@ -44,3 +44,25 @@ def test_a_difference_of_row_counts_for_a_revenue_is_proved_wrong():
 )
 def test_totals_and_questions_that_ask_how_many_are_not_doubted(question, code):
     assert not [p for p in problems(question, code, 1) if "count of rows" in p]
+
+
+MEAN = "What is the average order amount for Laptops in `orders`?"
+
+
+def mean_problems(code: str) -> list[str]:
+    laptops = pd.DataFrame({"product": ["Laptop"] * 4, "amount": [100.0, None, 300.0, float("nan")]})
+    namespace = {"orders": laptops, "laptops": laptops}
+    exec(code.replace("final_answer(", "answer = ("), {}, namespace)
+    context = AnswerContext(MEAN, ["orders"], code, namespace)
+    return [p for p in answer_problems(namespace["answer"], context) if "by a count of rows" in p]
+
+
+def test_a_hand_made_average_over_a_column_with_gaps_is_doubted_with_the_mean():
+    """The messy run's Laptop average: a total that skips the 2 gaps divided by every row (3270.0 for 3415.33)."""
+    code = "total = laptops['amount'].sum()\nn = laptops.shape[0]\nfinal_answer(round(total / n, 2))"
+    (said,) = mean_problems(code)
+    assert "skips the 2 gaps of laptops['amount']" in said and "laptops['amount'].mean()" in said
+    assert mean_problems("final_answer(laptops['amount'].sum() / len(laptops))")
+    assert not mean_problems("final_answer(laptops['amount'].mean())")
+    assert not mean_problems("final_answer(laptops['amount'].sum() / laptops['amount'].count())")  # counts values
+    assert not mean_problems("final_answer(laptops['product'].size / len(laptops))")  # no total of a column

@@ -130,11 +130,17 @@ def test_a_pointed_at_variable_never_used_is_doubted():
 def test_a_value_the_question_asks_about_compared_only_with_not_equal_is_doubted():
     question = "How many units were sold in the South region of `sales`?"
     kept = "final_answer(sales[sales['region'] != 'South']['units'].sum())"
-    assert problems_of(question, kept) == [
-        "the question asks about 'South', but the code compares region with != 'South', which keeps every row "
-        "except those: select them with == instead"
+    said = (
+        "the question asks about 'South', but the code leaves 'South' out of region (!= or ~isin), which keeps every "
+        "row except those: select them with == instead"
+    )
+    assert problems_of(question, kept) == [said]
+    # the messy run's ~isin(["North ", " NORTH", "north "]) counted every order but North's
+    assert problems_of(question, "final_answer(sales[~sales['region'].isin(['South ', 'south'])]['units'].sum())") == [
+        said
     ]
     assert problems_of(question, "final_answer(sales[sales['region'] == 'South']['units'].sum())") == []
+    assert problems_of(question, "final_answer(sales[sales['region'].isin(['South'])]['units'].sum())") == []
     assert problems_of("How many units were sold outside the South region of `sales`?", kept) == []
 
 

@@ -162,10 +162,27 @@ def test_the_refused_answer_line_sent_again_runs_the_offered_program_instead():
 
 def test_new_code_after_an_offer_runs_as_written():
     said = "Fix it: run your code with the data cleaned first:\n```python\norders_clean = orders\nfinal_answer(1)\n```"
-    assert offer_taken("final_answer(2)", "final_answer(3)", said).code == "final_answer(2)"  # not a repeat
-    assert offer_taken("x = orders_clean.sum()", "final_answer(3)", said).code == "x = orders_clean.sum()"
-    assert offer_taken("final_answer(3)", "final_answer(3)", said).code == "orders_clean = orders\nfinal_answer(1)"
-    assert offer_taken("final_answer(3)", "final_answer(3)", "refused: it is NaN").code == "final_answer(3)"
+    ns = {"orders": orders()}
+    assert offer_taken("final_answer(2)", "final_answer(3)", said, ns).code == "final_answer(2)"  # not a repeat
+    assert offer_taken("final_answer(3)", "final_answer(3)", said, ns).code == "orders_clean = orders\nfinal_answer(1)"
+    assert offer_taken("final_answer(3)", "final_answer(3)", "refused: it is NaN", ns).code == "final_answer(3)"
+    made = "orders_clean = orders[orders['region'] == 'x']\nfinal_answer(len(orders_clean))"
+    assert offer_taken(made, "final_answer(3)", said, ns).code == made  # it makes its own
+
+
+def test_code_reading_the_offered_clean_frame_it_never_made_gets_the_offers_cleaning_line_first():
+    """The messy run copied the offer's last lines only: `orders_clean[...]` raised NameError."""
+    said = (
+        "Fix it: run your code with the data cleaned first:\n```python\nimport pandas as pd\n"
+        "orders_clean = orders.drop_duplicates()\nn = len(orders_clean)\nfinal_answer(n)\n```"
+    )
+    fix = offer_taken("final_answer(len(orders_clean))", "final_answer(6)", said, {"orders": orders()})
+    assert fix.code == "import pandas as pd\norders_clean = orders.drop_duplicates()\nfinal_answer(len(orders_clean))"
+    assert fix.notes == ["nbagent ran the offered orders_clean line first: your code reads it."]
+    made_before = {"orders": orders(), "orders_clean": orders(), "pd": pd}
+    assert (
+        offer_taken("final_answer(len(orders_clean))", "x", said, made_before).code == "final_answer(len(orders_clean))"
+    )
 
 
 def test_a_new_column_the_code_makes_on_the_frame_is_made_on_the_cleaned_frame():

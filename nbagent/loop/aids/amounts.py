@@ -11,8 +11,13 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Any
 
-__all__ = ["counted_for_an_amount"]
+from .bindings import through_wrappers
+from .code_checks import is_method_call, is_text
+from .data_card import value_kind
+
+__all__ = ["counted_for_an_amount", "mean_over_gaps"]
 
 _AMOUNT_ASKED = re.compile(
     r"\b(?:amount|revenue|money|spent|spend|sales|prices?|costs?|refunded|paid|income|profit|how\s+much)\b",
@@ -71,3 +76,46 @@ def _reduces_values(tree: ast.Module) -> bool:
         if isinstance(node.func, ast.Name) and node.func.id in _REDUCING_BUILTINS:
             return True
     return False
+
+
+def mean_over_gaps(tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
+    """An average written by hand, `frame['col'].sum() / <a count of frame's rows>`, where the column has gaps: the
+    total skips them and the count does not (the messy run's Laptop average, 3270.0 for 3415.33, after its amounts
+    were read as numbers and two blanks became gaps). pandas' `.mean()` skips them in both."""
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)):
+            continue
+        total = through_wrappers(node.left, tree)
+        if not (isinstance(total, ast.Call) and isinstance(total.func, ast.Attribute) and total.func.attr == "sum"):
+            continue
+        column = total.func.value
+        values = _column_values(column, namespace)  # read, never evaluated: the code is the model's
+        if values is None or not _counts_rows(through_wrappers(node.right, tree)):
+            continue
+        gaps = int(values.isna().sum())
+        if gaps:
+            shown = ast.unparse(column)
+            return [
+                f"{ast.unparse(node)} divides {shown}.sum(), which skips the {gaps} gaps of {shown}, by a count "
+                f"of rows that includes them: the average of the values there are is {shown}.mean()"
+            ]
+    return []
+
+
+def _column_values(column: ast.AST, namespace: dict[str, Any]) -> Any:
+    """The values of `frame['col']` for a frame of the namespace, or None for any other shape."""
+    if not (isinstance(column, ast.Subscript) and isinstance(column.value, ast.Name) and is_text(column.slice)):
+        return None
+    frame = namespace.get(column.value.id)
+    if value_kind(frame) != "DataFrame" or column.slice.value not in frame.columns:
+        return None
+    return frame[column.slice.value]
+
+
+def _counts_rows(node: ast.AST) -> bool:
+    """`len(frame)`, `frame.shape[0]`, `frame.index.size`: how many rows, gaps or not (`s.count()` skips gaps)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
+        return True
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+        return True
+    return isinstance(node, ast.Attribute) and node.attr == "size" or is_method_call(node, "size")

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from .amounts import counted_for_an_amount
+from .amounts import counted_for_an_amount, mean_over_gaps
 from .answer_kinds import asks_two_things, both_things_missing, certainly_one_thing, date_missing
 from .answer_labels import label_problems, one_row_for_a_total
 from .bindings import through_wrappers
@@ -204,6 +204,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_guarded(direction_problems, answer, context.question, tree, _final_answer_argument(tree), context.namespace),
         *_proved(negative_total_subtracted, context.question, tree, context.namespace),
         *_proved(counted_for_an_amount, context.question, tree),
+        *_guarded(mean_over_gaps, tree, context.namespace),
         *_guarded(one_row_for_a_total, context.question, tree, context.variables, context.namespace),
         *_guarded(empty_selection_lines, context.code, context.namespace),
         _numbers_for_names(answer, context),
@@ -382,18 +383,22 @@ def _values_excluded(tree: ast.Module, context: AnswerContext) -> list[str]:
     if _EXCLUSION_ASKED.search(context.question):
         return []
     equal, unequal = set(), set()
+    negated = {id(node.operand) for node in ast.walk(tree) if isinstance(node, ast.UnaryOp)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
             for op, comparator in zip(node.ops, node.comparators):
                 if is_text(comparator):
                     (unequal if isinstance(op, ast.NotEq) else equal).add(comparator.value.strip().lower())
+        elif is_method_call(node, "isin") and node.args and isinstance(node.args[0], (ast.List, ast.Tuple, ast.Set)):
+            texts = {item.value.strip().lower() for item in node.args[0].elts if is_text(item)}
+            (unequal if id(node) in negated else equal).update(texts)  # ~s.isin([...]) keeps every row but those
     found: dict[str, str] = {}
     for _, column, value in context.values_named:
         if value.lower() in unequal - equal:
             found.setdefault(
                 value.lower(),
-                f"the question asks about {value!r}, but the code compares {column} with != {value!r}, which keeps "
-                f"every row except those: select them with == instead",
+                f"the question asks about {value!r}, but the code leaves {value!r} out of {column} (!= or ~isin), "
+                f"which keeps every row except those: select them with == instead",
             )
     return list(found.values())
 

@@ -179,15 +179,41 @@ def _titled_items(node: ast.AST) -> ast.AST:
 _OFFERED = re.compile(r"with the data cleaned first[^\n]*\n```python\n(.*?)\n```", re.S)
 
 
-def offer_taken(code: str, last_code: str, last_said: str) -> CodeFix:
-    """The program offered after the last step (`last_said`: its error or observation) in place of `code`, when
-    `code` sends nothing but that step's own code again; `code` as it is otherwise. Shown its code on the cleaned
-    frames, the 1.5B model answered with its refused answer line again, or with nothing, until it ran out of steps."""
+def offer_taken(code: str, last_code: str, last_said: str, namespace: dict[str, Any]) -> CodeFix:
+    """`code` as the model meant it after the last step was offered its code on the cleaned frames (`last_said`:
+    that step's error or observation): the offer itself when `code` sends nothing but the last step's code again,
+    and the offer's cleaning lines first when `code` reads a `<frame>_clean` it never made. Shown its code on the
+    cleaned frames, the 1.5B model answered with its refused answer line again, with nothing, or with the offer's
+    last lines alone (a NameError), until it ran out of steps."""
     offered = _OFFERED.search(last_said or "")
-    if offered is None or "_clean" in code or not _only_repeats(code, last_code):
+    if offered is None:
         return CodeFix(code)
-    note = "nbagent ran the code it offered after your last step (your code on the data cleaned first) in its place."
-    return CodeFix(offered.group(1), [note])
+    program = offered.group(1)
+    if "_clean" not in code and _only_repeats(code, last_code):
+        note = (
+            "nbagent ran the code it offered after your last step (your code on the data cleaned first) in its place."
+        )
+        return CodeFix(program, [note])
+    made = [line for line in program.splitlines() if _makes_an_unmade(line, code, namespace)]
+    if not made:
+        return CodeFix(code)
+    lines = [line for line in program.splitlines() if line == "import pandas as pd" and "pd" not in namespace]
+    note = f"nbagent ran the offered {', '.join(line.split(' = ')[0] for line in made)} line first: your code reads it."
+    return CodeFix("\n".join([*lines, *made, code]), [note])
+
+
+def _makes_an_unmade(line: str, code: str, namespace: dict[str, Any]) -> bool:
+    """`orders_clean = …` where `code` reads `orders_clean` and neither it nor an earlier step made it."""
+    name = line.split(" = ")[0] if " = " in line else ""
+    if not name.endswith("_clean") or name in namespace:
+        return False
+    try:
+        nodes = list(ast.walk(ast.parse(code)))
+    except SyntaxError:
+        return False
+    read = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in nodes)
+    bound = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in nodes)
+    return read and not bound
 
 
 def _only_repeats(code: str, last_code: str) -> bool:

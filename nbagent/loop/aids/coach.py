@@ -79,7 +79,7 @@ class Coach:
         last = actions[-1] if actions else None
         said = f"{last.error or ''}\n{last.observations or ''}" if last is not None else ""
         return (
-            offer_taken(code, (last.code_action or "") if last is not None else "", said)
+            offer_taken(code, (last.code_action or "") if last is not None else "", said, namespace)
             .then(fix_totals)
             .then(lambda fixed: fix_reconversions(fixed, namespace))
         )
