@@ -192,3 +192,8 @@ def test_a_new_column_the_code_makes_on_the_frame_is_made_on_the_cleaned_frame()
     )
     assert "orders_clean['cents'] = orders_clean['amount'] * 100" in program
     assert run_program(program, orders()) == 1500.0  # 1 + 1 + 2 + 2 + 9 dollars, the repeated row once
+
+
+def test_code_with_a_clean_frame_of_its_own_gets_no_offer():
+    code = "orders_clean = orders.dropna(subset=['amount'])\nfinal_answer(orders_clean['amount'].isna().sum())"
+    assert cleaned_program(code, QUESTION, {"orders": orders()}, ["orders"]) == ""

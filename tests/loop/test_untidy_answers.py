@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from nbagent import ActionStep, CodeAgent, ScriptedModel
-from nbagent.loop.aids.answers import AnswerContext, answer_problems
+from nbagent.loop.aids.answers import AnswerContext, Contradiction, answer_problems
 from nbagent.loop.aids.coach import Coach
 from nbagent.loop.code_step import AnswerRefused
 from nbagent.loop.prompting import SMALL
@@ -440,3 +440,21 @@ def test_a_group_of_the_rows_without_a_label_is_doubted(blank):
 @pytest.mark.parametrize("answer", [{"North": 1.0, "South": 2.0}, {"": 1.0}, {0: 1.0, 1: 2.0}, 5])
 def test_groups_that_are_all_labels_pass_the_blank_group_check(answer):
     assert not any("no label" in p for p in problems("What is the total amount of each region?", "x = 1", answer))
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "kept = orders.drop_duplicates().dropna(subset=['amount'])\nfinal_answer(kept['amount'].isna().sum())",
+        "final_answer(orders.dropna()['amount'].isnull().sum())",
+    ],
+)
+def test_gaps_counted_in_rows_dropna_kept_are_proved_wrong(code):
+    """The messy run's answer 0 to "how many orders have no amount recorded?", which stood."""
+    said = [p for p in problems("How many orders have no amount recorded?", code, 0) if "kept for having none" in p]
+    assert len(said) == 1 and isinstance(said[0], Contradiction)
+
+
+def test_gaps_counted_before_a_dropna_are_not_doubted_for_it():
+    code = "gaps = orders['amount'].isna().sum()\nkept = orders.dropna()\nfinal_answer(gaps)"
+    assert not [p for p in problems("How many orders have no amount recorded?", code, 2) if "kept for having" in p]

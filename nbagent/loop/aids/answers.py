@@ -39,6 +39,7 @@ from .signs import negative_total_subtracted
 from .untidy_answers import (
     blank_groups,
     blanks_not_counted,
+    gaps_counted_after_dropna,
     gaps_subtracted_from_rows,
     kept_rows_counted_for_missing,
     label_spellings_missed,
@@ -196,6 +197,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_untidy(label_spellings_missed, tree, context.namespace),
         *_untidy(text_totalled, tree, context.namespace),
         *_proved(kept_rows_counted_for_missing, context.question, tree),
+        *_proved(gaps_counted_after_dropna, tree),
         *_proved(gaps_subtracted_from_rows, context.question, tree, _final_answer_argument(tree)),
         *_guarded(whole_rows_dropped_for_a_total, context.question, tree, context.namespace, context.given),
         *_untidy(blanks_not_counted, tree, context.namespace),

@@ -64,11 +64,12 @@ def _reads(tree: ast.Module, name: str) -> bool:
 
 def _cleaning_line(name: str, frame: Any, tree: ast.Module, question: str) -> str | None:
     """`orders_clean = orders.drop_duplicates().assign(amount=lambda f: …)`; "" when nothing needs cleaning; None
-    when the code binds the name itself (its frame is then no longer the task's)."""
+    when the code binds the name itself (its frame is then no longer the task's), or `<name>_clean`."""
     if any(
-        isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store) for node in ast.walk(tree)
+        isinstance(node, ast.Name) and node.id in (name, f"{name}_clean") and isinstance(node.ctx, ast.Store)
+        for node in ast.walk(tree)
     ):
-        return None
+        return None  # (a `<frame>_clean` of the code's own is a frame of its own too)
     once = bool(_ONCE_ASKED.search(question)) and bool(frame.duplicated().any())
     dated = any(isinstance(node, ast.Attribute) and node.attr in _DATE_USES for node in ast.walk(tree))
     conversions = [

@@ -14,7 +14,7 @@ import ast
 import re
 from typing import Any
 
-from .bindings import assignments, last_assignment, through_wrappers
+from .bindings import assignments, last_assignment, root_name, through_wrappers
 from .code_checks import frame_column, in_place, is_method_call, is_text
 from .coercions import number_conversion
 from .data_card import data_frames, filled_text, text_kind, value_kind
@@ -96,6 +96,31 @@ def kept_rows_counted_for_missing(question: str, tree: ast.Module) -> list[str]:
         "dropna() keeps the rows that have a value, so the code counted those; the question asks for the rows "
         "without one: count the gaps instead (isna(), and the blank texts too)" + (f": {gaps}" if gaps else "")
     ]
+
+
+def gaps_counted_after_dropna(tree: ast.Module) -> list[str]:
+    """`kept = orders.dropna(subset=['amount'])` then `kept['amount'].isna().sum()`: the gaps are counted in rows
+    that were kept for having none, so the count is 0 whatever the data (the messy run's answer to "how many orders
+    have no amount recorded?", which stood)."""
+    for node in ast.walk(tree):
+        if not is_method_call(node, *_MISSING_CALLS):
+            continue
+        receiver = node.func.value
+        dropped = _dropna_in(receiver)
+        name = root_name(receiver)
+        if not dropped and name is not None:
+            made = last_assignment(name, tree, before=node)
+            dropped = _dropna_in(made) if made is not None else None
+        if dropped is not None:
+            return [
+                f"{ast.unparse(node)} counts the gaps in rows {ast.unparse(dropped)} kept for having none, so it is 0 "
+                "whatever the data: count them in the frame before any dropna (and the blank texts too)"
+            ]
+    return []
+
+
+def _dropna_in(node: ast.AST) -> ast.Call | None:
+    return next((call for call in ast.walk(node) if is_method_call(call, "dropna")), None)
 
 
 def blank_groups(answer: Any) -> list[str]:
