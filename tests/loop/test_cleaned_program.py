@@ -197,3 +197,11 @@ def test_a_new_column_the_code_makes_on_the_frame_is_made_on_the_cleaned_frame()
 def test_code_with_a_clean_frame_of_its_own_gets_no_offer():
     code = "orders_clean = orders.dropna(subset=['amount'])\nfinal_answer(orders_clean['amount'].isna().sum())"
     assert cleaned_program(code, QUESTION, {"orders": orders()}, ["orders"]) == ""
+
+
+def test_the_codes_own_text_cleaning_of_a_column_the_cleaning_made_numbers_runs_as_the_column():
+    """The messy run's offer kept `pd.to_numeric(orders_clean['amount'].str.replace(...))`: .str raised on numbers."""
+    code = "t = pd.to_numeric(orders['amount'].str.replace('[$,]', '', regex=True), errors='coerce').sum()\nfinal_answer(t)"
+    program = cleaned_program(code, "What is the total amount? Count each once.", {"orders": orders()}, ["orders"])
+    assert "t = pd.to_numeric(orders_clean['amount'], errors='coerce').sum()" in program
+    assert run_program(program, orders()) == 15.0

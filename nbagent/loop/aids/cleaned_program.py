@@ -21,6 +21,7 @@ from .bindings import root_name
 from .code_checks import CodeFix, in_place, is_method_call
 from .coercions import number_conversion
 from .data_card import filled_text, labels_written_apart, text_kind, value_kind
+from .reconversions import fix_reconversions
 
 __all__ = ["cleaned_program", "offer_taken"]
 
@@ -54,8 +55,22 @@ def cleaned_program(code: str, question: str, namespace: dict[str, Any], variabl
     existing = {(name, str(column)) for name in cleanings for column in namespace[name].columns}
     kept = [statement for statement in tree.body if not _changes_a_frame(statement, set(cleanings), existing)]
     program = ast.Module(body=[_Renamed(cleanings).visit(s) for s in kept], type_ignores=[])
+    body = ast.unparse(ast.fix_missing_locations(program))
+    # its own text cleaning of a column the cleaning line made numbers runs as the column (.str raises on numbers)
+    body = fix_reconversions(
+        body, {f"{name}_clean": _typed_like(namespace[name], cleanings[name]) for name in cleanings}
+    )
     imports = ["import pandas as pd"] if "pd." in "".join(cleanings.values()) and "pd" not in namespace else []
-    return "\n".join([*imports, *cleanings.values(), ast.unparse(ast.fix_missing_locations(program))])
+    return "\n".join([*imports, *cleanings.values(), body.code])
+
+
+def _typed_like(frame: Any, line: str) -> Any:
+    """No rows of `frame`, its columns typed as the cleaning line makes them (numbers, dates): what the cleaned
+    frame's columns hold, for `fix_reconversions`."""
+    typed = frame.iloc[:0].copy()
+    for column, kind in re.findall(r"(\w+)=lambda f: pd\.to_(numeric|datetime)", line):
+        typed[column] = typed[column].astype("float64" if kind == "numeric" else "datetime64[ns]")
+    return typed
 
 
 def _reads(tree: ast.Module, name: str) -> bool:
