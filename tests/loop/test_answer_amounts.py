@@ -64,5 +64,6 @@ def test_a_hand_made_average_over_a_column_with_gaps_is_doubted_with_the_mean():
     assert "skips the 2 gaps of laptops['amount']" in said and "laptops['amount'].mean()" in said
     assert mean_problems("final_answer(laptops['amount'].sum() / len(laptops))")
     assert not mean_problems("final_answer(laptops['amount'].mean())")
+    assert mean_problems("final_answer(laptops['amount'].sum() / laptops['product'].count())")  # every row has one
     assert not mean_problems("final_answer(laptops['amount'].sum() / laptops['amount'].count())")  # counts values
     assert not mean_problems("final_answer(laptops['product'].size / len(laptops))")  # no total of a column

@@ -90,14 +90,15 @@ def mean_over_gaps(tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
             continue
         column = total.func.value
         values = _column_values(column, namespace)  # read, never evaluated: the code is the model's
-        if values is None or not _counts_rows(through_wrappers(node.right, tree)):
+        if values is None or not _counts_rows(through_wrappers(node.right, tree), column):
             continue
         gaps = int(values.isna().sum())
         if gaps:
             shown = ast.unparse(column)
             return [
                 f"{ast.unparse(node)} divides {shown}.sum(), which skips the {gaps} gaps of {shown}, by a count "
-                f"of rows that includes them: the average of the values there are is {shown}.mean()"
+                f"of rows that includes them: the average of the values there are is {shown}.mean(), so write "
+                f"{shown}.mean() where the code has {ast.unparse(node)}"
             ]
     return []
 
@@ -112,10 +113,13 @@ def _column_values(column: ast.AST, namespace: dict[str, Any]) -> Any:
     return frame[column.slice.value]
 
 
-def _counts_rows(node: ast.AST) -> bool:
-    """`len(frame)`, `frame.shape[0]`, `frame.index.size`: how many rows, gaps or not (`s.count()` skips gaps)."""
+def _counts_rows(node: ast.AST, column: ast.AST) -> bool:
+    """`len(frame)`, `frame.shape[0]`, `frame.index.size`, or `frame['other'].nunique()` / `.count()`: how many rows
+    (or orders), gaps of `column` or not (`column.count()` skips them)."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
         return True
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
         return True
+    if is_method_call(node, "nunique", "count"):
+        return ast.dump(node.func.value) != ast.dump(column)
     return isinstance(node, ast.Attribute) and node.attr == "size" or is_method_call(node, "size")
