@@ -249,3 +249,13 @@ def test_an_answer_sharing_no_word_with_the_things_own_few_labels_is_proved_wron
     coded = AnswerContext("Which tier in `clients` has the most?", ["clients"], context.code, {"clients": clients})
     (said,) = answer_problems("Gold", coded)  # codes a full word may stand for: a doubt, not proof
     assert not isinstance(said, Contradiction) and "is not a tier of the data" in said
+
+
+def test_every_thing_listed_for_which_one_comes_first_is_proved_wrong():
+    """The messy run answered "Which client spent the most?" with all 145 names, and it stood."""
+    question = "Which customer spent the most in `sales`? Answer with the name from `customers`."
+    names = [f"Customer {chr(65 + i % 26)}{i}" for i in range(40)]
+    found = [p for p in doubts(question, names, names=("sales", "customers")) if "lists 40 of them" in p]
+    assert len(found) == 1 and isinstance(found[0], Contradiction)
+    assert doubts(question, names[:2], names=("sales", "customers")) == []  # a tie
+    assert doubts("Which stores in `sales` sold the most units?", ["Oslo", "Bergen", "Tromsø"]) == []  # plural asked

@@ -64,6 +64,7 @@ _MISSING = frozenset({"", "nan", "none", "null", "<na>", "na", "n/a", "nat"})
 _EXAMPLES = 3
 _MAX_LABELS = 200_000  # a column with more distinct values is read no further
 _SHOWN = 40
+_MANY_FOR_ONE = 3  # things listed for "which one … the most" (two may be a tie)
 _FEW_LABELS = 50  # a column of categories, not of names or ids: an answer outside it is proved wrong
 
 
@@ -107,7 +108,15 @@ def label_problems(answer: Any, question: str, variables: list[str], namespace: 
     noun = noun or (nouns[0] if nouns else "")
     thing = _singular(noun.lower()) if noun else "person"
     plural = noun.lower().endswith("s") and _singular(noun.lower()) != noun.lower()
-    for part in _thing_parts(answer, two):
+    parts = _thing_parts(answer, two)
+    if not plural and _MOST.search(question) and len([p for p in parts if not is_number(p)]) >= _MANY_FOR_ONE:
+        return [  # "which client spent the most?" answered with every client's name
+            Contradiction(
+                f"the question asks which one {thing} comes first, but the answer lists {_count(answer, parts)} of them: pick "
+                f"the one (sort or idxmax the totals per {thing}, then take its {thing})"
+            )
+        ]
+    for part in parts:
         problem = _part_problem(part, thing, holders, frames, namespace, plural)
         if problem:
             return [problem]
@@ -277,6 +286,13 @@ def _is_date(value: Any) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------- the answer
+
+
+def _count(answer: Any, parts: list[Any]) -> int:
+    try:
+        return len(answer)
+    except TypeError:
+        return len(parts)
 
 
 def _thing_parts(answer: Any, two: bool) -> list[Any]:
