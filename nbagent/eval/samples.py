@@ -248,6 +248,9 @@ class RunningAgents:
                 pass
 
 
+_CANCELLED_RUNNING = "cancelled while running (the evaluation was interrupted)"
+
+
 def run_sample(job: SampleJob, running: RunningAgents | None = None) -> SampleOutcome:
     """Run one (agent, task, epoch) and score it; failures are recorded, never raised."""
     sample = job.sample
@@ -271,18 +274,20 @@ def run_sample(job: SampleJob, running: RunningAgents | None = None) -> SampleOu
         record.update(
             state="error", outcome=NOT_RUN, error=_error_text(error), duration_s=time.perf_counter() - started
         )
+        if running is not None and running.cancelled.is_set():  # a run the cancel broke off: re-run on resume
+            record.update(state=CANCELLED, outcome=CANCELLED, error=_CANCELLED_RUNNING)
         return SampleOutcome(record, _memory(agent))
     finally:
         if running is not None:
             running.remove(job.key)
     record["duration_s"] = time.perf_counter() - started
     fill_from_result(record, result, agent)
-    if running is not None and running.cancelled.is_set() and result.state == "stopped":
+    if running is not None and running.cancelled.is_set() and result.state in ("stopped", "error"):
         record.update(
             state=CANCELLED,
             answered=None,
             outcome=CANCELLED,
-            error="cancelled while running (the evaluation was interrupted)",
+            error=_CANCELLED_RUNNING,
         )
     if record["answered"]:
         score_record(record, job.scorers, result.output, sample)

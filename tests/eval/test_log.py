@@ -171,3 +171,19 @@ def test_interrupt_during_model_calls_ends_the_evaluation_at_once(tmp_path):
     assert time.monotonic() - began < 8  # the cancel's grace is 10 s; a model call stops within ~1 s
     assert results.cancelled and list(results.df.state) == ["cancelled", "cancelled"]
     assert all(agent.memory.steps[-1].stopped for agent in recorder.agents)
+
+
+def test_a_sample_the_interrupt_breaks_off_with_an_exception_is_cancelled_and_runs_again(tmp_path):
+    """A sample that raises while the evaluation is being cancelled (here its agent's factory, broken off) is
+    recorded as cancelled, so the next call with the same log_dir runs it again rather than keep an error."""
+
+    def broken_off():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.5)  # the harness cancels meanwhile
+        raise ConnectionError("the connection was closed")
+
+    results = evaluate(Recorder(broken_off), tasks(1), max_workers=1, log_dir=tmp_path, progress=False)
+    assert results.cancelled and list(results.df.state) == ["cancelled"]
+    assert results.df.error.iloc[0].startswith("cancelled while running")
+    resumed = evaluate(Recorder(), tasks(1), log_dir=tmp_path, progress=False)
+    assert list(resumed.df.state) == ["success"]
