@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from .bindings import through_wrappers
-from .code_checks import is_method_call, is_text
+from .code_checks import frame_column, is_method_call
 from .data_card import value_kind
 
 __all__ = ["counted_for_an_amount", "mean_over_gaps"]
@@ -105,12 +105,11 @@ def mean_over_gaps(tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
 
 def _column_values(column: ast.AST, namespace: dict[str, Any]) -> Any:
     """The values of `frame['col']` for a frame of the namespace, or None for any other shape."""
-    if not (isinstance(column, ast.Subscript) and isinstance(column.value, ast.Name) and is_text(column.slice)):
+    named = frame_column(column)
+    frame = namespace.get(named[0]) if named else None
+    if value_kind(frame) != "DataFrame" or named[1] not in frame.columns:
         return None
-    frame = namespace.get(column.value.id)
-    if value_kind(frame) != "DataFrame" or column.slice.value not in frame.columns:
-        return None
-    return frame[column.slice.value]
+    return frame[named[1]]
 
 
 def _counts_rows(node: ast.AST, column: ast.AST) -> bool:

@@ -5,30 +5,30 @@ written ' NORTH'), the 1.5B model fixes one and loses another: the messy run fix
 while dropping the repeats, and ran out of steps. The cleaning is mechanical, so it is written for it: one line makes
 `<frame>_clean` from the frame — its repeated rows dropped when the question counts each once, each column the code
 reads that holds numbers as text read as numbers (dates too, where the code reads dates), each column of labels
-written several ways read as a person reads them (blank labels as gaps) — and the code that led to the answer follows, reading `<frame>_clean` where it read the
-frame. Lines that changed the frame in place are left out (what they did is in the frame already), and so is any
-string the code compares a cleaned label column with, written as the cleaned labels are. Nothing is run here: the
-model sends the program as its next step, and the answer checks read its answer as any other.
+written several ways read as a person reads them (blank labels as gaps) — and the code that led to the answer
+follows, reading `<frame>_clean` where it read the frame. Lines that changed a column the frame has, or its rows, in
+place are left out (done already, or done by the cleaning); a new column the code makes is made on the cleaned
+frame; a string the code compares a cleaned label column with is written as the cleaned labels are. Nothing is run
+here: the model sends the program as its next step, and the answer checks read its answer as any other
+(`offer_taken` runs the offer when the model sends its own code again instead).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from .bindings import root_name
-from .code_checks import CodeFix, in_place, is_method_call
+from .code_checks import CodeFix, frame_column, in_place, is_method_call
 from .coercions import number_conversion
 from .data_card import filled_text, labels_written_apart, text_kind, value_kind
 from .reconversions import fix_reconversions
+from .untidy_answers import ONCE_ASKED
 
 __all__ = ["cleaned_program", "offer_taken"]
 
-_ONCE_ASKED = re.compile(
-    r"\b(once|unique|distinct|de-?duplicat\w*|without (?:the )?(?:duplicates|repeats)|duplicates? removed)\b",
-    re.IGNORECASE,
-)
 _MAX_ROWS = 2_000_000
 _DATE_USES = frozenset({"dt", "to_datetime", "to_period", "resample"})
 _CHANGING = ("pop", "insert", "update", "drop", "rename", "set_index", "reset_index", "fillna", "replace")
@@ -41,15 +41,15 @@ def cleaned_program(code: str, question: str, namespace: dict[str, Any], variabl
         tree = ast.parse(code)
     except SyntaxError:
         return ""
-    cleanings = {}
+    cleanings: dict[str, _Cleaning] = {}
     for name in variables:
         frame = namespace.get(name)
         if value_kind(frame) == "DataFrame" and len(frame) <= _MAX_ROWS and _reads(tree, name):
-            line = _cleaning_line(name, frame, tree, question)
-            if line is None:
+            cleaning = _cleaning(name, frame, tree, question)
+            if cleaning is None:
                 return ""
-            if line:
-                cleanings[name] = line
+            if cleaning.once or cleaning.fixes:
+                cleanings[name] = cleaning
     if not cleanings:
         return ""
     existing = {(name, str(column)) for name in cleanings for column in namespace[name].columns}
@@ -57,43 +57,59 @@ def cleaned_program(code: str, question: str, namespace: dict[str, Any], variabl
     program = ast.Module(body=[_Renamed(cleanings).visit(s) for s in kept], type_ignores=[])
     body = ast.unparse(ast.fix_missing_locations(program))
     # its own text cleaning of a column the cleaning line made numbers runs as the column (.str raises on numbers)
-    body = fix_reconversions(
-        body, {f"{name}_clean": _typed_like(namespace[name], cleanings[name]) for name in cleanings}
-    )
-    imports = ["import pandas as pd"] if "pd." in "".join(cleanings.values()) and "pd" not in namespace else []
-    return "\n".join([*imports, *cleanings.values(), body.code])
+    typed = {f"{name}_clean": cleaning.typed_like(namespace[name]) for name, cleaning in cleanings.items()}
+    lines = [cleaning.line for cleaning in cleanings.values()]
+    imports = ["import pandas as pd"] if "pd." in "".join(lines) and "pd" not in namespace else []
+    return "\n".join([*imports, *lines, fix_reconversions(body, typed).code])
 
 
-def _typed_like(frame: Any, line: str) -> Any:
-    """No rows of `frame`, its columns typed as the cleaning line makes them (numbers, dates): what the cleaned
-    frame's columns hold, for `fix_reconversions`."""
-    typed = frame.iloc[:0].copy()
-    for column, kind in re.findall(r"(\w+)=lambda f: pd\.to_(numeric|datetime)", line):
-        typed[column] = typed[column].astype("float64" if kind == "numeric" else "datetime64[ns]")
-    return typed
+@dataclass
+class _Cleaning:
+    """How one task frame is cleaned: its repeats dropped (`once`), and each column's fix by kind ("numbers",
+    "dates", "labels") with the expression that reads it (of `f`, the frame)."""
+
+    name: str
+    once: bool
+    fixes: dict[str, tuple[str, str]]
+
+    @property
+    def line(self) -> str:
+        """`orders_clean = orders.drop_duplicates().assign(amount=lambda f: …)`."""
+        made = self.name + (".drop_duplicates()" if self.once else "")
+        if self.fixes:
+            made += f".assign({', '.join(f'{column}=lambda f: {fix}' for column, (_, fix) in self.fixes.items())})"
+        return f"{self.name}_clean = {made}"
+
+    def columns(self, kind: str) -> list[str]:
+        return [column for column, (fixed_as, _) in self.fixes.items() if fixed_as == kind]
+
+    def typed_like(self, frame: Any) -> Any:
+        """No rows of `frame`, its columns typed as the cleaning makes them (numbers, dates): what the cleaned
+        frame's columns hold, for `fix_reconversions`."""
+        typed = frame.iloc[:0].copy()
+        for column in self.columns("numbers"):
+            typed[column] = typed[column].astype("float64")
+        for column in self.columns("dates"):
+            typed[column] = typed[column].astype("datetime64[ns]")
+        return typed
 
 
 def _reads(tree: ast.Module, name: str) -> bool:
     return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(tree))
 
 
-def _cleaning_line(name: str, frame: Any, tree: ast.Module, question: str) -> str | None:
-    """`orders_clean = orders.drop_duplicates().assign(amount=lambda f: …)`; "" when nothing needs cleaning; None
-    when the code binds the name itself (its frame is then no longer the task's), or `<name>_clean`."""
+def _cleaning(name: str, frame: Any, tree: ast.Module, question: str) -> _Cleaning | None:
+    """How `frame` is cleaned for the code (perhaps not at all); None when the code binds the name itself (its frame
+    is then no longer the task's), or `<name>_clean`."""
     if any(
         isinstance(node, ast.Name) and node.id in (name, f"{name}_clean") and isinstance(node.ctx, ast.Store)
         for node in ast.walk(tree)
     ):
         return None  # (a `<frame>_clean` of the code's own is a frame of its own too)
-    once = bool(_ONCE_ASKED.search(question)) and bool(frame.duplicated().any())
+    once = bool(ONCE_ASKED.search(question)) and bool(frame.duplicated().any())
     dated = any(isinstance(node, ast.Attribute) and node.attr in _DATE_USES for node in ast.walk(tree))
-    conversions = [
-        f"{column}=lambda f: {fix}" for column in _columns_read(tree, frame) if (fix := _fix(frame, column, dated))
-    ]
-    if not once and not conversions:
-        return ""
-    made = name + (".drop_duplicates()" if once else "") + (f".assign({', '.join(conversions)})" if conversions else "")
-    return f"{name}_clean = {made}"
+    fixes = {column: fix for column in _columns_read(tree, frame) if (fix := _fix(frame, column, dated))}
+    return _Cleaning(name, once, fixes)
 
 
 def _columns_read(tree: ast.Module, frame: Any) -> list[str]:
@@ -103,18 +119,18 @@ def _columns_read(tree: ast.Module, frame: Any) -> list[str]:
     return [column for column in map(str, frame.columns) if column in named & columns and column.isidentifier()]
 
 
-def _fix(frame: Any, column: str, dated: bool) -> str:
-    """How the column reads when clean: numbers written as text as numbers, labels as a person reads them, and
-    dates written as text as dates where the code reads them as dates (`.dt`, `to_datetime`)."""
+def _fix(frame: Any, column: str, dated: bool) -> tuple[str, str] | None:
+    """How the column reads when clean, (kind, expression): numbers written as text as numbers, labels as a person
+    reads them, and dates written as text as dates where the code reads them as dates (`.dt`, `to_datetime`)."""
     values = filled_text(frame[column])
     kind = text_kind(values)
     if kind == "numbers":
-        return number_conversion(f"f[{column!r}]")
+        return kind, number_conversion(f"f[{column!r}]")
     if kind == "dates":
-        return f"pd.to_datetime(f[{column!r}], format='mixed', errors='coerce')" if dated else ""
+        return (kind, f"pd.to_datetime(f[{column!r}], format='mixed', errors='coerce')") if dated else None
     if labels_written_apart(values):
-        return f"f[{column!r}].str.strip().str.title().replace('', None)"
-    return ""
+        return "labels", f"f[{column!r}].str.strip().str.title().replace('', None)"
+    return None
 
 
 def _changes_a_frame(statement: ast.stmt, frames: set[str], existing: set[tuple[str, str]]) -> bool:
@@ -139,21 +155,17 @@ def _changed_there(target: ast.AST, frames: set[str], existing: set[tuple[str, s
     name = root_name(target)
     if name not in frames:
         return False
-    column = _column_of(target) if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) else None
-    return column is None or (name, column) in existing
+    column = frame_column(target)
+    return column is None or (name, column[1]) in existing
 
 
 class _Renamed(ast.NodeTransformer):
     """Reads `<frame>_clean` where the code read a cleaned frame; a label compared with a cleaned label column is
     written as the cleaned labels are ('north ' → 'North')."""
 
-    def __init__(self, cleanings: dict[str, str]) -> None:
+    def __init__(self, cleanings: dict[str, _Cleaning]) -> None:
         self.cleanings = cleanings
-        self.labels = {
-            column: name
-            for name in cleanings
-            for column in re.findall(r"(\w+)=lambda f: f\['\w+'\]\.str\.strip\(\)", cleanings[name])
-        }
+        self.labels = {column for cleaning in cleanings.values() for column in cleaning.columns("labels")}
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         if node.id in self.cleanings and isinstance(node.ctx, ast.Load):
@@ -210,7 +222,11 @@ def offer_taken(code: str, last_code: str, last_said: str, namespace: dict[str, 
             "nbagent ran the code it offered after your last step (your code on the data cleaned first) in its place."
         )
         return CodeFix(program, [note])
-    made = [line for line in program.splitlines() if _makes_an_unmade(line, code, namespace)]
+    try:
+        nodes = list(ast.walk(ast.parse(code)))
+    except SyntaxError:
+        return CodeFix(code)
+    made = [line for line in program.splitlines() if _makes_an_unmade(line, nodes, namespace)]
     if not made:
         return CodeFix(code)
     lines = [line for line in program.splitlines() if line == "import pandas as pd" and "pd" not in namespace]
@@ -218,14 +234,10 @@ def offer_taken(code: str, last_code: str, last_said: str, namespace: dict[str, 
     return CodeFix("\n".join([*lines, *made, code]), [note])
 
 
-def _makes_an_unmade(line: str, code: str, namespace: dict[str, Any]) -> bool:
-    """`orders_clean = …` where `code` reads `orders_clean` and neither it nor an earlier step made it."""
+def _makes_an_unmade(line: str, nodes: list[ast.AST], namespace: dict[str, Any]) -> bool:
+    """`orders_clean = …` where the code (`nodes`) reads `orders_clean` and neither it nor an earlier step made it."""
     name = line.split(" = ")[0] if " = " in line else ""
     if not name.endswith("_clean") or name in namespace:
-        return False
-    try:
-        nodes = list(ast.walk(ast.parse(code)))
-    except SyntaxError:
         return False
     read = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in nodes)
     bound = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in nodes)

@@ -30,12 +30,14 @@ __all__ = [
     "kept_rows_counted_for_missing",
     "gaps_subtracted_from_rows",
     "whole_rows_dropped_for_a_total",
+    "gaps_counted_after_dropna",
+    "ONCE_ASKED",
 ]
 
 _MISSING_CALLS = ("isna", "isnull")
 _MAX_LABELS = 50  # a column with more distinct spellings than this holds names or notes, not labels
 _SHOWN = 3
-_ONCE_ASKED = re.compile(
+ONCE_ASKED = re.compile(  # "count each once": repeated rows are one thing
     r"\b(once|unique|distinct|de-?duplicat\w*|without (?:the )?(?:duplicates|repeats)|duplicates? removed)\b",
     re.IGNORECASE,
 )
@@ -441,7 +443,7 @@ def _other_spellings(values: Any, wanted: list[str]) -> tuple[int, list[str]] | 
 
 def repeats_not_dropped(question: str, tree: ast.Module, namespace: dict[str, Any], variables: list[str]) -> list[str]:
     """The question asks to count each thing once, a frame the code read repeats rows, and no code dropped them."""
-    if not _ONCE_ASKED.search(question):
+    if not ONCE_ASKED.search(question):
         return []
     if any(is_method_call(node, *_DEDUPLICATING) for node in ast.walk(tree)):
         return _repeats_counted_in_part(tree, namespace)
