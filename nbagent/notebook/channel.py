@@ -47,9 +47,10 @@ The mechanism nbagent uses (this module, nbagent/notebook/driver.py):
 * buttons send on a separate, receive-only `ControlChannel` comm, routed to a
   subshell nbagent creates through the public protocol (kernel_info's
   "kernel subshells" feature, `create_subshell_request` on the kernel's own
-  control channel). The route is the private `Comm._reply_subshell_id`; it is
-  set again after every incoming message (ipywidgets may reply on the comm),
-  and tests/notebook/test_kernel_routing.py fails loudly when ipykernel changes it.
+  control channel). The route is the private `Comm._reply_subshell_for`, fixed
+  on the instance so no kernel-side send (ipywidgets may reply on the comm)
+  moves it; tests/notebook/test_kernel_routing.py fails loudly when ipykernel
+  changes it.
   Commands only flip flags here and call `request_stop`, which the sandbox
   makes interrupt code in any thread; they never run agent code themselves.
 * (a) blocking `agent.run()` / `%%agent`: the run stays on the main thread
@@ -151,28 +152,29 @@ def _create_subshell(kernel: Any) -> str | None:
 def route_comm(comm: Any, subshell_id: str | None) -> str:
     """Route `comm`'s incoming messages to `subshell_id` (or, if None, to the subshell the front-end names).
 
-    Uses ipykernel 7.4's private `_reply_subshell_id` (read by `_reply_subshell_for`);
-    tests/notebook/test_kernel_routing.py fails when that changes. Returns how the comm is
-    routed: "subshell" (nbagent's), "front-end" (the front-end's choice), or "main".
+    ipykernel 7.4 asks the comm's `_reply_subshell_for(data, default)` (private) where each
+    incoming message goes, and every kernel-side send on the comm re-points it at the
+    sender's shell. Setting it on the instance fixes the route for good: a send from the
+    blocked main shell (an echo, a reply to a page reload) cannot send the next click to
+    the main thread, not even for the moment between the send and the next message.
+    tests/notebook/test_kernel_routing.py fails when ipykernel changes this. Returns how
+    the comm is routed: "subshell" (nbagent's), "front-end" (the front-end's choice), or "main".
     """
     if not hasattr(comm, "_reply_subshell_for"):  # ipykernel < 7.4 routes by the message's header alone
         return "front-end"
     if subshell_id is not None:
-        comm._reply_subshell_id = subshell_id
+        comm._reply_subshell_for = lambda _data, _default: subshell_id
         return "subshell"
-    try:
-        del comm._reply_subshell_id
-    except AttributeError:
-        pass
+    comm._reply_subshell_for = lambda _data, front_ends_choice: front_ends_choice
     return "front-end"
 
 
 class ControlChannel(ipywidgets.Widget):
     """A model-only comm that carries the widget's control commands to `on_command(content)`.
 
-    Receive-only on purpose: a kernel-side send would re-route the comm to the sender's shell.
-    ipywidgets itself may send (an echo of a front-end trait change, a reply to a page
-    reload's request_state), so the route is set again after every incoming message.
+    Receive-only on purpose. ipywidgets itself may send on it (an echo of a front-end trait
+    change, a reply to a page reload's request_state); `route_comm` keeps such sends from
+    moving the route.
     """
 
     def __init__(self, on_command: Callable[[dict[str, Any]], Any], **kwargs: Any) -> None:
@@ -181,13 +183,6 @@ class ControlChannel(ipywidgets.Widget):
         self._subshell_id = control_subshell()
         self.route = route_comm(self.comm, self._subshell_id) if self.comm is not None else "none"
         self.on_msg(self._on_custom_msg)
-
-    def _handle_msg(self, msg: dict[str, Any]) -> None:
-        try:
-            super()._handle_msg(msg)
-        finally:
-            if self.comm is not None:
-                route_comm(self.comm, self._subshell_id)
 
     def _on_custom_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
         if isinstance(content, dict) and content.get("type") == "control":

@@ -1,7 +1,7 @@
 """The mechanism in a real ipykernel: control messages are handled while a cell blocks; ■ stops idle-kernel runs.
 
 These tests fail loudly when ipykernel changes how comm messages are routed to subshells
-(nbagent.notebook.channel.route_comm relies on ipykernel 7.4's private `Comm._reply_subshell_id`).
+(nbagent.notebook.channel.route_comm relies on ipykernel 7.4's private `Comm._reply_subshell_for`).
 """
 
 from __future__ import annotations
@@ -72,6 +72,13 @@ def test_the_route_survives_kernel_side_sends_on_the_comm(kernel, channel):
     # a page reload asks for the state and a trait update is echoed: both make ipykernel send on the comm
     noise = [{"method": "request_state"}, {"method": "update", "state": {}, "buffer_paths": []}]
     seconds, thread = handled_during_a_blocking_cell(kernel, channel["comm_id"], 3, None, noise)
+    assert thread != "MainThread" and seconds < 1.2, (seconds, thread)
+
+
+def test_a_send_from_the_main_shell_does_not_route_the_next_click_to_it(kernel, channel):
+    # ipykernel re-points a comm at the shell that last sent on it; the blocked main shell must never get the click
+    kernel.run("channel.send({'echo': 1})")
+    seconds, thread = handled_during_a_blocking_cell(kernel, channel["comm_id"], 4)
     assert thread != "MainThread" and seconds < 1.2, (seconds, thread)
 
 
