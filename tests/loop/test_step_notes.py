@@ -148,12 +148,13 @@ def test_a_total_of_numbers_written_as_text_is_said_after_the_step():
 @pytest.mark.parametrize(
     "conversion",
     [
-        "orders['amount'] = pd.to_numeric(orders['amount'].str.replace('$', ''), errors='coerce')",
-        "amount = pd.to_numeric(orders['amount'].str.replace('$', '', regex=False), errors='coerce')",
+        "orders['amount'] = pd.to_numeric(orders['amount'].str.replace('$', '', n=1), errors='coerce')",
+        "amount = pd.to_numeric(orders['amount'].str.replace('$', '', regex=False).str.upper(), errors='coerce')",
     ],
 )
 def test_numbers_a_coerced_conversion_read_as_missing_are_said_after_the_step(conversion):
-    """The messy run took out the '$' and left the ',': every amount of a thousand or more became NaN, silently."""
+    """The messy run took out the '$' and left the ',': every amount of a thousand or more became NaN, silently.
+    (A cleaning nbagent can play ahead runs as the full conversion instead: tests/loop/test_lossy_conversions.py.)"""
     frame = pd.DataFrame({"amount": ["$98.10", "$1,234.00", "", "$2,000.50"]})
     model = ScriptedModel([f"Thought: go.\n```python\nimport pandas as pd\n{conversion}\n```"] * 2)
     model.prompt_profile = SMALL

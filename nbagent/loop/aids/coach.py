@@ -19,7 +19,7 @@ from .answers import AnswerContext, Contradiction, answer_problems
 from .chart_checks import chart_problems, chart_taken_note
 from .cleaned_program import cleaned_program, offer_taken
 from .code_checks import CodeFix, code_warning, fix_totals
-from .coercions import numbers_lost
+from .coercions import fix_lossy_conversions, numbers_lost
 from .data_card import split_task
 from .doubts import Untidy
 from .hints import execution_hint, silent_step_observation
@@ -72,8 +72,9 @@ class Coach:
 
     def prepared_code(self, code: str, namespace: dict[str, Any], actions: Sequence[ActionStep] = ()) -> CodeFix:
         """The code to run: a small model's products of totals run as totals of products, its text cleaning of
-        a column an earlier step made numbers run as the column, and its last step's code sent again after that
-        step was offered its code on the data cleaned first run as the offer (each said in `notes`)."""
+        a column an earlier step made numbers run as the column, a conversion that would read some of a column's
+        numbers as missing run as the one that reads them, and its last step's code sent again after that step was
+        offered its code on the data cleaned first run as the offer (each said in `notes`)."""
         if not self.small:
             return CodeFix(code)
         last = actions[-1] if actions else None
@@ -82,6 +83,7 @@ class Coach:
             offer_taken(code, (last.code_action or "") if last is not None else "", said, namespace)
             .then(fix_totals)
             .then(lambda fixed: fix_reconversions(fixed, namespace))
+            .then(lambda fixed: fix_lossy_conversions(fixed, namespace))
         )
 
     def code_problem(self, code: str, namespace: dict[str, Any]) -> str:

@@ -5,19 +5,32 @@ without an error and turned every amount of a thousand or more ('$1,891.37': the
 the chart drawn from it was wrong by a third and nothing said so. After a step that ran, each such conversion of a
 column of the task's frames (as the task gave them) is read again: values the data card would read as numbers that
 came out missing are counted, and the note names a few and the conversion that reads them all.
+
+Told after the step, the model has already written the lossy numbers over the frame's own column (the messy run's
+chart step did, and its later charts summed the amounts it had lost). So before a step runs, each such conversion of
+a column of text numbers is also read ahead (`fix_lossy_conversions`): its text cleaning — literal
+`.str.replace`, `.str.strip`, … — is played on the column's distinct values by nbagent's own code (a regex
+`.str.replace` by which single characters it removes: the model's pattern never runs on the data in the kernel), and
+when it would read numbers as missing that the one-line conversion reads, that line runs instead and the step says so.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
-from .code_checks import frame_column, is_method_call
+from .bindings import last_assignment
+from .code_checks import CodeFix, apply_edits, frame_column, inside_an_edit, is_method_call, is_text
 from .data_card import value_kind
+from .reconversions import column_assigned_before
 
-__all__ = ["number_conversion", "numbers_lost"]
+__all__ = ["fix_lossy_conversions", "number_conversion", "numbers_lost"]
 
 _SHOWN = 2
+_PLAYED = frozenset({"replace", "strip", "lstrip", "rstrip", "removeprefix", "removesuffix"})
+_MAX_DISTINCT = 200_000  # distinct texts played through a cleaning; more, and the step runs as written
+_NUMBER_CHARACTERS = frozenset("0123456789.-+eE ")
 
 
 def number_conversion(column: str) -> str:
@@ -100,3 +113,141 @@ def _lost_line(source: tuple[str, str], given: dict[str, Any], result: Any) -> s
         f"it cannot read into NaN, and their text still held a mark ('$', ','). Convert them all: "
         + number_conversion(ref)
     )
+
+
+def fix_lossy_conversions(code: str, namespace: dict[str, Any]) -> CodeFix:
+    """`code` with each `pd.to_numeric(<text cleaning of a notebook frame's column>, errors="coerce")` that would
+    read some of the column's numbers as missing run as `number_conversion` (when that reads more of them), said
+    in the fix's notes."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return CodeFix(code)
+    edits: list[tuple[ast.AST, str]] = []
+    said: dict[ast.AST, str] = {}
+    for node in ast.walk(tree):
+        if not _coerced(node) or inside_an_edit(node, edits):
+            continue
+        found = _lossy(node, tree, namespace)
+        if found:
+            edits.append((node, found[0]))
+            said[node] = found[1]
+    return apply_edits(code, edits, lambda node: said[node])
+
+
+def _lossy(call: ast.Call, tree: ast.Module, namespace: dict[str, Any]) -> tuple[str, str] | None:
+    """(the conversion to run instead, why) for a lossy conversion of a notebook frame's text column, else None."""
+    played = _cleaning_chain(call.args[0])
+    if played is None:
+        return None
+    (frame_name, column), steps = played
+    frame = namespace.get(frame_name)
+    if value_kind(frame) != "DataFrame" or column not in frame.columns:
+        return None
+    if last_assignment(frame_name, tree, before=call) is not None or column_assigned_before(
+        frame_name, column, call, tree
+    ):
+        return None  # the code changed the frame or the column first: its values are not the notebook's
+    texts = frame[column]
+    if texts.dtype.kind in "biufcmM":
+        return None
+    distinct = [value for value in texts.dropna().unique().tolist() if isinstance(value, str)]
+    if len(distinct) > _MAX_DISTINCT:
+        return None
+    theirs = _unread(distinct, steps)
+    if not theirs:
+        return None
+    ref = f"{frame_name}[{column!r}]"
+    if len(_unread(distinct, [("replace", r"[$,]", "", True)])) >= len(theirs):
+        return None
+    lost = texts[texts.isin(list(theirs))]
+    shown = ", ".join(repr(value) for value in lost.drop_duplicates().head(_SHOWN).tolist())
+    marks = sorted({mark for left in theirs.values() for mark in left if mark not in _NUMBER_CHARACTERS})
+    held = f"their text would still hold {', '.join(repr(mark) for mark in marks)}, and " if marks else ""
+    why = (
+        f"it would read {len(lost)} number{'s' if len(lost) != 1 else ''} of {ref} as missing ({shown}): {held}errors='coerce' turns what it "
+        "cannot read into NaN"
+    )
+    return number_conversion(ref), why
+
+
+def _cleaning_chain(node: ast.AST) -> tuple[tuple[str, str], list[tuple[str, str, str, bool]]] | None:
+    """The `frame["col"]` at the root of `frame["col"].str.replace("$", "").str.strip()` with its cleanings in the
+    order they run, each (method, argument, replacement, regex); None when any step is not one nbagent can play."""
+    steps: list[tuple[str, str, str, bool]] = []
+    while frame_column(node) is None:
+        if is_method_call(node, "astype") and [ast.unparse(a) for a in node.args] == ["str"]:
+            node = node.func.value
+            continue
+        step = _played_step(node)
+        if step is None:
+            return None
+        steps.append(step)
+        node = node.func.value.value
+    return frame_column(node), steps[::-1]
+
+
+def _played_step(node: ast.AST) -> tuple[str, str, str, bool] | None:
+    """(method, argument, replacement, regex) of one `.str.<cleaning>(<literals>)`, else None."""
+    if not (
+        is_method_call(node, *_PLAYED) and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "str"
+    ):
+        return None
+    method = node.func.attr
+    named = {k.arg: k.value for k in node.keywords}
+    if set(named) - {"pat", "repl", "regex", "to_strip", "prefix", "suffix"}:
+        return None
+    values = [*node.args, *(named[k] for k in ("pat", "repl", "to_strip", "prefix", "suffix") if k in named)]
+    if not all(is_text(value) for value in values):
+        return None
+    texts = [value.value for value in values]
+    regex = named.get("regex")
+    if regex is not None and not (isinstance(regex, ast.Constant) and isinstance(regex.value, bool)):
+        return None
+    if method == "replace":
+        return ("replace", *texts, bool(regex and regex.value)) if len(texts) == 2 else None
+    return (method, texts[0] if texts else None, "", False) if len(texts) <= 1 else None
+
+
+def _unread(distinct: list[str], steps: list[tuple[str, str, str, bool]]) -> dict[str, str]:
+    """The texts that read as numbers (as `to_number` reads them) but not after `steps` and `pd.to_numeric`:
+    {text: what the cleaning left of it}."""
+    import pandas as pd
+
+    from nbagent.data.cleaning import looks_like_number  # pandas is loaded: the values are a frame's
+
+    numbers = [text for text in distinct if looks_like_number(text)]
+    cleaned = [_played(text, steps) for text in numbers]
+    if any(text is None for text in cleaned):
+        return {}
+    read = pd.to_numeric(pd.Series(cleaned, dtype=object), errors="coerce")
+    return {text: left for text, left, gap in zip(numbers, cleaned, read.isna(), strict=True) if gap}
+
+
+def _played(text: str, steps: list[tuple[str, str, str, bool]]) -> str | None:
+    """`text` after the cleaning steps, or None when a step cannot be played."""
+    for method, argument, replacement, regex in steps:
+        if method == "replace" and regex:
+            removed = _removed_characters(argument, replacement, text)
+            if removed is None:
+                return None
+            text = "".join(character for character in text if character not in removed)
+        elif method == "replace":
+            text = text.replace(argument, replacement)
+        elif argument is not None or method.endswith("strip"):
+            text = getattr(text, method)(argument)
+        else:
+            return None  # removeprefix() without a prefix: the code fails anyway
+    return text
+
+
+def _removed_characters(pattern: str, replacement: str, text: str) -> set[str] | None:
+    """The characters of `text` a regex replacement by "" removes, each tried alone (never the pattern on the whole
+    text); None for a replacement that writes something, or a pattern that does not compile."""
+    if replacement:
+        return None
+    try:
+        compiled = re.compile(pattern)
+    except re.error:
+        return None
+    return {character for character in set(text) if compiled.fullmatch(character)}

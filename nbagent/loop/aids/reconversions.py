@@ -18,7 +18,7 @@ from .bindings import last_assignment
 from .code_checks import CodeFix, apply_edits, frame_column, inside_an_edit, is_method_call, is_text
 from .data_card import value_kind
 
-__all__ = ["fix_reconversions"]
+__all__ = ["column_assigned_before", "fix_reconversions"]
 
 # `.str` methods that clean text on the way to a number or a date (not `.str.contains`: a test, not a cleaning)
 _CLEANING = frozenset({"replace", "strip", "lstrip", "rstrip", "removeprefix", "removesuffix"})
@@ -81,7 +81,7 @@ def _notebook_rows(name: str, use: ast.expr, tree: ast.Module, namespace: dict[s
     before, or the one a selection of rows was taken from (`once = orders.drop_duplicates()`, `big =
     orders[orders['amount'] > 10]`); None when the code binds it otherwise, in a loop, or assigns the column."""
     column = getattr(use, "slice", None)
-    if _looped(name, tree) or (is_text(column) and _column_assigned_before(name, column.value, use, tree)):
+    if _looped(name, tree) or (is_text(column) and column_assigned_before(name, column.value, use, tree)):
         return None
     value = last_assignment(name, tree, before=use)
     if value is None:
@@ -121,7 +121,7 @@ def _looped(name: str, tree: ast.Module) -> bool:
     )
 
 
-def _column_assigned_before(frame: str, column: str, use: ast.expr, tree: ast.Module) -> bool:
+def column_assigned_before(frame: str, column: str, use: ast.expr, tree: ast.Module) -> bool:
     """Whether a statement that ended ahead of `use` assigns `frame[column]` (it may be text again):
     `orders['amount'] = orders['amount'].str.replace(...)` reads the column before it assigns it."""
     at = (use.lineno, use.col_offset)

@@ -1,0 +1,95 @@
+"""A conversion with errors="coerce" that would read some of a column's numbers as missing runs as the one that
+reads them all, before the step writes the lost numbers over the frame (nbagent/loop/aids/coercions.py)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from nbagent import ActionStep, CodeAgent, ScriptedModel
+from nbagent.loop.aids.coercions import fix_lossy_conversions, number_conversion
+from nbagent.loop.prompting import SMALL
+
+FULL = number_conversion("orders['amount']")
+
+
+def orders() -> pd.DataFrame:
+    return pd.DataFrame({"amount": ["$1,891.37", "$12.50", "-$18.46", None, "", "$3.00", "1,000"]})
+
+
+@pytest.mark.parametrize(
+    ("cleaning", "lost", "left"),
+    [
+        ("orders['amount'].str.replace('$', '')", 2, "','"),  # the messy run's chart step
+        ("orders['amount'].str.replace('$', '', regex=True)", 5, "'$', ','"),  # '$' is the end of the text
+        ("orders['amount'].astype(str).str.strip().str.replace(',', '')", 4, "'$'"),
+        ("orders['amount'].str.replace(pat=',', repl='')", 4, "'$'"),
+    ],
+)
+def test_a_conversion_that_would_lose_numbers_runs_as_the_full_one(cleaning, lost, left):
+    fix = fix_lossy_conversions(f"orders['amount'] = pd.to_numeric({cleaning}, errors='coerce')", {"orders": orders()})
+    assert fix.code == f"orders['amount'] = {FULL}"
+    (note,) = fix.notes
+    assert f"would read {lost} numbers of orders['amount'] as missing" in note
+    assert f"their text would still hold {left}," in note
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "x = pd.to_numeric(orders['amount'].str.replace('$', '').str.replace(',', ''), errors='coerce')",  # reads all
+        "x = pd.to_numeric(orders['amount'].str.replace(r'[^0-9.-]', '', regex=True), errors='coerce')",
+        f"x = {FULL}",
+        "x = pd.to_numeric(orders['amount'].str.replace('$', ''))",  # raises: the error's hint says what to do
+        "x = pd.to_numeric(orders['amount'].str.replace('$', '').str.lower(), errors='coerce')",  # not played
+        "x = pd.to_numeric(orders['amount'].str.replace('$', '', n=1), errors='coerce')",  # not played
+        "x = pd.to_numeric(orders['amount'].str.replace(r'(', '', regex=True), errors='coerce')",  # no pattern
+        # the code changed the column, or the frame, before: its values are no longer the notebook's
+        "orders['amount'] = orders['amount'].str.replace('$', '')\n"
+        "x = pd.to_numeric(orders['amount'].str.replace(',', ''), errors='coerce')",
+        "orders = orders.head(1)\nx = pd.to_numeric(orders['amount'].str.replace('$', ''), errors='coerce')",
+        "x = pd.to_numeric(other['amount'].str.replace('$', ''), errors='coerce')",  # not a frame the code sees
+    ],
+)
+def test_other_conversions_run_as_written(code):
+    assert fix_lossy_conversions(code, {"orders": orders()}).code == code
+
+
+def test_a_column_of_numbers_is_left_to_the_reconversion_fix():
+    frame = pd.DataFrame({"amount": [1.5, 2.0]})
+    code = "x = pd.to_numeric(orders['amount'].str.replace('$', ''), errors='coerce')"
+    assert fix_lossy_conversions(code, {"orders": frame}).code == code
+
+
+def test_a_pattern_never_runs_on_the_data_only_on_single_characters():
+    """A pattern that backtracks for ages on long text cannot hold the kernel: it is tried on one character."""
+    frame = pd.DataFrame({"amount": ["$" + "a" * 5000 + "!", "$1,000"]})
+    code = "x = pd.to_numeric(orders['amount'].str.replace(r'(a|a)*$', '', regex=True), errors='coerce')"
+    fix = fix_lossy_conversions(code, {"orders": frame})
+    assert fix.code == f"x = {FULL}"
+
+
+def test_the_step_runs_the_full_conversion_and_the_total_keeps_every_amount():
+    frame = pd.DataFrame({"amount": ["$1,000.50", "$2.00", "$3.25"]})
+    model = ScriptedModel(
+        [
+            "Thought: convert.\n```python\nimport pandas as pd\n"
+            "orders['amount'] = pd.to_numeric(orders['amount'].str.replace('$', ''), errors='coerce')\n"
+            "r = round(orders['amount'].sum(), 2)\n```",
+            "Thought: done.\n```python\nfinal_answer(r)\n```",
+        ]
+    )
+    model.prompt_profile = SMALL
+    agent = CodeAgent(
+        tools=[],
+        model=model,
+        namespace={"orders": frame},
+        additional_authorized_imports=["pandas"],
+        verbosity_level=-1,
+        show_widget=False,
+        max_steps=3,
+    )
+    assert agent.run("What is the total amount of `orders`?") == 1005.75
+    first = next(s for s in agent.memory.steps if isinstance(s, ActionStep))
+    assert "str.replace('$', '')" in first.model_code_action and FULL in first.code_action
+    assert "would read 1 number of orders['amount'] as missing ('$1,000.50')" in first.observations
