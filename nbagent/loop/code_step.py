@@ -262,7 +262,7 @@ class CodeLoop(AgentLoop):
         if small and memory_step.figures:  # a chart that does not draw the groups asked for, answered or not
             problems = (self._new_chart_problems(memory_step.figures) + problems)[:_MAX_PROBLEMS_SAID]
         if small and memory_step.figures and not problems and not output.is_final_answer:
-            taken = self.coach.chart_taken(memory_step.code_action, self._seen_namespace())
+            taken = self.coach.chart_taken(memory_step.code_action, memory_step.figures, self._seen_namespace())
             memory_step.observations = (memory_step.observations or "") + taken
         is_final = output.is_final_answer and not problems  # a doubted answer is observed, then refused
         yield ToolOutput(
@@ -274,18 +274,17 @@ class CodeLoop(AgentLoop):
             logs=output.logs,
             images=list(memory_step.observations_images or []),
         )
-        if problems and output.is_final_answer:
-            program = self.coach.cleaned_program(problems, self.task or "", self._answer_code, self._seen_namespace())
+        if problems:
+            # a refused answer's offer is made from the code it depends on, a refused chart's from the step's code
+            source = self._answer_code if output.is_final_answer else memory_step.code_action
+            program = self.coach.cleaned_program(problems, self.task or "", source, self._seen_namespace())
+            offer = f"Fix it: run your code with the data cleaned first:\n```python\n{program}\n```" if program else ""
+            if not output.is_final_answer:
+                raise AnswerRefused(f"The chart was refused: {'; and '.join(problems)}. {offer or 'Draw it again.'}")
             raise AnswerRefused(
                 f"final_answer({_echo(output.output)}) was refused: {'; and '.join(problems)}. "
-                + (
-                    f"Fix it: run your code with the data cleaned first:\n```python\n{program}\n```"
-                    if program
-                    else "Fix it (print the values you need), then call final_answer with the answer itself."
-                )
+                + (offer or "Fix it (print the values you need), then call final_answer with the answer itself.")
             )
-        if problems:
-            raise AnswerRefused(f"The chart was refused: {'; and '.join(problems)}. Draw it again.")
         yield ActionOutput(output=output.output, is_final_answer=is_final)
 
     def _refuse_repeated(self, memory_step: ActionStep, code: str) -> None:

@@ -89,6 +89,19 @@ def test_the_local_collector_records_a_summary_per_figure():
     assert [len(figure["axes"]) for figure in figures] == [1, 2]
 
 
+def test_every_steps_plt_show_is_taken_into_that_step_though_the_code_kept_the_function():
+    """The sandbox's module view keeps `plt.show` as it first saw it: step 2's chart went to step 1's list."""
+    kept_show = None
+    for step in range(3):
+        figures: list = []
+        with collect_images(load_matplotlib=True, figures=figures) as images:
+            kept_show = kept_show or plt.show
+            plt.bar(["a", "b", "c"], [1, 2, step])
+            kept_show()
+        assert len(images) == 1 and [figure["marks"] for figure in figures] == [3], step
+    assert plt.show is not kept_show  # pyplot's own show again outside a step
+
+
 # ---------------------------------------------------------------------------------------------- the check
 
 
@@ -233,3 +246,56 @@ def test_a_chart_the_checks_take_is_followed_by_the_line_that_ends_the_run():
     assert chart_taken_note("sales.plot()", QUESTION, namespace, ["sales"]).endswith(
         "final_answer with the values it plots.\n"
     )
+
+
+REGIONS = "Make a bar chart of the total units per region in `orders`.\n- `orders`: pandas DataFrame"
+BY_WRITTEN_REGION = (
+    "import matplotlib.pyplot as plt\ntotals = orders.groupby('region')['units'].sum()\n"
+    "plt.bar(totals.index, totals.values)\nplt.show()"
+)
+
+
+def spelled_many_ways() -> pd.DataFrame:
+    """4 regions written 20 ways ('North', 'north', ' NORTH', …): a chart of them as written has 20 bars."""
+    ways = [str.title, str.lower, str.upper, lambda r: f" {r}", lambda r: f"{r.lower()} "]
+    regions = [way(region) for region in ("North", "South", "East", "West") for way in ways]
+    return pd.DataFrame({"region": regions * 3, "units": range(60)})
+
+
+def run_regions(*bodies: str, max_steps: int = 4) -> tuple[CodeAgent, list[ActionStep]]:
+    model = ScriptedModel([f"Thought: go.\n```python\n{body}\n```" for body in bodies])
+    model.prompt_profile = SMALL
+    agent = CodeAgent(
+        tools=[],
+        model=model,
+        namespace={"orders": spelled_many_ways()},
+        executor_type="local",
+        additional_authorized_imports=["pandas", "matplotlib", "matplotlib.*"],
+        verbosity_level=-1,
+        show_widget=False,
+        max_steps=max_steps,
+    )
+    agent.run(REGIONS)
+    return agent, [step for step in agent.memory.steps if isinstance(step, ActionStep)]
+
+
+@pytest.mark.filterwarnings("ignore::nbagent.sandbox.guards.executor.LocalNotice")
+def test_a_chart_of_labels_as_written_is_offered_its_code_on_the_labels_cleaned():
+    """The messy run drew 28 bars for 4 regions, was told how to fix the labels, and replied with nothing."""
+    _, (first, second, *_) = run_regions(BY_WRITTEN_REGION, BY_WRITTEN_REGION, "final_answer(totals)")
+    said = str(first.error)
+    assert said.startswith("The chart was refused: the chart has 20 bars, but the question asks for one per region")
+    assert "Fix it: run your code with the data cleaned first:\n```python\norders_clean = " in said
+    assert "totals = orders_clean.groupby('region')['units'].sum()" in said
+    # sent again as it was, the step runs the offer: one bar per region, and the run may end with it
+    assert "orders_clean" in second.code_action and [figure["marks"] for figure in second.figures] == [4]
+    assert second.error is None and "end the run now: final_answer(totals)" in second.observations
+
+
+@pytest.mark.filterwarnings("ignore::nbagent.sandbox.guards.executor.LocalNotice")
+def test_a_chart_still_doubted_is_never_said_to_draw_what_was_asked():
+    """Its doubts said twice, the chart runs on untold: the messy run was then told '28 bars' were the chart asked."""
+    bodies = [BY_WRITTEN_REGION, BY_WRITTEN_REGION + "\nx = 1", BY_WRITTEN_REGION + "\ny = 2"]  # not repeats
+    _, steps = run_regions(*bodies, "final_answer(totals)")
+    assert [isinstance(step.error, AnswerRefused) for step in steps[:3]] == [True, True, False]
+    assert "draws what the question asks for" not in (steps[2].observations or "")

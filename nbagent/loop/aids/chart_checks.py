@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from .data_card import data_frames, value_kind
+from .doubts import Untidy
 
 __all__ = ["chart_problems", "chart_taken_note"]
 
@@ -92,9 +93,12 @@ def chart_problems(
         return []
     count, kind = max(marks)
     groups, said = max(wanted, key=lambda found: found[0])
+    doubt = Untidy if said.get("untidy") else str  # labels written several ways: cleaning the data answers it
     return [
-        f"the chart has {count} {_marks_word(kind, count)}, but the question asks for one per {said['unit']}: "
-        f"{said['where']} has {groups} {said['units']}. {said['fix']}"
+        doubt(
+            f"the chart has {count} {_marks_word(kind, count)}, but the question asks for one per {said['unit']}: "
+            f"{said['where']} has {groups} {said['units']}. {said['fix']}"
+        )
     ]
 
 
@@ -150,7 +154,8 @@ def _wanted_groups(question: str, frames: list[tuple[str, Any]]) -> list[tuple[i
                     f"group by the labels as a person reads them, {where}.str.strip().str.title(), add up each "
                     f"group, then plot one value per {column}"
                 )
-            wanted.append((groups, {"unit": noun.lower(), "units": _plural(column), "where": where, "fix": fix}))
+            said = {"unit": noun.lower(), "units": _plural(column), "where": where, "fix": fix}
+            wanted.append((groups, {**said, "untidy": "yes"} if written > groups else said))
     return wanted
 
 
