@@ -107,3 +107,17 @@ def test_a_second_step_converting_again_runs_and_the_step_says_why():
     assert second.model_code_action.count(".str.replace") == 2
     assert ".str" not in second.code_action
     assert "orders['amount'] already holds float64, not text" in second.observations
+
+
+def test_a_merge_keeps_the_column_types_of_the_side_that_has_the_column():
+    """The messy run's offered program: the cleaned orders merged in twice, then their amounts cleaned as text."""
+    namespace = {"orders": orders(), "refunds": pd.DataFrame({"k": [1], "label": ["x"]})}
+    merged = "m = refunds.merge(orders, left_on='k', right_on='label')\n"
+    again = "w = m[m['label'] == 'x']\nw = w.merge(orders[['label', 'amount']].drop_duplicates(), on='label')\n"
+    code = merged + again + f"w['amount'] = pd.to_numeric({CLEAN.replace('orders', 'w')}, errors='coerce')"
+    fix = fix_reconversions(code, namespace)
+    assert fix.code == merged + again + "w['amount'] = pd.to_numeric(w['amount'], errors='coerce')"
+    both = "m = pd.merge(refunds, orders, on='k')\nx = m['when'].str.strip()"  # pd.merge(left, right)
+    assert fix_reconversions(both, namespace).code.endswith("x = m['when']")
+    text = "m = refunds.merge(orders, on='k')\nx = m['label'].str.strip()"  # 'label' is text on the side that has it
+    assert fix_reconversions(text, {**namespace, "refunds": pd.DataFrame({"k": [1]})}).code == text

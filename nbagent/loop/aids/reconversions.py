@@ -78,8 +78,9 @@ def _held_dtype(column: ast.Subscript, tree: ast.Module, namespace: dict[str, An
 
 def _notebook_rows(name: str, use: ast.expr, tree: ast.Module, namespace: dict[str, Any], hops: int) -> Any:
     """The notebook frame whose columns `name` has at `use`: the frame itself when the code did not bind the name
-    before, or the one a selection of rows was taken from (`once = orders.drop_duplicates()`, `big =
-    orders[orders['amount'] > 10]`); None when the code binds it otherwise, in a loop, or assigns the column."""
+    before, the one a selection of rows was taken from (`once = orders.drop_duplicates()`, `big =
+    orders[orders['amount'] > 10]`), or the side of a merge that has the column; None when the code binds it
+    otherwise, in a loop, or assigns the column."""
     column = getattr(use, "slice", None)
     if _looped(name, tree) or (is_text(column) and column_assigned_before(name, column.value, use, tree)):
         return None
@@ -87,12 +88,16 @@ def _notebook_rows(name: str, use: ast.expr, tree: ast.Module, namespace: dict[s
     if value is None:
         frame = namespace.get(name)
         return frame if value_kind(frame) == "DataFrame" else None
-    root = _rows_taken_from(value)
-    if root is None or hops == 0:
+    if hops == 0:
         return None
-    at = ast.Subscript(value=root, slice=column) if is_text(column) else root
-    ast.copy_location(at, use)
-    return _notebook_rows(root.id, at, tree, namespace, hops - 1)
+    roots = [root] if (root := _rows_taken_from(value)) is not None else _merged_from(value)
+    for root in roots:  # a merge's column is its left frame's, else its right one's
+        at = ast.Subscript(value=root, slice=column) if is_text(column) else root
+        ast.copy_location(at, value)  # read where the value is made: `x = x.drop_duplicates()` reads the x before
+        frame = _notebook_rows(root.id, at, tree, namespace, hops - 1)
+        if frame is not None and (not is_text(column) or column.value in frame.columns or len(roots) == 1):
+            return frame
+    return None
 
 
 def _rows_taken_from(value: ast.expr) -> ast.Name | None:
@@ -109,6 +114,17 @@ def _rows_taken_from(value: ast.expr) -> ast.Name | None:
         else:
             break
     return node if isinstance(node, ast.Name) and node is not value else None
+
+
+def _merged_from(value: ast.expr) -> list[ast.Name]:
+    """The frames of `a.merge(b, ...)` or `pd.merge(a, b, ...)`, each a name or a selection of one's rows
+    (`orders[['order_id', 'amount']].drop_duplicates()`); [] for anything else."""
+    if not (is_method_call(value, "merge") and value.args):
+        return []
+    owner = value.func.value
+    sides = value.args[:2] if isinstance(owner, ast.Name) and owner.id in ("pd", "pandas") else [owner, value.args[0]]
+    names = [side if isinstance(side, ast.Name) else _rows_taken_from(side) for side in sides]
+    return [name for name in names if name is not None]
 
 
 def _looped(name: str, tree: ast.Module) -> bool:
