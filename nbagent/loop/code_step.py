@@ -334,9 +334,11 @@ class CodeLoop(AgentLoop):
         actions = self._task_actions()
         said = " ".join(str(step.error) for step in actions if isinstance(step.error, AnswerRefused))
         refusals = sum(isinstance(step.error, AnswerRefused) for step in actions)
-        ran = [_without_final_answer(part) for step in actions if (part := _part_that_ran(step))]
+        parts = [(step, part) for step in actions if (part := _part_that_ran(step))]
+        ran = [_without_final_answer(part) for _, part in parts]
+        printed = [_printed(step.observations) for step, _ in parts]
         namespace = self._seen_namespace()
-        sliced = answer_code(ran, code, namespace)  # the statements the answer depends on, not every line that ran
+        sliced = answer_code(ran, code, namespace, printed)  # the statements the answer depends on, not every line
         ran = [sliced] if sliced is not None else [*ran, code]
         self._answer_code = "\n".join(ran)  # what a refusal's cleaned program is made from
         problems = self.coach.answer_doubts(answer, self.task or "", "\n".join(ran), namespace)
@@ -616,6 +618,12 @@ def _observation(logs: str | None, output: Any) -> str:
     if output is None and logs:
         return _logs_observation(logs)
     return _logs_observation(logs) + "Last output from code snippet:\n" + truncate(str(output), OBSERVATION)
+
+
+def _printed(observations: str | None) -> str:
+    """What a step's code printed, out of its observation (not the value of its last line, nor an answer's)."""
+    _, logs, rest = (observations or "").partition("Execution logs:\n")
+    return rest.partition("Last output from code snippet:")[0] if logs else ""
 
 
 def _logs_observation(logs: str | None) -> str:

@@ -241,3 +241,8 @@ def test_an_answer_written_out_comes_from_the_code_of_the_variable_that_holds_it
     assert answer_code(earlier, "final_answer(5.0)", namespace) is not None  # no variable holds it: as written
     assert "total" not in answer_code(earlier, "final_answer(5.0)", namespace)
     assert "total" not in answer_code(earlier, "final_answer('116286.42')", namespace)  # text is no number
+    # one an earlier step printed, held by no variable (`print(orders.duplicated().sum())`): all the code is read
+    shown = ["d = orders.duplicated()\nprint(d.sum())"]
+    assert answer_code(shown, "final_answer(16)", {}, ["Execution logs:\n16\n"]) is None
+    assert answer_code(shown, "final_answer(16)", {}, ["Execution logs:\n160 1.16 16.5\n"]) == "final_answer(16)"
+    assert answer_code(shown, "final_answer(6.2)", {}, ["6.2%"]) is None

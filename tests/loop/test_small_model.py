@@ -674,3 +674,14 @@ def test_a_name_used_before_its_own_assignment_gets_the_usual_hint():
     agent = agent_for(model, namespace=sales_namespace())
     agent.run(SALES)
     assert "the variables of the task are `sales`" in str(actions(agent)[0].error)
+
+
+def test_an_answer_copied_from_what_an_earlier_step_printed_uses_that_steps_code():
+    """The messy run printed `orders.duplicated().sum()`, answered the 16 it saw, and was told it never used orders."""
+    orders = pd.DataFrame({"id": [1, 1, 2, 3, 3, 3]})
+    agent = agent_for(
+        scripted([code("duplicates = orders.duplicated()\nprint(duplicates.sum())"), code("final_answer(3)")]),
+        namespace={"orders": orders},
+    )
+    assert agent.run("How many rows of `orders` repeat an earlier row exactly?\n- `orders`: pandas DataFrame") == 3
+    assert [step.error for step in actions(agent)] == [None, None]

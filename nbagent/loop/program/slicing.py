@@ -9,6 +9,7 @@ their calls are taken out (`pass` where a body would be empty).
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +47,9 @@ def backward_slice(statements: list[Statement], outputs: set[str]) -> list[State
     return kept[::-1]
 
 
-def answer_code(earlier: list[str], answering: str, namespace: dict[str, Any] | None = None) -> str | None:
+def answer_code(
+    earlier: list[str], answering: str, namespace: dict[str, Any] | None = None, printed: list[str] | None = None
+) -> str | None:
     """The code an answer comes from: the statements of the earlier steps' code (`earlier`, code that ran) and of
     the answering code that its `final_answer(...)` depends on, as written (the call stays a call); None when the
     code cannot be read as Python or gives no answer.
@@ -56,8 +59,13 @@ def answer_code(earlier: list[str], answering: str, namespace: dict[str, Any] | 
 
     An answer written out as a number or text (`final_answer(116286.42)`, copied from a printed variable) comes from
     the code of the variable of `namespace` that an earlier step assigned and that holds it: read as nothing at all,
-    the checks said the question's frames were never used, and the model recomputed the same total twice."""
+    the checks said the question's frames were never used, and the model recomputed the same total twice. One no
+    variable holds that an earlier step printed (`printed`: what each earlier step showed, `print(d.sum())`) comes
+    from code the slice cannot name: None, so the checks read all of it."""
     answering = _literal_as_name(earlier, answering, namespace or {})
+    literal = _written_out(answering)
+    if literal is not None and any(_shows(text, literal) for text in printed or []):
+        return None
     statements: list[Statement] = []
     for number, code in enumerate([*earlier, answering]):
         is_answering = number == len(earlier)
@@ -78,22 +86,34 @@ def answer_code(earlier: list[str], answering: str, namespace: dict[str, Any] | 
 def _literal_as_name(earlier: list[str], answering: str, namespace: dict[str, Any]) -> str:
     """`answering` with a written-out `final_answer(<literal>)` as `final_answer(<name>)`, the last name the earlier
     code assigned whose value in `namespace` equals the literal; else `answering` as it is."""
-    try:
-        body = ast.parse(answering).body
-    except SyntaxError:
-        return answering
-    if not (len(body) == 1 and isinstance(body[0], ast.Expr) and is_answer_call(body[0].value)):
-        return answering
-    arguments = body[0].value.args  # type: ignore[attr-defined]  # an answer call
-    if len(arguments) != 1 or not isinstance(arguments[0], ast.Constant):
-        return answering
-    literal = arguments[0].value
-    if not isinstance(literal, (int, float, str)) or isinstance(literal, bool):
+    literal = _written_out(answering)
+    if literal is None:
         return answering
     for name in reversed(_assigned_names(earlier)):
         if name in namespace and same_value(namespace[name], literal):
             return f"final_answer({name})"
     return answering
+
+
+def _written_out(answering: str) -> int | float | str | None:
+    """The number or text of a `final_answer(<literal>)` that is all of `answering`, else None."""
+    try:
+        body = ast.parse(answering).body
+    except SyntaxError:
+        return None
+    if not (len(body) == 1 and isinstance(body[0], ast.Expr) and is_answer_call(body[0].value)):
+        return None
+    arguments = body[0].value.args  # type: ignore[attr-defined]  # an answer call
+    if len(arguments) != 1 or not isinstance(arguments[0], ast.Constant):
+        return None
+    literal = arguments[0].value
+    return literal if isinstance(literal, (int, float, str)) and not isinstance(literal, bool) else None
+
+
+def _shows(text: str, literal: int | float | str) -> bool:
+    """Whether printed `text` shows `literal` as a whole number or word (16 in "16\n", not in "160" or "1.16")."""
+    written = re.escape(str(literal))
+    return bool(literal != "" and re.search(rf"(?<![\w.]){written}(?![\w]|\.\d)", text))
 
 
 def _assigned_names(codes: list[str]) -> list[str]:
