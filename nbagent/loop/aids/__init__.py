@@ -25,7 +25,9 @@ Modules:
     directions    "improved the most", "biggest drop": the pick and the sign against the way the code's difference runs
     signs         a total of amounts all zero or below (refunds written '-$5.00') subtracted where the question takes it away
     chart_checks  a chart's marks against the groups the question asks for (249 bars for a monthly chart)
-    coercions     numbers a conversion with errors="coerce" read as missing ('$1,891.37' with the ',' left)
+    coercions     numbers a conversion with errors="coerce" would read, or read, as missing ('$1,891.37' with the ','
+                  left): run as the full conversion before the step, said after it
+    reconversions text cleaning of a column that already holds numbers or dates runs as the column
 """
 
 from .coach import Coach, Repeat
