@@ -259,3 +259,13 @@ def test_every_thing_listed_for_which_one_comes_first_is_proved_wrong():
     assert len(found) == 1 and isinstance(found[0], Contradiction)
     assert doubts(question, names[:2], names=("sales", "customers")) == []  # a tie
     assert doubts("Which stores in `sales` sold the most units?", ["Oslo", "Bergen", "Tromsø"]) == []  # plural asked
+
+
+def test_a_long_column_of_names_for_which_one_says_it_lists_many_not_that_it_is_rows():
+    """The messy run's column of 145 names was told 'one per row of the data … a * b.sum()': neither was so."""
+    question = "Which customer spent the most in `sales`? Answer with the name from `customers`."
+    names = pd.Series([f"Customer {chr(65 + i % 26)}{i}" for i in range(40)], name="name")
+    (said,) = doubts(question, names, names=("sales", "customers"))
+    assert isinstance(said, Contradiction) and "the answer lists 40 of them: pick the one" in said
+    (said,) = doubts("How much did each order bring in `sales`?", pd.Series(range(40), dtype=float))
+    assert said == "it has 40 rows, not a total, one value, or one value per group"  # no product of totals here

@@ -416,6 +416,8 @@ def test_the_same_failing_code_twice_is_pointed_out():
 def test_a_whole_column_is_no_answer():
     column = pd.Series(range(200), dtype=float)
     assert "it has 200 rows" in answer_problem(column) and "(a * b).sum()" in answer_problem(column)
+    assert "(a * b).sum()" in answer_problem(column, "r = s['a'] * s['b'].sum()")
+    assert "(a * b).sum()" not in answer_problem(column, "r = s['a'].cumsum()")
     assert answer_problem(pd.Series({"North": 1.0, "South": 2.0})) is None  # one value per group is fine
 
 

@@ -22,7 +22,7 @@ from typing import Any
 from .data_card import data_frames, is_number, value_kind
 from .doubts import Contradiction
 
-__all__ = ["label_problems", "one_row_for_a_total"]
+__all__ = ["ManyForOne", "label_problems", "one_row_for_a_total"]
 
 _STOP = frozenset(
     "is was were are be been has had have did does do of the a an one ones in on at to for from with by and or "
@@ -86,6 +86,10 @@ class _Holder:
         return f"{self.frame}[{self.column!r}] ({shown})" if shown else f"{self.frame}[{self.column!r}]"
 
 
+class ManyForOne(Contradiction):
+    """Many things listed where the question asks for the one that comes first."""
+
+
 def label_problems(answer: Any, question: str, variables: list[str], namespace: dict[str, Any], two: bool) -> list[str]:
     """Why `answer` is no value of the data the question's "which/who <thing>" asks for ([] if it may be one).
 
@@ -111,7 +115,7 @@ def label_problems(answer: Any, question: str, variables: list[str], namespace: 
     parts = _thing_parts(answer, two)
     if not plural and _MOST.search(question) and len([p for p in parts if not is_number(p)]) >= _MANY_FOR_ONE:
         return [  # "which client spent the most?" answered with every client's name
-            Contradiction(
+            ManyForOne(
                 f"the question asks which one {thing} comes first, but the answer lists {_count(answer, parts)} of them: pick "
                 f"the one (sort or idxmax the totals per {thing}, then take its {thing})"
             )

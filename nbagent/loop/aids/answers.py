@@ -28,7 +28,7 @@ from typing import Any
 
 from .amounts import counted_for_an_amount, mean_over_gaps
 from .answer_kinds import asks_two_things, both_things_missing, certainly_one_thing, date_missing
-from .answer_labels import label_problems, one_row_for_a_total
+from .answer_labels import ManyForOne, label_problems, one_row_for_a_total
 from .bindings import through_wrappers
 from .code_checks import is_method_call, is_text
 from .data_card import data_frames, filled_text, is_number, owner_frame, text_kind, value_kind
@@ -138,11 +138,12 @@ class AnswerContext:
         ]
 
 
-def answer_problem(answer: Any) -> str | None:
+def answer_problem(answer: Any, code: str = "") -> str | None:
     """Why `answer` is no answer to a data question, or None if it may be one.
 
-    `None` or NaN; text that reads as an error ("KeyError: 'x'", "Error: …", "Unable to …"); a dict or list
-    holding pandas Series or DataFrames (a per-group value that stayed a column).
+    `None` or NaN; text that reads as an error ("KeyError: 'x'", "Error: …", "Unable to …"); a long table or
+    column (with the product-of-totals mistake named when `code`, the code it comes from, multiplies a total);
+    a dict or list holding pandas Series or DataFrames (a per-group value that stayed a column).
     """
     if answer is None:
         return "it gives no value (None)"
@@ -154,9 +155,11 @@ def answer_problem(answer: Any) -> str | None:
     if isinstance(answer, str) and _ERROR_ANSWER.match(answer):
         return "it reads like an error message, not an answer"
     if value_kind(answer) in ("Series", "DataFrame") and len(answer) > _LONG_ANSWER_ROWS:
-        return (
-            f"it has {len(answer)} rows, one per row of the data, not a total or one value per group (note that "
-            "a * b.sum() multiplies every value by the sum; the total is (a * b).sum())"
+        multiplied = "*" in code and ".sum(" in code
+        return f"it has {len(answer)} rows, not a total, one value, or one value per group" + (
+            " (note that a * b.sum() multiplies every value by the sum; the total is (a * b).sum())"
+            if multiplied or not code
+            else ""
         )
     values = answer.values() if isinstance(answer, dict) else answer if isinstance(answer, (list, tuple)) else ()
     if any(value_kind(value) in ("Series", "DataFrame") for value in values):
@@ -174,7 +177,11 @@ def _is_nan(answer: Any) -> bool:
 
 def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
     """Every reason found to doubt `answer` to `context.question`, most certain first ([] if none)."""
-    problem = answer_problem(answer)
+    problem = answer_problem(answer, context.code)
+    if problem and value_kind(answer) == "Series" and len(answer) > _LONG_ANSWER_ROWS:
+        # a column of names for "which client spent the most": that it lists many for one says more than its length
+        many = _guarded(label_problems, answer.tolist(), context.question, context.variables, context.as_given, False)
+        problem = many[0] if many and isinstance(many[0], ManyForOne) else problem
     if problem:
         return [Contradiction(problem)]
     try:
