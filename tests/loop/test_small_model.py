@@ -653,6 +653,18 @@ def test_a_grouped_total_without_a_clear_column_gets_the_general_hint():
     assert 'pick the column before the total: df.groupby("key")["column"].sum()' in str(actions(agent)[0].error)
 
 
+def test_totalling_a_whole_table_with_text_columns_gets_the_column_to_total():
+    """The messy run's `west_refunds.sum()` failed with "can only concatenate str" and no hint."""
+    refunds = pd.DataFrame({"day": pd.Series(["2024-01-02", np.nan], dtype=object), "amount": ["-$1.50", "-$2.00"]})
+    convert = "refunds['amount'] = refunds['amount'].str.replace(r'[$,]', '', regex=True).astype(float)\n"
+    for total in ("t = refunds.sum()", "t = refunds.sum().round(2)"):  # 'a' + nan; a text total rounded
+        agent = agent_for(scripted([code(convert + total), code("final_answer(1)")]), namespace={"refunds": refunds})
+        agent.run("How much was refunded in `refunds`?")
+        said = str(actions(agent)[0].error)
+        assert "Hint: refunds.sum() totals every column of the table, its text columns too" in said, total
+        assert "pick the column first, refunds['amount'].sum()." in said
+
+
 def test_comparisons_joined_without_parentheses_get_the_precedence_hint():
     sales = pd.DataFrame({"region": ["East", "West"], "units": [1, 2]})
     model = scripted([code("east = sales[sales['region'] == 'East' & sales['units'] > 0]"), code("final_answer(1)")])

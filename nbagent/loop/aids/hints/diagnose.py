@@ -14,7 +14,7 @@ from .code_errors import final_answer_arguments, long_code, undefined_name
 from .comparisons import compared_types_hint, mask_precedence, nothing_found
 from .conversions import already_converted, text_conversion
 from .failure import Failure, failing_line, failing_statement
-from .grouping import column_of_a_grouped_series, grouped_total, product_grouped, series_grouped_by_name
+from .grouping import column_of_a_grouped_series, grouped_total, product_grouped, series_grouped_by_name, table_total
 from .lookups import missing_attribute_hint, missing_key, row_numbers, tuple_subset
 from .merges import merge_hint
 from .shapes import numpy_hint
@@ -64,6 +64,7 @@ _RULES: tuple[Callable[[Failure], str], ...] = (
     text_conversion,
     already_converted,
     grouped_total,
+    table_total,
     row_numbers,
     tuple_subset,
     missing_attribute_hint,

@@ -20,6 +20,11 @@ __all__ = ["product_grouped", "series_grouped_by_name", "column_of_a_grouped_ser
 
 
 _CANNOT_TOTAL = re.compile(r"does not support operation|agg function failed|[Cc]ould not convert|unsupported operand")
+# what pandas says when a whole table's total reaches its text columns ('a' + 1, or a mean of text)
+_TEXT_IN_TOTAL = re.compile(
+    r"can only concatenate str|unsupported operand|[Cc]ould not convert|does not support|str doesn't define __round__"
+)
+_TOTALS = ("sum", "mean", "median")
 
 
 def product_grouped(found: Failure) -> str:
@@ -130,6 +135,27 @@ def grouped_total(found: Failure) -> str:
         f"Hint: pick the column before the total: {example}; "
         "a whole table's other columns (dates, text) cannot be totalled."
     )
+
+
+def table_total(found: Failure) -> str:
+    """`frame.sum()` of a whole table that failed on its text columns: the column to total instead (the messy run
+    totalled every column of its refunds, got "can only concatenate str", and was told nothing)."""
+    if not _TEXT_IN_TOTAL.search(found.message):
+        return ""
+    line = parsed(found.source.strip())
+    for node in ast.walk(line) if line is not None else ():
+        if not (is_method_call(node, *_TOTALS) and isinstance(node.func.value, ast.Name)):
+            continue
+        name = node.func.value.id
+        if value_kind(found.namespace.get(name)) != "DataFrame":
+            continue
+        column = _wanted_column(name, found.code, found.namespace, found.task)
+        pick = f"{name}[{column!r}].{node.func.attr}()" if column else f"{name}['<the column>'].{node.func.attr}()"
+        return (
+            f"Hint: {name}.{node.func.attr}() totals every column of the table, its text columns too: pick the "
+            f"column first, {pick}."
+        )
+    return ""
 
 
 def column_picked(source: str, code: str, namespace: dict[str, Any], task: str) -> str:
