@@ -128,6 +128,16 @@ def test_dates_written_as_text_are_read_as_dates_only_where_the_code_reads_dates
     assert "day=" not in cleaned_program(textual, QUESTION, {"orders": frame}, ["orders"])
 
 
+def test_a_question_asked_by_month_has_the_frames_dates_read_as_dates_though_the_code_has_not_read_them():
+    """The messy run totalled by region first for a monthly chart; its next step found the dates still text."""
+    frame = orders().assign(day=["2024-01-05", "01/06/2024", "01/06/2024", "January 7, 2024", "2024-02-01", ""])
+    by_region = "per = orders.groupby('region')['amount'].sum()\nfinal_answer(per.to_dict())"
+    monthly = "Plot the monthly amount of each region in `orders`, one line per region."
+    program = cleaned_program(by_region, monthly, {"orders": frame}, ["orders"])
+    assert "day=lambda f: pd.to_datetime(f['day'], format='mixed', errors='coerce')" in program
+    assert "day=" not in cleaned_program(by_region, QUESTION, {"orders": frame}, ["orders"])  # no time asked
+
+
 def test_a_silent_total_of_text_numbers_is_noted_with_the_cleaned_program():
     model = ScriptedModel(
         ["Thought: total.\n```python\nper = orders.groupby('region')['amount'].sum()\nprint(per)\n```", "no answer"]

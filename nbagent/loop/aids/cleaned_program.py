@@ -4,7 +4,8 @@ Told two or three things at once about untidy data (count each order once; the a
 written ' NORTH'), the 1.5B model fixes one and loses another: the messy run fixed the labels, then lost that fix
 while dropping the repeats, and ran out of steps. The cleaning is mechanical, so it is written for it: one line makes
 `<frame>_clean` from the frame — its repeated rows dropped when the question counts each once, each column the code
-reads that holds numbers as text read as numbers (dates too, where the code reads dates), each column of labels
+reads that holds numbers as text read as numbers (dates too, where the code reads dates or the question asks by
+day, month or year), each column of labels
 written several ways read as a person reads them (blank labels as gaps) — and the code that led to the answer
 follows, reading `<frame>_clean` where it read the frame. Lines that changed a column the frame has, or its rows, in
 place are left out (done already, or done by the cleaning); a new column the code makes is made on the cleaned
@@ -31,6 +32,9 @@ __all__ = ["cleaned_program", "offer_taken"]
 
 _MAX_ROWS = 2_000_000
 _DATE_USES = frozenset({"dt", "to_datetime", "to_period", "resample"})
+_TIME_ASKED = re.compile(
+    r"\b(?:dates?|daily|days?|weekly|weeks?|monthly|months?|quarterly|quarters?|yearly|annual(?:ly)?|years?)\b", re.I
+)
 _CHANGING = ("pop", "insert", "update", "drop", "rename", "set_index", "reset_index", "fillna", "replace")
 
 
@@ -107,8 +111,13 @@ def _cleaning(name: str, frame: Any, tree: ast.Module, question: str) -> _Cleani
     ):
         return None  # (a `<frame>_clean` of the code's own is a frame of its own too)
     once = bool(ONCE_ASKED.search(question)) and bool(frame.duplicated().any())
-    dated = any(isinstance(node, ast.Attribute) and node.attr in _DATE_USES for node in ast.walk(tree))
-    fixes = {column: fix for column in _columns_read(tree, frame) if (fix := _fix(frame, column, dated))}
+    timed = bool(_TIME_ASKED.search(question))  # "monthly": the next step reads the dates the code has not read yet
+    dated = timed or any(isinstance(node, ast.Attribute) and node.attr in _DATE_USES for node in ast.walk(tree))
+    read = _columns_read(tree, frame)
+    fixes = {column: fix for column in read if (fix := _fix(frame, column, dated))}
+    if timed:
+        dates = ((str(c), _fix(frame, str(c), True)) for c in frame.columns if str(c) not in read)
+        fixes |= {column: fix for column, fix in dates if fix is not None and fix[0] == "dates"}
     return _Cleaning(name, once, fixes)
 
 
