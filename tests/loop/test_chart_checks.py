@@ -262,27 +262,20 @@ def spelled_many_ways() -> pd.DataFrame:
     return pd.DataFrame({"region": regions * 3, "units": range(60)})
 
 
-def run_regions(*bodies: str, max_steps: int = 4) -> tuple[CodeAgent, list[ActionStep]]:
-    model = ScriptedModel([f"Thought: go.\n```python\n{body}\n```" for body in bodies])
-    model.prompt_profile = SMALL
-    agent = CodeAgent(
-        tools=[],
-        model=model,
-        namespace={"orders": spelled_many_ways()},
-        executor_type="local",
-        additional_authorized_imports=["pandas", "matplotlib", "matplotlib.*"],
-        verbosity_level=-1,
-        show_widget=False,
-        max_steps=max_steps,
-    )
-    agent.run(REGIONS)
-    return agent, [step for step in agent.memory.steps if isinstance(step, ActionStep)]
+@pytest.fixture
+def run_regions(small_agent):
+    def run(*bodies: str) -> list[ActionStep]:
+        agent = small_agent(list(bodies), {"orders": spelled_many_ways()}, executor_type="local")
+        agent.run(REGIONS)
+        return [step for step in agent.memory.steps if isinstance(step, ActionStep)]
+
+    return run
 
 
 @pytest.mark.filterwarnings("ignore::nbagent.sandbox.guards.executor.LocalNotice")
-def test_a_chart_of_labels_as_written_is_offered_its_code_on_the_labels_cleaned():
+def test_a_chart_of_labels_as_written_is_offered_its_code_on_the_labels_cleaned(run_regions):
     """The messy run drew 28 bars for 4 regions, was told how to fix the labels, and replied with nothing."""
-    _, (first, second, *_) = run_regions(BY_WRITTEN_REGION, BY_WRITTEN_REGION, "final_answer(totals)")
+    first, second, *_ = run_regions(BY_WRITTEN_REGION, BY_WRITTEN_REGION, "final_answer(totals)")
     said = str(first.error)
     assert said.startswith("The chart was refused: the chart has 20 bars, but the question asks for one per region")
     assert "Fix it: run your code with the data cleaned first:\n```python\norders_clean = " in said
@@ -293,9 +286,9 @@ def test_a_chart_of_labels_as_written_is_offered_its_code_on_the_labels_cleaned(
 
 
 @pytest.mark.filterwarnings("ignore::nbagent.sandbox.guards.executor.LocalNotice")
-def test_a_chart_still_doubted_is_never_said_to_draw_what_was_asked():
+def test_a_chart_still_doubted_is_never_said_to_draw_what_was_asked(run_regions):
     """Its doubts said twice, the chart runs on untold: the messy run was then told '28 bars' were the chart asked."""
     bodies = [BY_WRITTEN_REGION, BY_WRITTEN_REGION + "\nx = 1", BY_WRITTEN_REGION + "\ny = 2"]  # not repeats
-    _, steps = run_regions(*bodies, "final_answer(totals)")
+    steps = run_regions(*bodies, "final_answer(totals)")
     assert [isinstance(step.error, AnswerRefused) for step in steps[:3]] == [True, True, False]
     assert "draws what the question asks for" not in (steps[2].observations or "")

@@ -6,9 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from nbagent import ActionStep, CodeAgent, ScriptedModel
+from nbagent import ActionStep
 from nbagent.loop.aids.coercions import fix_lossy_conversions, number_conversion
-from nbagent.loop.prompting import SMALL
 
 FULL = number_conversion("orders['amount']")
 
@@ -69,24 +68,12 @@ def test_a_pattern_never_runs_on_the_data_only_on_single_characters():
     assert fix.code == f"x = {FULL}"
 
 
-def test_the_step_runs_the_full_conversion_and_the_total_keeps_every_amount():
+def test_the_step_runs_the_full_conversion_and_the_total_keeps_every_amount(small_agent):
     frame = pd.DataFrame({"amount": ["$1,000.50", "$2.00", "$3.25"]})
-    model = ScriptedModel(
-        [
-            "Thought: convert.\n```python\nimport pandas as pd\n"
-            "orders['amount'] = pd.to_numeric(orders['amount'].str.replace('$', ''), errors='coerce')\n"
-            "r = round(orders['amount'].sum(), 2)\n```",
-            "Thought: done.\n```python\nfinal_answer(r)\n```",
-        ]
-    )
-    model.prompt_profile = SMALL
-    agent = CodeAgent(
-        tools=[],
-        model=model,
-        namespace={"orders": frame},
-        additional_authorized_imports=["pandas"],
-        verbosity_level=-1,
-        show_widget=False,
+    convert = "orders['amount'] = pd.to_numeric(orders['amount'].str.replace('$', ''), errors='coerce')"
+    agent = small_agent(
+        [f"import pandas as pd\n{convert}\nr = round(orders['amount'].sum(), 2)", "final_answer(r)"],
+        {"orders": frame},
         max_steps=3,
     )
     assert agent.run("What is the total amount of `orders`?") == 1005.75
