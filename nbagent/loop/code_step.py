@@ -228,7 +228,7 @@ class CodeLoop(AgentLoop):
         namespace = self._seen_namespace()
         if not self._task_actions():
             self.coach.task_begins(self.task or "", namespace)
-        fix = self.coach.prepared_code(code, namespace, self._task_actions())
+        fix = self.coach.prepared_code(code, namespace, self._task_actions(), self._kept_names())
         self._refuse_repeated(memory_step, fix.code)
         self._check_code(memory_step, fix)
         if self.tool_uses.needs_approval(fix.code):  # it calls a tool of approve_tools: a person sees it first
@@ -312,6 +312,12 @@ class CodeLoop(AgentLoop):
         visibility = getattr(self.python_executor, "visibility", None)
         hidden = visibility.hidden(state) if visibility is not None else {}
         return {name: value for name, value in state.items() if name not in hidden} if hidden else state
+
+    def _kept_names(self) -> set[str]:
+        """The names of the notebook's variables agent code may not see or bind (not given to the task)."""
+        state = getattr(self.python_executor, "state", {})
+        visibility = getattr(self.python_executor, "visibility", None)
+        return set(visibility.hidden(state)) if visibility is not None else set()
 
     def _task_actions(self) -> list[ActionStep]:
         """The action steps of the current task so far (small models repeat themselves within a task)."""

@@ -21,9 +21,10 @@ from .figures import MAX_FIGURES, figure_summary
 __all__ = ["collect_images", "report_image", "is_image", "image_to_png"]
 
 _collector: ContextVar[list[Any] | None] = ContextVar("nbagent_images", default=None)
-# what `plt.show()` does in the step being collected: one function stands in for `show` and asks this, since the
-# sandbox's module views keep the attribute they first saw (a step-bound stand-in would show into step 1 forever)
-_taking: ContextVar[Callable[[], None] | None] = ContextVar("nbagent_show", default=None)
+# what `plt.show()` does in the steps being collected, latest last: one function stands in for `show` and asks
+# this, since the sandbox's module views keep the attribute they first saw (a step-bound stand-in would show into
+# step 1 forever). Process-wide, as pyplot is: the agent's code may run on another thread than the step's.
+_taking: list[Callable[[], None]] = []
 _shown_by_pyplot: list[Callable[..., Any]] = []  # pyplot's own show, called outside a step
 
 
@@ -44,7 +45,12 @@ def collect_images(load_matplotlib: bool = False, figures: list[Any] | None = No
     pyplot = _pyplot(load_matplotlib)
     before = set(pyplot.get_fignums()) if pyplot else set()
     original_show = pyplot.show if pyplot else None
-    taking = _taking.set(None if pyplot is None else lambda: _take_new_figures(pyplot, before, images, figures))
+
+    def take() -> None:
+        if pyplot is not None:
+            _take_new_figures(pyplot, before, images, figures)
+
+    _taking.append(take)
     if pyplot is not None and original_show is not _show_in_step:
         _shown_by_pyplot[:] = [original_show]
         pyplot.show = _show_in_step
@@ -52,7 +58,7 @@ def collect_images(load_matplotlib: bool = False, figures: list[Any] | None = No
         yield images
     finally:
         _collector.reset(token)
-        _taking.reset(taking)
+        _taking.remove(take)
         if pyplot is not None and original_show is not _show_in_step:
             pyplot.show = original_show
         pyplot = sys.modules.get("matplotlib.pyplot")  # the code may have imported it itself
@@ -62,9 +68,8 @@ def collect_images(load_matplotlib: bool = False, figures: list[Any] | None = No
 
 def _show_in_step(*args: Any, **kwargs: Any) -> Any:
     """`plt.show()` while a step is collected: its new figures are taken into the step; pyplot's own elsewhere."""
-    take = _taking.get()
-    if take is not None:
-        return take()
+    if _taking:
+        return _taking[-1]()
     return _shown_by_pyplot[0](*args, **kwargs) if _shown_by_pyplot else None
 
 

@@ -8,7 +8,7 @@ they read. The code step never imports an aid directly.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from nbagent.errors import AgentRepeatedCodeError
@@ -25,6 +25,7 @@ from .doubts import Untidy
 from .hints import execution_hint, silent_step_observation
 from .history import small_model_messages
 from .kept_data import frame_losses
+from .own_names import rename_kept_names
 from .reconversions import fix_reconversions
 from .repeats import (
     AGAIN_NOTE,
@@ -56,6 +57,7 @@ class Coach:
         self.small = small
         self.failed = failed
         self._given: dict[str, Any] = {}
+        self._renamed: dict[str, str] = {}  # a name the notebook keeps -> the code's own name for it, this task
         self._question = ""
 
     # ------------------------------------------------------------------------------------------ before a step
@@ -69,18 +71,25 @@ class Coach:
         things a "which <thing>" question asks for from them, whatever the code rebinds the names to)."""
         self._question, variables = split_task(task)
         self._given = {name: namespace[name] for name in variables if name in namespace}
+        self._renamed = {}
 
-    def prepared_code(self, code: str, namespace: dict[str, Any], actions: Sequence[ActionStep] = ()) -> CodeFix:
+    def prepared_code(
+        self, code: str, namespace: dict[str, Any], actions: Sequence[ActionStep] = (), kept: Collection[str] = ()
+    ) -> CodeFix:
         """The code to run: a small model's products of totals run as totals of products, its text cleaning of
         a column an earlier step made numbers run as the column, a conversion that would read some of a column's
         numbers as missing run as the one that reads them, and its last step's code sent again after that step was
-        offered its code on the data cleaned first run as the offer (each said in `notes`)."""
+        offered its code on the data cleaned first run as the offer, and a name the notebook keeps (`kept`, not
+        given to the task) that the code binds given a name of its own (each said in `notes`)."""
         if not self.small:
             return CodeFix(code)
         last = actions[-1] if actions else None
         said = f"{last.error or ''}\n{last.observations or ''}" if last is not None else ""
         return (
-            offer_taken(code, (last.code_action or "") if last is not None else "", said, namespace)
+            rename_kept_names(code, kept, self._renamed, namespace)
+            .then(
+                lambda fixed: offer_taken(fixed, (last.code_action or "") if last is not None else "", said, namespace)
+            )
             .then(fix_totals)
             .then(lambda fixed: fix_reconversions(fixed, namespace))
             .then(lambda fixed: fix_lossy_conversions(fixed, namespace))
