@@ -18,6 +18,7 @@ Modules:
     cleaned_program  the answer's own code on the task's frames cleaned first (repeats, text numbers, labels, dates)
     amounts       a count of rows given for a question that asks how much
     kept_data     code that would take rows or columns out of a frame the task gave is not run
+    own_names     a notebook variable the task did not give, bound by the code, gets a name of the code's own
     untidy_answers  gaps counted without blank texts; a label selected in one of its spellings; repeats counted
     answer_kinds  the form a question asks for (two things at once, a date)
     answer_labels a "which/who <thing>" answer is a value of the column holding the things (no row number, date, "none"),
