@@ -98,3 +98,20 @@ def test_a_killed_kernels_scratch_directory_is_swept_by_the_next_executor_and_a_
         live.stdin.close()
         live.wait(timeout=30)
     assert not os.path.exists(live_dir)  # it ended without closing: the finalizer at exit removed it
+
+
+def test_scratch_directories_made_at_once_on_threads_all_survive_each_others_sweeps(tmp_path) -> None:
+    """An evaluation on threads lost samples: a sweep between another thread's making and locking removed its
+    directory (FileNotFoundError)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from nbagent.sandbox.boundary.scratch import Scratch
+
+    with ThreadPoolExecutor(8) as pool:
+        made = list(pool.map(lambda _: Scratch(str(tmp_path)), range(200)))
+    try:
+        assert all(os.path.isdir(scratch.path) for scratch in made)
+        assert len({scratch.path for scratch in made}) == 200 and not list(tmp_path.glob("nbagent-making-*"))
+    finally:
+        for scratch in made:
+            scratch.remove()

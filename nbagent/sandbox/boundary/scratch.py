@@ -16,6 +16,7 @@ import shutil
 import tempfile
 
 PREFIX = "nbagent-scratch-"
+_MAKING = "nbagent-making-"
 
 
 class Scratch:
@@ -23,9 +24,18 @@ class Scratch:
 
     def __init__(self, parent: str | None = None) -> None:
         sweep(parent)
-        self.path = tempfile.mkdtemp(prefix=PREFIX, dir=parent)
-        self._fd: int | None = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        # made under a name no sweep reads, locked, then given its name: another thread's or kernel's sweep between
+        # the making and the lock removed it (evaluations on threads failed with FileNotFoundError)
+        making = tempfile.mkdtemp(prefix=_MAKING, dir=parent)
+        self._fd: int | None = os.open(making, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self.path = os.path.join(os.path.dirname(making), PREFIX + os.path.basename(making)[len(_MAKING) :])
+            os.rename(making, self.path)
+        except OSError:
+            os.close(self._fd)
+            shutil.rmtree(making, ignore_errors=True)
+            raise
 
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
