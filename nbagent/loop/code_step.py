@@ -228,7 +228,9 @@ class CodeLoop(AgentLoop):
         namespace = self._seen_namespace()
         if not self._task_actions():
             self.coach.task_begins(self.task or "", namespace)
-        fix = self.coach.prepared_code(code, namespace, self._task_actions(), self._kept_names())
+        fix = self.coach.prepared_code(
+            code, namespace, self._task_actions(), self._kept_names(namespace) if small else ()
+        )
         self._refuse_repeated(memory_step, fix.code)
         self._check_code(memory_step, fix)
         if self.tool_uses.needs_approval(fix.code):  # it calls a tool of approve_tools: a person sees it first
@@ -259,10 +261,12 @@ class CodeLoop(AgentLoop):
         handle = self.coach.handle_problem(output.output) if output.is_final_answer else ""
         if handle:  # never kept as the answer, however often sent: a handle is no value to store or show
             problems = [handle]
-        if small and memory_step.figures:  # a chart that does not draw the groups asked for, answered or not
-            problems = (self._new_chart_problems(memory_step.figures) + problems)[:_MAX_PROBLEMS_SAID]
-        if small and memory_step.figures and not problems and not output.is_final_answer:
-            taken = self.coach.chart_taken(memory_step.code_action, memory_step.figures, self._seen_namespace())
+        doubted = self._chart_doubts(memory_step.figures) if small else []
+        if doubted:  # a chart that does not draw the groups asked for, answered or not
+            problems = (self._new_chart_problems(doubted) + problems)[:_MAX_PROBLEMS_SAID]
+        # a chart taken only because its doubts were said twice is never told it draws what the question asks for
+        if small and memory_step.figures and not doubted and not problems and not output.is_final_answer:
+            taken = self.coach.chart_taken(memory_step.code_action, self._seen_namespace())
             memory_step.observations = (memory_step.observations or "") + taken
         is_final = output.is_final_answer and not problems  # a doubted answer is observed, then refused
         yield ToolOutput(
@@ -313,11 +317,10 @@ class CodeLoop(AgentLoop):
         hidden = visibility.hidden(state) if visibility is not None else {}
         return {name: value for name, value in state.items() if name not in hidden} if hidden else state
 
-    def _kept_names(self) -> set[str]:
-        """The names of the notebook's variables agent code may not see or bind (not given to the task)."""
-        state = getattr(self.python_executor, "state", {})
-        visibility = getattr(self.python_executor, "visibility", None)
-        return set(visibility.hidden(state)) if visibility is not None else set()
+    def _kept_names(self, seen: dict[str, Any]) -> set[str]:
+        """The names of the notebook's variables agent code may not see or bind (not given to the task): those of
+        the namespace that `seen`, the namespace as the code sees it (`_seen_namespace`), leaves out."""
+        return set(getattr(self.python_executor, "state", {})) - set(seen)
 
     def _task_actions(self) -> list[ActionStep]:
         """The action steps of the current task so far (small models repeat themselves within a task)."""
@@ -369,16 +372,17 @@ class CodeLoop(AgentLoop):
             )
         return new
 
-    def _new_chart_problems(self, figures: list[dict[str, Any]]) -> list[str]:
-        """What the chart checks doubt in the step's figures, not said twice before in this task (a chart refused
-        counts as an answer refused)."""
+    def _chart_doubts(self, figures: list[dict[str, Any]] | None) -> list[str]:
+        """What the chart checks doubt in the step's figures ([] for a step that drew none)."""
+        return self.coach.chart_doubts(figures, self.task or "", self._seen_namespace()) if figures else []
+
+    def _new_chart_problems(self, doubts: list[str]) -> list[str]:
+        """The chart's doubts not said twice before in this task (a chart refused counts as an answer refused)."""
         actions = self._task_actions()
         said = " ".join(str(step.error) for step in actions if isinstance(step.error, AnswerRefused))
         if sum(isinstance(step.error, AnswerRefused) for step in actions) >= _MAX_REFUSALS:
             return []
-        namespace = self._seen_namespace()
-        problems = self.coach.chart_doubts(figures, self.task or "", namespace)
-        return [problem for problem in problems if said.count(problem) < _SAYS_PER_DOUBT]
+        return [problem for problem in doubts if said.count(problem) < _SAYS_PER_DOUBT]
 
     @contextmanager
     def _live_prints(self, step_number: int) -> Iterator[None]:

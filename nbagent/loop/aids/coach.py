@@ -198,15 +198,12 @@ class Coach:
         rather than a guess about what the question meant."""
         return isinstance(doubt, Contradiction)
 
-    def chart_taken(self, code: str, figures: Sequence[dict[str, Any]], namespace: dict[str, Any]) -> str:
-        """What a small model reads after its step drew a chart the checks took, for a chart question: end the run
-        with final_answer (and with what); "" for other models and questions, and for a chart the checks still
-        doubt (taken only because its doubts were said twice: it does not draw what the question asks for)."""
+    def chart_taken(self, code: str, namespace: dict[str, Any]) -> str:
+        """What a small model reads after its step drew a chart the checks took and do not doubt, for a chart
+        question: end the run with final_answer (and with what); "" for other models and questions."""
         if not self.small:
             return ""
         try:
-            if chart_problems(list(figures), self._question, list(self._given), namespace):
-                return ""
             return chart_taken_note(code, self._question, namespace, list(self._given))
         except Exception:  # advice over any data a notebook holds
             return ""

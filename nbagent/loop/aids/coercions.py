@@ -23,12 +23,11 @@ from typing import Any
 from .bindings import last_assignment
 from .code_checks import CodeFix, apply_edits, frame_column, inside_an_edit, is_method_call, is_text
 from .data_card import value_kind
-from .reconversions import column_assigned_before
+from .reconversions import TEXT_CLEANINGS, column_assigned_before
 
 __all__ = ["fix_lossy_conversions", "number_conversion", "numbers_lost"]
 
 _SHOWN = 2
-_PLAYED = frozenset({"replace", "strip", "lstrip", "rstrip", "removeprefix", "removesuffix"})
 _MAX_DISTINCT = 200_000  # distinct texts played through a cleaning; more, and the step runs as written
 _NUMBER_CHARACTERS = frozenset("0123456789.-+eE ")
 
@@ -190,7 +189,9 @@ def _cleaning_chain(node: ast.AST) -> tuple[tuple[str, str], list[tuple[str, str
 def _played_step(node: ast.AST) -> tuple[str, str, str, bool] | None:
     """(method, argument, replacement, regex) of one `.str.<cleaning>(<literals>)`, else None."""
     if not (
-        is_method_call(node, *_PLAYED) and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "str"
+        is_method_call(node, *TEXT_CLEANINGS)
+        and isinstance(node.func.value, ast.Attribute)
+        and node.func.value.attr == "str"
     ):
         return None
     method = node.func.attr

@@ -18,10 +18,10 @@ from .bindings import last_assignment
 from .code_checks import CodeFix, apply_edits, frame_column, inside_an_edit, is_method_call, is_text
 from .data_card import value_kind
 
-__all__ = ["column_assigned_before", "fix_reconversions"]
+__all__ = ["TEXT_CLEANINGS", "column_assigned_before", "fix_reconversions"]
 
 # `.str` methods that clean text on the way to a number or a date (not `.str.contains`: a test, not a cleaning)
-_CLEANING = frozenset({"replace", "strip", "lstrip", "rstrip", "removeprefix", "removesuffix"})
+TEXT_CLEANINGS = frozenset({"replace", "strip", "lstrip", "rstrip", "removeprefix", "removesuffix"})
 _NOT_TEXT_KINDS = frozenset("biufcmM")  # numpy dtype kinds: bool, ints, floats, complex, timedeltas, datetimes
 # methods whose result keeps the frame's columns and their types (rows selected, reordered or copied)
 _ROW_SELECTIONS = frozenset(
@@ -56,7 +56,7 @@ def _cleaned_column(node: ast.AST) -> ast.Subscript | None:
     while (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
-        and node.func.attr in _CLEANING
+        and node.func.attr in TEXT_CLEANINGS
         and isinstance(node.func.value, ast.Attribute)
         and node.func.value.attr == "str"
     ):
