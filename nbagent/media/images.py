@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -21,11 +21,6 @@ from .figures import MAX_FIGURES, figure_summary
 __all__ = ["collect_images", "report_image", "is_image", "image_to_png"]
 
 _collector: ContextVar[list[Any] | None] = ContextVar("nbagent_images", default=None)
-# what `plt.show()` does in the steps being collected, latest last: one function stands in for `show` and asks
-# this, since the sandbox's module views keep the attribute they first saw (a step-bound stand-in would show into
-# step 1 forever). Process-wide, as pyplot is: the agent's code may run on another thread than the step's.
-_taking: list[Callable[[], None]] = []
-_shown_by_pyplot: list[Callable[..., Any]] = []  # pyplot's own show, called outside a step
 
 
 def report_image(image: Any) -> None:
@@ -45,32 +40,17 @@ def collect_images(load_matplotlib: bool = False, figures: list[Any] | None = No
     pyplot = _pyplot(load_matplotlib)
     before = set(pyplot.get_fignums()) if pyplot else set()
     original_show = pyplot.show if pyplot else None
-
-    def take() -> None:
-        if pyplot is not None:
-            _take_new_figures(pyplot, before, images, figures)
-
-    _taking.append(take)
-    if pyplot is not None and original_show is not _show_in_step:
-        _shown_by_pyplot[:] = [original_show]
-        pyplot.show = _show_in_step
+    if pyplot is not None:
+        pyplot.show = lambda *args, **kwargs: _take_new_figures(pyplot, before, images, figures)
     try:
         yield images
     finally:
         _collector.reset(token)
-        _taking.remove(take)
-        if pyplot is not None and original_show is not _show_in_step:
+        if pyplot is not None:
             pyplot.show = original_show
         pyplot = sys.modules.get("matplotlib.pyplot")  # the code may have imported it itself
         if pyplot is not None:
             _take_new_figures(pyplot, before, images, figures)
-
-
-def _show_in_step(*args: Any, **kwargs: Any) -> Any:
-    """`plt.show()` while a step is collected: its new figures are taken into the step; pyplot's own elsewhere."""
-    if _taking:
-        return _taking[-1]()
-    return _shown_by_pyplot[0](*args, **kwargs) if _shown_by_pyplot else None
 
 
 def _pyplot(load: bool) -> Any:

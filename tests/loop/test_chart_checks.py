@@ -89,19 +89,6 @@ def test_the_local_collector_records_a_summary_per_figure():
     assert [len(figure["axes"]) for figure in figures] == [1, 2]
 
 
-def test_every_steps_plt_show_is_taken_into_that_step_though_the_code_kept_the_function():
-    """The sandbox's module view keeps `plt.show` as it first saw it: step 2's chart went to step 1's list."""
-    kept_show = None
-    for step in range(3):
-        figures: list = []
-        with collect_images(load_matplotlib=True, figures=figures) as images:
-            kept_show = kept_show or plt.show
-            plt.bar(["a", "b", "c"], [1, 2, step])
-            kept_show()
-        assert len(images) == 1 and [figure["marks"] for figure in figures] == [3], step
-    assert plt.show is not kept_show  # pyplot's own show again outside a step
-
-
 # ---------------------------------------------------------------------------------------------- the check
 
 
@@ -265,7 +252,7 @@ def spelled_many_ways() -> pd.DataFrame:
 @pytest.fixture
 def run_regions(small_agent):
     def run(*bodies: str) -> list[ActionStep]:
-        agent = small_agent(list(bodies), {"orders": spelled_many_ways()}, executor_type="local")
+        agent = small_agent(list(bodies), {"orders": spelled_many_ways()})
         agent.run(REGIONS)
         return [step for step in agent.memory.steps if isinstance(step, ActionStep)]
 
