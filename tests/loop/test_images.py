@@ -139,3 +139,23 @@ def test_every_plotting_step_keeps_its_figure_and_tells_the_model(executor_type:
         width, height = step.observations_images[0].size
         assert f"\n[figure captured: {width}×{height} PNG]\n" in "\n" + step.observations, step.observations
     assert agent.memory.action_steps()[0].observations.startswith("Execution logs:\nbars\n")
+
+
+@pytest.mark.parametrize("executor_type", ["isolated", "local"])
+def test_each_step_that_calls_show_keeps_its_own_figure(executor_type: str) -> None:
+    """nbagent swaps ``plt.show`` per step: the module view agent code reads must not keep the first step's."""
+    steps = [
+        "import matplotlib.pyplot as plt\nplt.bar(['a'], [1])\nplt.show()",
+        "plt.plot([1, 2])\nplt.show()",
+        "from matplotlib.pyplot import show\nplt.plot([3, 1])\nshow()",
+    ]
+    agent = CodeAgent(
+        tools=[],
+        model=ScriptedModel([code(body) for body in steps] + [code("final_answer('ok')")]),
+        additional_authorized_imports=["matplotlib"],
+        executor_type=executor_type,
+        verbosity_level=-1,
+        show_widget=False,
+    )
+    agent.run("Draw three charts.")
+    assert [len(step.observations_images or []) for step in agent.memory.action_steps()[:3]] == [1, 1, 1]

@@ -301,8 +301,12 @@ DANGEROUS_CALLABLES: tuple[tuple[str, str], ...] = (
 )
 # fmt: on
 
-#: Module attributes that are looked up live (not snapshot into the read-only module view).
-LIVE_MODULE_ATTRIBUTES: dict[str, frozenset[str]] = {"sys": frozenset({"stdout", "stderr"})}
+#: Module attributes that are looked up live (not snapshot into the read-only module view): what nbagent swaps per
+#: step (a step's ``print`` target, and the ``plt.show`` that gives a step its own figures).
+LIVE_MODULE_ATTRIBUTES: dict[str, frozenset[str]] = {
+    "sys": frozenset({"stdout", "stderr"}),
+    "matplotlib.pyplot": frozenset({"show"}),
+}
 
 
 def module_attribute_refusal(module_name: str, attribute: str) -> str | None:
