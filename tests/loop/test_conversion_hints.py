@@ -3,6 +3,8 @@ conversion that reads them all, into a new variable) and final_answer given seve
 
 from __future__ import annotations
 
+import sys
+
 import pandas as pd
 import pytest
 
@@ -26,8 +28,12 @@ def orders() -> pd.DataFrame:
 def hint_for(code: str, frame: pd.DataFrame | None = None) -> str:
     namespace = {"orders": orders() if frame is None else frame, "pd": pd}
     executor = LocalPythonExecutor(additional_authorized_imports=["pandas", "matplotlib"], namespace=namespace)
-    with pytest.raises(Exception) as failed:
-        executor(code)
+    try:
+        with pytest.raises(Exception) as failed:
+            executor(code)
+    finally:  # a chart that failed to draw leaves its figure open in this process (and in workers forked later)
+        if "matplotlib.pyplot" in sys.modules:
+            sys.modules["matplotlib.pyplot"].close("all")
     return execution_hint(failed.value, code, namespace, "How much?")
 
 

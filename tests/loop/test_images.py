@@ -159,3 +159,25 @@ def test_each_step_that_calls_show_keeps_its_own_figure(executor_type: str) -> N
     )
     agent.run("Draw three charts.")
     assert [len(step.observations_images or []) for step in agent.memory.action_steps()[:3]] == [1, 1, 1]
+
+
+def test_a_figure_open_in_the_kernel_neither_takes_the_agents_plot_nor_is_changed():
+    """The worker is forked from the kernel: a figure the kernel left open was the worker's current figure, so the
+    agent's `plt.plot` drew on that copy, which counted as open before the step and was never taken."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    kernels = plt.figure()
+    plt.plot([5, 5])
+    try:
+        agent = run_one(
+            "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.show()",
+            additional_authorized_imports=["matplotlib"],
+            executor_type="isolated",
+        )
+        assert len(agent.memory.action_steps()[0].observations_images) == 1
+        assert plt.get_fignums() == [kernels.number] and len(kernels.axes[0].lines) == 1  # the kernel's, as it was
+    finally:
+        plt.close(kernels)

@@ -27,6 +27,9 @@ def use_agg() -> None:
         if pyplot is not None:
             pyplot.switch_backend("agg")
             pyplot.show = _show
+            # the kernel's open figures, copied by the fork, are not the agent's: `plt.plot` drew on the kernel's
+            # current figure, which counted as open before the call and was never taken (closed here, not there)
+            pyplot.close("all")
     except Exception:
         pass
 
