@@ -50,7 +50,7 @@ from .executors import adopt_executor, default_executor_type, make_executor
 from .gates import CodeRejected
 from .parsing import ECHOED_TASK, echoes_task, parse_code_blobs
 from .permissions import StepAsks
-from .program.slicing import answer_code
+from .program.slicing import answer_code, code_with_sources
 from .prompting import SMALL, SMALL_MODEL_STEP_TOKENS, prompt_profile, small_model_templates
 from .scope import AgentScope, answer_parts, names_made
 from .tool_uses import ToolUses
@@ -332,6 +332,14 @@ class CodeLoop(AgentLoop):
                 actions.append(step)
         return actions[::-1]
 
+    def _with_sources(self, code: str) -> str:
+        """`code` after the statements of the task's earlier code that ran and made what it reads (an offer on
+        cleaned frames rebuilds a `merged` an earlier step made from the raw frame); "" for models offered none."""
+        if not self.coach.small:
+            return ""
+        ran = [_without_final_answer(part) for step in self._task_actions() if (part := _part_that_ran(step))]
+        return code_with_sources(ran, code) if ran else code
+
     def _last_step_failed(self) -> bool:
         actions = self._task_actions()
         return bool(actions) and actions[-1].error is not None
@@ -464,7 +472,9 @@ class CodeLoop(AgentLoop):
             if self.gates.stopping:  # whatever ended the code after Stop was asked, the step was stopped
                 raise RunStopped(self.gates.stop_reason or str(failure)) from None
             self.coach.stuck(failure, self._task_actions())  # the same failure once more after it was named a loop
-            hint = self.coach.hint(failure, code, self._seen_namespace(), self.task or "", self._task_actions())
+            hint = self.coach.hint(
+                failure, code, self._seen_namespace(), self.task or "", self._task_actions(), self._with_sources(code)
+            )
             said = "\n".join(part for part in (str(failure), asks.error_note(), hint) if part)
             raise AgentExecutionError(said) from None
         finally:  # "Allow once" ends with the step; what was asked and answered stays on it
@@ -478,7 +488,7 @@ class CodeLoop(AgentLoop):
             # "Last output: None" after an assignment read as "no rows" to a 1.5B model
             observed = self.coach.silent_observation(code, self._seen_namespace()) or observed
         if not output.is_final_answer:
-            observed += self.coach.step_notes(code, self._seen_namespace())
+            observed += self.coach.step_notes(code, self._seen_namespace(), self._with_sources(code))
         figures = _figures_note(images)
         memory_step.observations = (
             f"{observed.rstrip(chr(10))}\n{figures}" if figures and observed else observed + figures

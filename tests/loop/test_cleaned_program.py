@@ -118,6 +118,24 @@ def test_code_that_fails_on_numbers_written_as_text_is_offered_the_cleaned_progr
     assert run_program(offered, orders()) == TIDY
 
 
+def test_the_offer_after_a_failure_rebuilds_a_frame_an_earlier_step_made_from_the_task_frame():
+    """The messy run's offer read `merged['amount']`, the raw frame an earlier step had made: still text."""
+    model = ScriptedModel(
+        [
+            "Thought: later orders.\n```python\nlater = orders[orders['order_id'] > 1]\nprint(len(later))\n```",
+            "Thought: total.\n```python\ntotal = later['amount'].astype(float).sum()\nfinal_answer(total)\n```",
+            "no answer",
+        ]
+    )
+    agent = small_agent(model, max_steps=2)
+    question = "What is the total amount of the orders after the first in `orders`? Count each order once."
+    agent.run(question, additional_args={"orders": orders()})
+    error = str(agent.memory.action_steps()[1].error)
+    offered = re.search(r"cleaned first, as it is:\n```python\n(.*?)\n```", error, re.S).group(1)
+    assert "later = orders_clean[orders_clean['order_id'] > 1]" in offered
+    assert run_program(offered, orders()) == 14.0  # orders 2 to 5, order 2 once
+
+
 def test_dates_written_as_text_are_read_as_dates_only_where_the_code_reads_dates():
     frame = orders().assign(day=["2024-01-05", "01/06/2024", "01/06/2024", "January 7, 2024", "2024-02-01", ""])
     monthly = "per = orders.groupby(orders['day'].dt.month)['order_id'].count()\nfinal_answer(per.to_dict())"

@@ -124,12 +124,25 @@ class Coach:
 
     # ------------------------------------------------------------------------------------------ after a step
 
-    def hint(self, failure: Any, code: str, namespace: dict[str, Any], task: str, actions: Sequence[ActionStep]) -> str:
+    def hint(
+        self,
+        failure: Any,
+        code: str,
+        namespace: dict[str, Any],
+        task: str,
+        actions: Sequence[ActionStep],
+        sourced: str = "",
+    ) -> str:
         """The lines after a failed step's error: what the mistake is, that a third same try will not run, and
-        that the same failure a third time in a row is a loop."""
+        that the same failure a third time in a row is a loop. `sourced`: `code` after the earlier statements that
+        made what it reads (`slicing.code_with_sources`), what an offer on cleaned frames is made from."""
         earlier = "\n".join(step.code_action for step in actions if step.code_action)
         hint = execution_hint(failure, code, namespace, task, earlier)
-        if self.small and _TEXT_NUMBERS in hint and (program := _cleaned(code, task, namespace)):
+        if (
+            self.small
+            and _TEXT_NUMBERS in hint
+            and (program := _cleaned_sourced(code, sourced, *split_task(task), namespace))
+        ):
             hint += f"\nOr send your code with the data cleaned first, as it is:\n```python\n{program}\n```"
         if repeat_of(code, actions, self.failed) is Repeat.AGAIN:
             hint = f"{hint}\n{AGAIN_NOTE}".strip()
@@ -147,10 +160,11 @@ class Coach:
         """What a small model reads after code that printed and returned nothing, or None (the usual words)."""
         return silent_step_observation(code, namespace, self._question) if self.small else None
 
-    def step_notes(self, code: str, namespace: dict[str, Any]) -> str:
+    def step_notes(self, code: str, namespace: dict[str, Any], sourced: str = "") -> str:
         """What a small model reads after code that ran without error, besides its output: a selection no row
         meets (`== "June"` on a column of '2024-06'), a total of numbers written as text (`.sum()` joined the
-        texts), numbers a conversion read as missing (`errors="coerce"` on '$1,891.37' with the ',' left), or ""."""
+        texts), numbers a conversion read as missing (`errors="coerce"` on '$1,891.37' with the ',' left), or "".
+        `sourced` as for `hint`."""
         if not self.small:
             return ""
         try:
@@ -158,7 +172,7 @@ class Coach:
             totalled = text_totalled(tree, namespace)
             lines = totalled + numbers_lost(tree, namespace, self._given)
             notes = empty_selections(code, namespace) + "".join(f"Note: {line}.\n" for line in lines)
-            program = _cleaned_for(code, self._question, list(self._given), namespace) if totalled else ""
+            program = _cleaned_sourced(code, sourced, self._question, list(self._given), namespace) if totalled else ""
             return notes + (
                 f"Or send your code with the data cleaned first:\n```python\n{program}\n```\n" if program else ""
             )
@@ -218,6 +232,12 @@ class Coach:
             return chart_problems(list(figures), question, variables, namespace)
         except Exception:
             return []
+
+
+def _cleaned_sourced(code: str, sourced: str, question: str, variables: list[str], namespace: dict[str, Any]) -> str:
+    """The offer made from `code` with its sources, else from `code` alone (its sources may rebind a task frame)."""
+    with_sources = _cleaned_for(sourced, question, variables, namespace) if sourced and sourced != code else ""
+    return with_sources or _cleaned_for(code, question, variables, namespace)
 
 
 def _cleaned(code: str, task: str, namespace: dict[str, Any]) -> str:

@@ -16,7 +16,15 @@ from typing import Any
 from .analysis import Facts, facts_of, is_answer_call
 from .same import same_value
 
-__all__ = ["Statement", "backward_slice", "strip_shows", "answer_assignment", "answer_code", "ANSWER"]
+__all__ = [
+    "Statement",
+    "backward_slice",
+    "strip_shows",
+    "answer_assignment",
+    "answer_code",
+    "code_with_sources",
+    "ANSWER",
+]
 
 ANSWER = "answer"
 
@@ -66,21 +74,43 @@ def answer_code(
     literal = _written_out(answering)
     if literal is not None and any(_shows(text, literal) for text in printed or []):
         return None
+    statements = _statements([*earlier, answering], answering=len(earlier))
+    kept = backward_slice(statements, set()) if statements is not None else []
+    if not any(ANSWER in statement.facts.defines for statement in kept):
+        return None
+    return "\n".join(statement.text for statement in kept)
+
+
+def code_with_sources(earlier: list[str], code: str) -> str:
+    """`code` after the statements of the earlier steps' code (`earlier`, code that ran) that made the names it
+    reads: a failing step's `merged['amount'].sum()` comes with the earlier `merged = orders.merge(...)`, so that
+    the same code on cleaned frames rebuilds `merged` from them (offered alone, it read the raw `merged`). `code`
+    as it is when nothing earlier made what it reads, or when some code cannot be read as Python."""
+    mine = _statements([code], answering=-1)
+    statements = _statements(earlier, answering=-1)
+    if not mine or not statements:
+        return code
+    needed: set[str] = set()
+    for statement in reversed(mine):
+        needed = (needed - statement.facts.kills) | statement.facts.uses
+    sources = backward_slice(statements, needed - {ANSWER})
+    return "\n".join([*(statement.text for statement in sources), code])
+
+
+def _statements(codes: list[str], answering: int) -> list[Statement] | None:
+    """The top-level statements of `codes`, show calls taken out (`final_answer` made `answer = x` in the code at
+    index `answering`, taken out elsewhere); None when a code cannot be read as Python."""
     statements: list[Statement] = []
-    for number, code in enumerate([*earlier, answering]):
-        is_answering = number == len(earlier)
+    for number, code in enumerate(codes):
         try:
             tree = ast.parse(code)
         except SyntaxError:
             return None
         for node in tree.body:
-            shown, _ = strip_shows(node, answer=is_answering)
+            shown, _ = strip_shows(node, answer=number == answering)
             if not isinstance(shown, ast.Pass):
                 statements.append(Statement(shown, ast.get_source_segment(code, node) or "", number))
-    kept = backward_slice(statements, set())
-    if not any(ANSWER in statement.facts.defines for statement in kept):
-        return None
-    return "\n".join(statement.text for statement in kept)
+    return statements
 
 
 def _literal_as_name(earlier: list[str], answering: str, namespace: dict[str, Any]) -> str:
