@@ -136,6 +136,36 @@ def test_the_offer_after_a_failure_rebuilds_a_frame_an_earlier_step_made_from_th
     assert run_program(offered, orders()) == 14.0  # orders 2 to 5, order 2 once
 
 
+def test_groups_of_one_label_written_several_ways_are_noted_after_the_step_with_the_cleaned_program():
+    """The messy run's totals by segment came in 22 groups for 3 labels; told only to go on from them, it printed
+    them until it ran out of steps."""
+    model = ScriptedModel(
+        ["Thought: count.\n```python\nper = orders.groupby('region')['order_id'].count()\n```", "no answer"]
+    )
+    agent = small_agent(model, max_steps=1)
+    agent.run("How many orders came from each region in `orders`?", additional_args={"orders": orders()})
+    observed = agent.memory.action_steps()[0].observations
+    assert "Note: per's keys ' NORTH', 'North', 'north ' are one label written several ways" in observed
+    assert "write orders.groupby(orders['region'].str.strip().str.title())" in observed
+    offered = re.search(r"cleaned first:\n```python\n(.*?)\n```", observed, re.S).group(1)
+    made: dict = {}
+    exec(offered, {"orders": orders()}, made)
+    assert made["per"].to_dict() == {"North": 4, "South": 1}  # the blank label is a gap, not a group
+
+
+def test_groups_already_read_as_a_person_reads_them_get_no_note():
+    model = ScriptedModel(
+        [
+            "Thought: count.\n```python\nper = orders.groupby(orders['region'].str.strip().str.title())"
+            "['order_id'].count()\n```",
+            "no answer",
+        ]
+    )
+    agent = small_agent(model, max_steps=1)
+    agent.run("How many orders came from each region in `orders`?", additional_args={"orders": orders()})
+    assert "written several ways" not in agent.memory.action_steps()[0].observations
+
+
 def test_dates_written_as_text_are_read_as_dates_only_where_the_code_reads_dates():
     frame = orders().assign(day=["2024-01-05", "01/06/2024", "01/06/2024", "January 7, 2024", "2024-02-01", ""])
     monthly = "per = orders.groupby(orders['day'].dt.month)['order_id'].count()\nfinal_answer(per.to_dict())"

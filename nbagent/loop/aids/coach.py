@@ -38,7 +38,7 @@ from .repeats import (
     same_failure_note,
 )
 from .selections import empty_selections
-from .untidy_answers import text_totalled
+from .untidy_answers import groups_split_by_spelling, text_totalled
 
 __all__ = ["Coach", "Repeat"]
 
@@ -163,16 +163,18 @@ class Coach:
     def step_notes(self, code: str, namespace: dict[str, Any], sourced: str = "") -> str:
         """What a small model reads after code that ran without error, besides its output: a selection no row
         meets (`== "June"` on a column of '2024-06'), a total of numbers written as text (`.sum()` joined the
-        texts), numbers a conversion read as missing (`errors="coerce"` on '$1,891.37' with the ',' left), or "".
-        `sourced` as for `hint`."""
+        texts) or groups of one label written several ways (both with the code on cleaned frames), numbers a
+        conversion read as missing (`errors="coerce"` on '$1,891.37' with the ',' left), or "". `sourced` as for
+        `hint`."""
         if not self.small:
             return ""
         try:
             tree = ast.parse(code)
-            totalled = text_totalled(tree, namespace)
-            lines = totalled + numbers_lost(tree, namespace, self._given)
+            given = list(self._given)
+            untidy = text_totalled(tree, namespace) or groups_split_by_spelling(tree, code, namespace, given)
+            lines = untidy + numbers_lost(tree, namespace, self._given)
             notes = empty_selections(code, namespace) + "".join(f"Note: {line}.\n" for line in lines)
-            program = _cleaned_sourced(code, sourced, self._question, list(self._given), namespace) if totalled else ""
+            program = _cleaned_sourced(code, sourced, self._question, given, namespace) if untidy else ""
             return notes + (
                 f"Or send your code with the data cleaned first:\n```python\n{program}\n```\n" if program else ""
             )

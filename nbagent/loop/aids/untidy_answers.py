@@ -26,6 +26,7 @@ __all__ = [
     "label_spellings_missed",
     "repeats_not_dropped",
     "spellings_counted_apart",
+    "groups_split_by_spelling",
     "text_totalled",
     "kept_rows_counted_for_missing",
     "gaps_subtracted_from_rows",
@@ -552,18 +553,12 @@ def _counting_chain(node: ast.AST) -> tuple[str, list[str]] | None:
 def spellings_counted_apart(answer: Any, code: str, namespace: dict[str, Any], variables: list[str]) -> list[str]:
     """An answer whose labels are one label written several ways (a dict with keys ' BUSINESS' and 'Business'),
     or a label whose column also writes it otherwise, from code that never read the labels as a person does."""
-    if _SPACES_DROPPED.search(code) and _ONE_CASE.search(code) or "clean_labels(" in code:
+    if _reads_labels_as_a_person(code):
         return []
     labels = _answer_labels(answer)
-    split = _same_label_keys(labels)
+    split = _split_groups(labels, "the answer's groups", code, namespace, variables)
     if split:
-        shown = ", ".join(repr(label) for label in split[:_SHOWN])
-        holder = _column_holding(split[0], namespace, variables)
-        how = f", {_read_as_a_person(*holder)}," if holder else " (strip the spaces, one case)"
-        return [
-            f"the answer's groups {shown} are one label written several ways: group by the labels as a person reads "
-            f"them{how} so each label is counted once{_regrouped(code, holder[1]) if holder else ''}"
-        ]
+        return split
     for frame_name, frame in data_frames(namespace):
         if frame_name not in variables:
             continue
@@ -577,6 +572,59 @@ def spellings_counted_apart(answer: Any, code: str, namespace: dict[str, Any], v
                     f"apart: group or count the labels as a person reads them, {_read_as_a_person(frame_name, column)}"
                 ]
     return []
+
+
+def groups_split_by_spelling(tree: ast.Module, code: str, namespace: dict[str, Any], variables: list[str]) -> list[str]:
+    """A dict or Series the step bound whose keys are one label written several ways, said after the step: the
+    messy run grouped totals by a column of labels written 21 ways, was told only to go on from the result, and
+    spent its last steps printing the 22 groups."""
+    if _reads_labels_as_a_person(code):
+        return []
+    for name in dict.fromkeys(target.id for target in _bound_names(tree)):
+        split = _split_groups(_group_keys(namespace.get(name)), f"{name}'s keys", code, namespace, variables)
+        if split:
+            return split
+    return []
+
+
+def _group_keys(value: Any) -> list[str]:
+    """The text keys of a dict or of a Series' index (its first labels), else []."""
+    if isinstance(value, dict):
+        return _answer_labels(value)
+    if value_kind(value) == "Series":
+        return [key for key in value.index[:_MAX_LABELS] if isinstance(key, str)]
+    return []
+
+
+def _bound_names(tree: ast.Module) -> list[ast.Name]:
+    return [
+        target
+        for statement in tree.body
+        if isinstance(statement, ast.Assign)
+        for target in statement.targets
+        if isinstance(target, ast.Name)
+    ]
+
+
+def _reads_labels_as_a_person(code: str) -> bool:
+    return bool(_SPACES_DROPPED.search(code) and _ONE_CASE.search(code)) or "clean_labels(" in code
+
+
+def _split_groups(
+    labels: list[str], what: str, code: str, namespace: dict[str, Any], variables: list[str]
+) -> list[str]:
+    """Why the `labels` (`what`: "the answer's groups") are one label written several ways, with the grouping to
+    write instead; [] when no two of them are."""
+    split = _same_label_keys(labels)
+    if not split:
+        return []
+    shown = ", ".join(repr(label) for label in split[:_SHOWN])
+    holder = _column_holding(split[0], namespace, variables)
+    how = f", {_read_as_a_person(*holder)}," if holder else " (strip the spaces, one case)"
+    return [
+        f"{what} {shown} are one label written several ways: group by the labels as a person reads "
+        f"them{how} so each label is counted once{_regrouped(code, holder[1]) if holder else ''}"
+    ]
 
 
 def _regrouped(code: str, column: str) -> str:
