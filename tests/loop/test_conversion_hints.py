@@ -160,3 +160,23 @@ def test_a_total_that_stayed_text_is_traced_to_its_column(code):
     told "'round' is not a method of a str; did you mean .rfind()?"."""
     hint = hint_for(code)
     assert hint.startswith("Hint: orders['amount'] holds numbers written as text"), hint
+
+
+@pytest.mark.parametrize(
+    "code, column_line",
+    [
+        # the messy run's merge: the key column's hint was "holds numbers written as text", so it converted all again
+        ("m = orders.merge(clients.astype(int), on='client_id')", "clients.assign(client_id=clients['client_id']"),
+        ("c = clients.astype(float)", "clients.assign(client_id=clients['client_id'].astype(float))"),
+    ],
+)
+def test_a_whole_frame_converted_is_told_which_column_holds_words_and_which_to_convert(code, column_line):
+    clients = pd.DataFrame({"client_id": ["001", "002", "003"], "name": ["Ada Stone", "Bo Li", "Cy Ng"]})
+    namespace = {"orders": orders(), "clients": clients, "pd": pd}
+    executor = LocalPythonExecutor(additional_authorized_imports=["pandas"], namespace=namespace)
+    with pytest.raises(Exception) as failed:
+        executor(code)
+    hint = execution_hint(failed.value, code, namespace, "Which client spent the most?")
+    assert "converts every column of `clients`, and clients['name'] holds words ('Ada Stone')" in hint, hint
+    assert column_line in hint
+    assert "holds numbers written as text" not in hint

@@ -14,11 +14,12 @@ import re
 from typing import Any
 
 from ..bindings import last_assignment
+from ..code_checks import is_method_call
 from ..coercions import number_conversion
 from ..data_card import data_frames, filled_text, text_kind
 from .failure import parsed
 
-__all__ = ["text_conversion", "already_converted"]
+__all__ = ["text_conversion", "already_converted", "whole_frame_converted"]
 
 _NUMBER_FAILED = re.compile(
     r"could not convert string to float|Unable to parse string|invalid literal for int\(\)|"
@@ -42,6 +43,7 @@ _QUOTED = re.compile(r"['\"]([^'\"\n]{1,80})['\"]")
 _MARKS = re.compile(r"[$€£,%()]")
 _SAMPLE = 400
 _EXAMPLES = 3
+_FAILED_ON = re.compile(r"(?:float|base 10|parse string): ['\"](.{1,80}?)['\"](?: at position|$)", re.M)
 
 
 def text_conversion(found: Any) -> str:
@@ -60,6 +62,57 @@ def text_conversion(found: Any) -> str:
                 return _dates_hint(frame_name, column, values)
             return _numbers_hint(frame_name, column, values, blank_failed=bool(_BLANK_FAILED.search(found.message)))
     return ""
+
+
+def whole_frame_converted(found: Any) -> str:
+    """`clients.astype(int)`, a whole frame converted, failing on a column of words ('Ada Stone'): said as that,
+    with the one column to convert. The messy run was told its key column held numbers as text, and converted
+    the whole frame again."""
+    if not _NUMBER_FAILED.search(found.message) or (failed_on := _FAILED_ON.search(found.message)) is None:
+        return ""
+    frames = dict(data_frames(found.namespace))
+    for node in ast.walk(parsed(found.statement or found.source) or ast.Module(body=[], type_ignores=[])):
+        if not (is_method_call(node, "astype") and isinstance(node.func.value, ast.Name) and node.args):
+            continue
+        name, to = node.func.value.id, ast.unparse(node.args[0])
+        frame = frames.get(name)
+        words = _column_holding(frame, failed_on.group(1)) if frame is not None else None
+        if words is None or isinstance(node.args[0], ast.Dict):
+            continue
+        said = (
+            f"Hint: {name}.astype({to}) converts every column of `{name}`, and {name}[{words!r}] holds words "
+            f"({failed_on.group(1)!r}), not numbers. Convert only the column that holds numbers"
+        )
+        column = _numbers_column(frame, found.statement or found.source)
+        if column is None:
+            return f"{said}, into a new variable: {name}[<column>].astype({to})."
+        return f"{said}, into a new frame: {name}.assign({column}={name}[{column!r}].astype({to}))."
+    return ""
+
+
+def _column_holding(frame: Any, text: str) -> str | None:
+    """The text column of `frame` that holds the value `text` and no numbers (names, labels), or None."""
+    for position, column in enumerate(frame.columns):
+        values = frame.iloc[:, position]
+        if values.dtype.kind in "OSU" or str(values.dtype) in ("str", "string"):
+            if _holds(values) != "numbers" and (values == text).any():
+                return str(column)
+    return None
+
+
+def _numbers_column(frame: Any, statement: str) -> str | None:
+    """The column the statement names (quoted) that holds plain numbers as text, else the frame's only such column."""
+    quoted = set(_QUOTED.findall(statement))
+    columns = [
+        str(column)
+        for position, column in enumerate(frame.columns)
+        if str(column).isidentifier()
+        and str(frame.iloc[:, position].dtype) in ("object", "str", "string")
+        and _holds(frame.iloc[:, position]) == "numbers"
+        and not frame.iloc[:, position].astype(str).str.contains(_MARKS.pattern).any()
+    ]
+    named = [column for column in columns if column in quoted]
+    return named[0] if named else (columns[0] if len(columns) == 1 else None)
 
 
 def _names_traced(statement: str, *codes: str) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from .code_errors import final_answer_arguments, long_code, undefined_name
 from .comparisons import compared_types_hint, mask_precedence, nothing_found
-from .conversions import already_converted, text_conversion
+from .conversions import already_converted, text_conversion, whole_frame_converted
 from .failure import Failure, failing_line, failing_statement
 from .grouping import column_of_a_grouped_series, grouped_total, product_grouped, series_grouped_by_name, table_total
 from .lookups import missing_attribute_hint, missing_key, row_numbers, tuple_subset
@@ -61,6 +61,7 @@ _RULES: tuple[Callable[[Failure], str], ...] = (
     mask_precedence,
     merge_hint,
     compared_types_hint,
+    whole_frame_converted,
     text_conversion,
     already_converted,
     grouped_total,
