@@ -19,11 +19,13 @@ Modules:
     amounts       a count of rows given for a question that asks how much
     kept_data     code that would take rows or columns out of a frame the task gave is not run
     own_names     a notebook variable the task did not give, bound by the code, gets a name of the code's own
-    untidy_answers  gaps counted without blank texts; a label selected in one of its spellings; repeats counted
+    untidy_answers  gaps counted without blank texts; a label selected in one of its spellings; repeats counted;
+                  groups of one label written several ways (also said after the step that made them)
     answer_kinds  the form a question asks for (two things at once, a date)
     answer_labels a "which/who <thing>" answer is a value of the column holding the things (no row number, date, "none"),
                   read from the frames as the task gave them
     directions    "improved the most", "biggest drop": the pick and the sign against the way the code's difference runs
+    merged_sides  a column both frames of a merge have (amount_x, amount_y) read from the side the question does not ask about
     signs         a total of amounts all zero or below (refunds written '-$5.00') subtracted where the question takes it away
     chart_checks  a chart's marks against the groups the question asks for (249 bars for a monthly chart)
     coercions     numbers a conversion with errors="coerce" would read, or read, as missing ('$1,891.37' with the ','

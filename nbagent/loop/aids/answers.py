@@ -34,6 +34,7 @@ from .code_checks import is_method_call, is_text
 from .data_card import data_frames, filled_text, is_number, owner_frame, text_kind, value_kind
 from .directions import direction_problems
 from .doubts import Contradiction, ProvedUntidy, Untidy
+from .merged_sides import other_side_read
 from .selections import empty_selection_lines
 from .signs import negative_total_subtracted
 from .untidy_answers import (
@@ -211,6 +212,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_untidy(spellings_counted_apart, answer, context.code, context.namespace, context.variables),
         *_untidy(repeats_not_dropped, context.question, tree, context.namespace, context.variables),
         *_guarded(direction_problems, answer, context.question, tree, _final_answer_argument(tree), context.namespace),
+        *_guarded(other_side_read, context.question, context.variables, tree, context.namespace),
         *_proved(negative_total_subtracted, context.question, tree, context.namespace),
         *_proved(counted_for_an_amount, context.question, tree),
         *_guarded(mean_over_gaps, tree, context.namespace),
