@@ -149,6 +149,18 @@ def test_one_line_per_region_names_the_series_not_the_marks():
     assert problems("Plot the monthly units in `sales` as a line chart with one line per region.", lines) == []
 
 
+def test_a_monthly_chart_of_one_point_per_line_is_refused():
+    """The messy run's "monthly amount … one line per region" drew each region's total: 4 lines of one point."""
+    question = "Plot the monthly units in `sales` as a line chart with one line per region."
+    totals = frames()["sales"].groupby("region")["units"].sum()
+    points = summary(lambda ax: [ax.plot([0], [total], marker="o") for total in totals])
+    assert points["marks"] == 1
+    found = problems(question, points)
+    assert len(found) == 1 and found[0].startswith("every line of the chart has 1 point, but the question asks for")
+    assert "sales['date'] has 6 months" in found[0]
+    assert problems("Plot the units per region in `sales`.", summary(lambda ax: ax.bar(["North"], [3]))) == []
+
+
 def test_one_fitting_figure_or_axes_is_enough_and_questions_without_a_chart_or_a_grain_are_not_read():
     assert problems("Plot the monthly units of `sales`.", summary(per_row_bars), summary(monthly_bars)) == []
     assert problems("What were the monthly units of `sales`?", summary(per_row_bars)) == []  # no chart asked

@@ -89,6 +89,9 @@ def chart_problems(
         return []
     marks = [(ax.get("marks", 0), ax.get("kind", "")) for figure in figures for ax in _axes(figure)]
     marks = [(count, kind) for count, kind in marks if isinstance(count, int) and count > 0]
+    single = _single_marks(marks, wanted)
+    if single:
+        return single
     if not marks or any(not _far_above(count, groups) for count, _ in marks for groups, _ in wanted):
         return []
     count, kind = max(marks)
@@ -99,6 +102,20 @@ def chart_problems(
             f"the chart has {count} {_marks_word(kind, count)}, but the question asks for one per {said['unit']}: "
             f"{said['where']} has {groups} {said['units']}. {said['fix']}"
         )
+    ]
+
+
+def _single_marks(marks: list[tuple[int, str]], wanted: list[tuple[int, dict[str, str]]]) -> list[str]:
+    """Every series one mark where the question asks for one per month (week, …) and the data has 3 or more: the
+    messy run's monthly chart of one line per region drew each region's total as a line of one point."""
+    timed = [(groups, said) for groups, said in wanted if said["unit"] in _UNITS and groups >= 3]
+    if not marks or not timed or any(count > 1 for count, _ in marks):
+        return []
+    groups, said = max(timed, key=lambda found: found[0])
+    kind = max(marks)[1]
+    return [
+        f"every {'line' if kind == 'line' else 'series'} of the chart has 1 {_marks_word(kind, 1)}, but the "
+        f"question asks for one per {said['unit']}: {said['where']} has {groups} {said['units']}. {said['fix']}"
     ]
 
 
