@@ -34,12 +34,45 @@ def test_a_conversion_that_would_lose_numbers_runs_as_the_full_one(cleaning, los
 
 
 @pytest.mark.parametrize(
+    ("conversion", "failing", "held"),
+    [
+        # the messy run's first steps in three questions: each failed, and the next step wrote the hint's line
+        (
+            "orders['amount'].str.replace(',', '').astype(float)",
+            "'$1,891.37', '$12.50'",
+            " (their text would still hold '$')",
+        ),
+        ("orders['amount'].astype('float64')", "'$1,891.37', '$12.50'", " (their text would still hold '$', ',')"),
+        (
+            "pd.to_numeric(orders['amount'].str.replace('$', ''))",
+            "'$1,891.37', '1,000'",
+            " (their text would still hold ',')",
+        ),
+        ("orders['amount'].str.replace(r'[$,]', '', regex=True).astype(float)", "''", ""),  # only the blank fails
+    ],
+)
+def test_a_conversion_that_would_fail_on_the_columns_numbers_runs_as_the_full_one(conversion, failing, held):
+    fix = fix_lossy_conversions(f"total = {conversion}.sum()", {"orders": orders(), "pd": pd})
+    assert fix.code == f"total = {FULL}.sum()"
+    (note,) = fix.notes
+    assert f"it would fail on {failing} of orders['amount']{held}" in note
+    assert note.endswith("the full conversion reads every number and leaves the blanks missing")
+
+
+def test_a_conversion_of_a_column_of_words_fails_as_written():
+    names = pd.DataFrame({"name": ["Ada Stone", "Bo Li", ""]})
+    code = "x = clients['name'].astype(float)"
+    assert fix_lossy_conversions(code, {"clients": names, "pd": pd}).code == code
+
+
+@pytest.mark.parametrize(
     "code",
     [
         "x = pd.to_numeric(orders['amount'].str.replace('$', '').str.replace(',', ''), errors='coerce')",  # reads all
         "x = pd.to_numeric(orders['amount'].str.replace(r'[^0-9.-]', '', regex=True), errors='coerce')",
         f"x = {FULL}",
-        "x = pd.to_numeric(orders['amount'].str.replace('$', ''))",  # raises: the error's hint says what to do
+        "x = orders['amount'].astype(float)",  # no pandas named `pd` where the code runs: as written
+        "x = orders['amount'].str.replace(r'[$,]', '', regex=True).astype(int)",  # whole numbers: not read as floats
         "x = pd.to_numeric(orders['amount'].str.replace('$', '').str.lower(), errors='coerce')",  # not played
         "x = pd.to_numeric(orders['amount'].str.replace('$', '', n=1), errors='coerce')",  # not played
         "x = pd.to_numeric(orders['amount'].str.replace(r'(', '', regex=True), errors='coerce')",  # no pattern
@@ -80,3 +113,14 @@ def test_the_step_runs_the_full_conversion_and_the_total_keeps_every_amount(smal
     first = next(s for s in agent.memory.steps if isinstance(s, ActionStep))
     assert "str.replace('$', '')" in first.model_code_action and FULL in first.code_action
     assert "would read 1 number of orders['amount'] as missing ('$1,000.50')" in first.observations
+
+
+def test_the_step_that_would_fail_runs_the_full_conversion_and_answers_at_once(small_agent):
+    frame = pd.DataFrame({"amount": ["$1,000.50", "$2.00", "", "$3.25"]})
+    agent = small_agent(
+        ["import pandas as pd\nfinal_answer(round(orders['amount'].str.replace(',', '').astype(float).sum(), 2))"],
+        {"orders": frame},
+    )
+    assert agent.run("What is the total amount of `orders`?") == 1005.75
+    (first,) = agent.memory.action_steps()
+    assert first.error is None and FULL in first.code_action

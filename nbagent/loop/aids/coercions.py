@@ -12,6 +12,8 @@ a column of text numbers is also read ahead (`fix_lossy_conversions`): its text 
 `.str.replace`, `.str.strip`, … — is played on the column's distinct values by nbagent's own code (a regex
 `.str.replace` by which single characters it removes: the model's pattern never runs on the data in the kernel), and
 when it would read numbers as missing that the one-line conversion reads, that line runs instead and the step says so.
+A conversion that would fail on them instead (`.astype(float)` after taking out the ',' and not the '$', or on a
+blank) runs as that line too: told by the error's hint, the model wrote the line at its next step anyway.
 """
 
 from __future__ import annotations
@@ -116,8 +118,10 @@ def _lost_line(source: tuple[str, str], given: dict[str, Any], result: Any) -> s
 
 def fix_lossy_conversions(code: str, namespace: dict[str, Any]) -> CodeFix:
     """`code` with each `pd.to_numeric(<text cleaning of a notebook frame's column>, errors="coerce")` that would
-    read some of the column's numbers as missing run as `number_conversion` (when that reads more of them), said
-    in the fix's notes."""
+    read some of the column's numbers as missing run as `number_conversion` (when that reads more of them), and
+    each `<cleaning>.astype(float)` or `pd.to_numeric(<cleaning>)` that would fail on some of them ('$1,891.37'
+    with the ',' taken out and the '$' left, a blank) too, said in the fix's notes. The messy run's first step
+    failed this way in 3 questions of 20, each costing a step to read the hint and write the line it gives."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -125,18 +129,48 @@ def fix_lossy_conversions(code: str, namespace: dict[str, Any]) -> CodeFix:
     edits: list[tuple[ast.AST, str]] = []
     said: dict[ast.AST, str] = {}
     for node in ast.walk(tree):
-        if not _coerced(node) or inside_an_edit(node, edits):
+        converted = _converted_text(node)
+        if converted is None or inside_an_edit(node, edits) or not (_has_pandas(code, namespace) or _calls_pd(node)):
             continue
-        found = _lossy(node, tree, namespace)
+        found = _lossy(node, converted, tree, namespace)
         if found:
             edits.append((node, found[0]))
             said[node] = found[1]
     return apply_edits(code, edits, lambda node: said[node])
 
 
-def _lossy(call: ast.Call, tree: ast.Module, namespace: dict[str, Any]) -> tuple[str, str] | None:
-    """(the conversion to run instead, why) for a lossy conversion of a notebook frame's text column, else None."""
-    played = _cleaning_chain(call.args[0])
+def _has_pandas(code: str, namespace: dict[str, Any]) -> bool:
+    """Whether `pd` is pandas where the code runs (the full conversion is written with it)."""
+    return getattr(namespace.get("pd"), "__name__", "") == "pandas" or "import pandas as pd" in code
+
+
+def _calls_pd(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and ast.unparse(node.func).startswith("pd.")
+
+
+_FLOATS = frozenset({"float", "'float'", "'float64'", "np.float64", "numpy.float64", "'f8'"})
+
+
+def _converted_text(node: ast.AST) -> ast.AST | None:
+    """What `node` converts to numbers: `x` of `pd.to_numeric(x, errors="coerce")`, `x.astype(float)` or
+    `pd.to_numeric(x)`; None for other nodes."""
+    if _coerced(node) or (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "to_numeric"
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        return node.args[0]
+    if is_method_call(node, "astype") and len(node.args) == 1 and not node.keywords:
+        return node.func.value if ast.unparse(node.args[0]).replace('"', "'") in _FLOATS else None
+    return None
+
+
+def _lossy(call: ast.Call, converted: ast.AST, tree: ast.Module, namespace: dict[str, Any]) -> tuple[str, str] | None:
+    """(the conversion to run instead, why) for a lossy or failing conversion (`call`, of `converted`) of a notebook
+    frame's text column, else None."""
+    played = _cleaning_chain(converted)
     if played is None:
         return None
     (frame_name, column), steps = played
@@ -154,20 +188,53 @@ def _lossy(call: ast.Call, tree: ast.Module, namespace: dict[str, Any]) -> tuple
     if len(distinct) > _MAX_DISTINCT:
         return None
     theirs = _unread(distinct, steps)
+    ref = f"{frame_name}[{column!r}]"
+    if not _coerced(call):
+        return _failing(texts, distinct, theirs, ref)
     if not theirs:
         return None
-    ref = f"{frame_name}[{column!r}]"
     if len(_unread(distinct, [("replace", r"[$,]", "", True)])) >= len(theirs):
         return None
     lost = texts[texts.isin(list(theirs))]
-    shown = ", ".join(repr(value) for value in lost.drop_duplicates().head(_SHOWN).tolist())
-    marks = sorted({mark for left in theirs.values() for mark in left if mark not in _NUMBER_CHARACTERS})
-    held = f"their text would still hold {', '.join(repr(mark) for mark in marks)}, and " if marks else ""
     why = (
-        f"it would read {len(lost)} number{'s' if len(lost) != 1 else ''} of {ref} as missing ({shown}): {held}errors='coerce' turns what it "
-        "cannot read into NaN"
+        f"it would read {len(lost)} number{'s' if len(lost) != 1 else ''} of {ref} as missing ({_shown(lost)}): "
+        f"{_marks_held(theirs)}errors='coerce' turns what it cannot read into NaN"
     )
     return number_conversion(ref), why
+
+
+def _failing(texts: Any, distinct: list[str], theirs: dict[str, str], ref: str) -> tuple[str, str] | None:
+    """(the conversion to run instead, why) for a conversion without errors='coerce' of a column of numbers written
+    as text that would fail on some of them or on a blank, else None."""
+    from nbagent.data.cleaning import looks_like_number
+
+    if not distinct or sum(map(looks_like_number, distinct)) < len(distinct) / 2:
+        return None  # not a column of numbers written as text: the code's own failure says more
+    blanks = [text for text in distinct if not text.strip()]
+    if not theirs and not blanks:
+        return None
+    failing = texts[texts.isin(list(theirs) or blanks)]
+    marks = _marks(theirs)
+    held = f" (their text would still hold {marks})" if marks else ""
+    on_blanks = " and on its blanks" if theirs and blanks else ""
+    return number_conversion(ref), (
+        f"it would fail on {_shown(failing)} of {ref}{held}{on_blanks}: the full conversion reads every number and "
+        "leaves the blanks missing"
+    )
+
+
+def _shown(values: Any) -> str:
+    return ", ".join(repr(value) for value in values.drop_duplicates().head(_SHOWN).tolist())
+
+
+def _marks(theirs: dict[str, str]) -> str:
+    """The marks (not digits, signs, points) the cleaned texts would still hold: "'$', ','"."""
+    return ", ".join(repr(mark) for mark in sorted({m for left in theirs.values() for m in left} - _NUMBER_CHARACTERS))
+
+
+def _marks_held(theirs: dict[str, str]) -> str:
+    marks = _marks(theirs)
+    return f"their text would still hold {marks}, and " if marks else ""
 
 
 def _cleaning_chain(node: ast.AST) -> tuple[tuple[str, str], list[tuple[str, str, str, bool]]] | None:
