@@ -31,6 +31,7 @@ Modules:
     coercions     numbers a conversion with errors="coerce" would read, or read, as missing ('$1,891.37' with the ','
                   left): run as the full conversion before the step, said after it
     reconversions text cleaning of a column that already holds numbers or dates runs as the column
+    date_reads    text dates read as dates where the code would fail (`.dt`, `pd.to_datetime` of mixed formats) read in every format
 """
 
 from .coach import Coach, Repeat

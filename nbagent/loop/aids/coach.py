@@ -21,6 +21,7 @@ from .cleaned_program import cleaned_program, offer_taken
 from .code_checks import CodeFix, code_warning, fix_totals
 from .coercions import fix_lossy_conversions, numbers_lost
 from .data_card import split_task
+from .date_reads import fix_date_reads
 from .doubts import Untidy
 from .hints import execution_hint, silent_step_observation
 from .history import small_model_messages
@@ -78,7 +79,8 @@ class Coach:
     ) -> CodeFix:
         """The code to run: a small model's products of totals run as totals of products, its text cleaning of
         a column an earlier step made numbers run as the column, a conversion that would read some of a column's
-        numbers as missing run as the one that reads them, and its last step's code sent again after that step was
+        numbers as missing or fail on them run as the one that reads them, text dates read as dates (`.dt`,
+        `pd.to_datetime`) read in every format, and its last step's code sent again after that step was
         offered its code on the data cleaned first run as the offer, and a name the notebook keeps (`kept`, not
         given to the task) that the code binds given a name of its own (each said in `notes`)."""
         if not self.small:
@@ -93,6 +95,7 @@ class Coach:
             .then(fix_totals)
             .then(lambda fixed: fix_reconversions(fixed, namespace))
             .then(lambda fixed: fix_lossy_conversions(fixed, namespace))
+            .then(lambda fixed: fix_date_reads(fixed, namespace))
         )
 
     def code_problem(self, code: str, namespace: dict[str, Any]) -> str:
