@@ -223,7 +223,12 @@ class CodeLoop(AgentLoop):
         memory_step.token_usage = message.token_usage
         cap = cap or getattr(self.model, "max_new_tokens", None)  # a local model's own cap cuts steps too
         cut = bool(cap) and message.token_usage is not None and message.token_usage.output_tokens >= cap - _CUT_SLACK
-        code = _parse_code(message.text, cut_at=cap if cut else None, task=self.task or "")
+        try:
+            code = _parse_code(message.text, cut_at=cap if cut else None, task=self.task or "")
+        except AgentParsingError:
+            if not (small and not message.text.strip() and self._last_step_offered()):
+                raise
+            code = ""  # an empty reply to an offer on cleaned frames: the coach runs the offer (`offer_taken`)
         memory_step.model_code_action = code
         namespace = self._seen_namespace()
         if not self._task_actions():
@@ -339,6 +344,11 @@ class CodeLoop(AgentLoop):
             return ""
         ran = [_without_final_answer(part) for step in self._task_actions() if (part := _part_that_ran(step))]
         return code_with_sources(ran, code) if ran else code
+
+    def _last_step_offered(self) -> bool:
+        """Whether the last step ended with code on the data cleaned first, offered to send as the next step."""
+        actions = self._task_actions()
+        return bool(actions) and self.coach.offered(actions[-1])
 
     def _last_step_failed(self) -> bool:
         actions = self._task_actions()

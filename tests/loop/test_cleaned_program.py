@@ -218,6 +218,24 @@ def test_the_refused_answer_line_sent_again_runs_the_offered_program_instead():
     assert steps[2].observations.startswith("nbagent ran the code it offered after your last step")
 
 
+def test_an_empty_reply_to_an_offer_runs_the_offer():
+    """The last messy run replied with nothing to 3 offers in 20 questions, then lost the offer's fixes."""
+    counting = "Thought: count.\n```python\nfinal_answer(int((orders['region'] == 'North').sum()))\n```"
+    agent = small_agent(ScriptedModel([counting, "", "no answer"]), max_steps=2)
+    question = "How many orders came from the North region in `orders`? Count each order once."
+    assert agent.run(question, additional_args={"orders": orders()}) == 3
+    first, second = agent.memory.action_steps()
+    assert isinstance(first.error, AnswerRefused) and second.model_code_action == ""
+    assert second.code_action.startswith("orders_clean = orders.drop_duplicates()")
+    assert "Your reply was empty: nbagent ran the code it offered" in second.observations
+
+
+def test_an_empty_reply_with_no_offer_before_is_still_told_it_was_empty():
+    agent = small_agent(ScriptedModel(["", "no answer"]), max_steps=1)
+    agent.run("How many orders are in `orders`?", additional_args={"orders": orders()})
+    assert "Your reply was empty" in str(agent.memory.action_steps()[0].error)
+
+
 def test_new_code_after_an_offer_runs_as_written():
     said = "Fix it: run your code with the data cleaned first:\n```python\norders_clean = orders\nfinal_answer(1)\n```"
     ns = {"orders": orders()}

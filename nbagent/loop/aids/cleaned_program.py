@@ -28,7 +28,7 @@ from .data_card import filled_text, labels_written_apart, text_kind, value_kind
 from .reconversions import fix_reconversions
 from .untidy_answers import ONCE_ASKED
 
-__all__ = ["cleaned_program", "offer_taken"]
+__all__ = ["cleaned_program", "offer_taken", "offered_program"]
 
 _MAX_ROWS = 2_000_000
 _DATE_USES = frozenset({"dt", "to_datetime", "to_period", "resample"})
@@ -216,16 +216,30 @@ def _titled_items(node: ast.AST) -> ast.AST:
 _OFFERED = re.compile(r"with the data cleaned first[^\n]*\n```python\n(.*?)\n```", re.S)
 
 
+def offered_program(said: str) -> str:
+    """The program a step's error or observation (`said`) offered to send as the next step, or ""."""
+    offered = _OFFERED.search(said or "")
+    return offered.group(1) if offered else ""
+
+
 def offer_taken(code: str, last_code: str, last_said: str, namespace: dict[str, Any]) -> CodeFix:
     """`code` as the model meant it after the last step was offered its code on the cleaned frames (`last_said`:
-    that step's error or observation): the offer itself when `code` sends nothing but the last step's code again,
-    and the offer's cleaning lines first when `code` reads a `<frame>_clean` it never made. Shown its code on the
-    cleaned frames, the 1.5B model answered with its refused answer line again, with nothing, or with the offer's
-    last lines alone (a NameError), until it ran out of steps."""
-    offered = _OFFERED.search(last_said or "")
-    if offered is None:
+    that step's error or observation): the offer itself when `code` is empty (an empty reply) or sends nothing but
+    the last step's code again, and the offer's cleaning lines first when `code` reads a `<frame>_clean` it never
+    made. Shown its code on the cleaned frames, the 1.5B model answered with its refused answer line again, with
+    nothing (3 questions of 20 in one messy run), or with the offer's last lines alone (a NameError), until it ran out
+    of steps."""
+    program = offered_program(last_said)
+    if not program:
         return CodeFix(code)
-    program = offered.group(1)
+    if not code.strip():
+        return CodeFix(
+            program,
+            [
+                "Your reply was empty: nbagent ran the code it offered after your last step (your code "
+                "on the data cleaned first)."
+            ],
+        )
     if "_clean" not in code and _only_repeats(code, last_code):
         note = (
             "nbagent ran the code it offered after your last step (your code on the data cleaned first) in its place."

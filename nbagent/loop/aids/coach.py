@@ -17,7 +17,7 @@ from nbagent.sandbox import handle_advice, is_worker_handle
 
 from .answers import AnswerContext, Contradiction, answer_problems
 from .chart_checks import chart_problems, chart_taken_note
-from .cleaned_program import cleaned_program, offer_taken
+from .cleaned_program import cleaned_program, offer_taken, offered_program
 from .code_checks import CodeFix, code_warning, fix_totals
 from .coercions import fix_lossy_conversions, numbers_lost
 from .data_card import split_task
@@ -97,6 +97,11 @@ class Coach:
             .then(lambda fixed: fix_lossy_conversions(fixed, namespace))
             .then(lambda fixed: fix_date_reads(fixed, namespace))
         )
+
+    @staticmethod
+    def offered(step: ActionStep) -> bool:
+        """Whether `step` ended with its code on the data cleaned first, offered as the next step's code."""
+        return bool(offered_program(f"{step.error or ''}\n{step.observations or ''}"))
 
     def code_problem(self, code: str, namespace: dict[str, Any]) -> str:
         """Why a small model's code must not run as written (a product of totals that cannot be fixed, rows or
