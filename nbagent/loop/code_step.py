@@ -271,7 +271,7 @@ class CodeLoop(AgentLoop):
             problems = (self._new_chart_problems(doubted) + problems)[:_MAX_PROBLEMS_SAID]
         # a chart taken only because its doubts were said twice is never told it draws what the question asks for
         if small and memory_step.figures and not doubted and not problems and not output.is_final_answer:
-            taken = self.coach.chart_taken(memory_step.code_action, self._seen_namespace())
+            taken = self.coach.chart_taken(memory_step.code_action, self._seen_namespace(), memory_step.figures)
             memory_step.observations = (memory_step.observations or "") + taken
         is_final = output.is_final_answer and not problems  # a doubted answer is observed, then refused
         yield ToolOutput(

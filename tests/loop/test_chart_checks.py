@@ -247,6 +247,16 @@ def test_a_chart_the_checks_take_is_followed_by_the_line_that_ends_the_run():
     )
 
 
+def test_a_chart_that_draws_nothing_is_never_said_to_draw_what_was_asked(small_agent):
+    """The messy run's monthly chart of an empty frame (0 marks) was told it drew what was asked, and answered."""
+    empty = "import matplotlib.pyplot as plt\nmonthly = sales.head(0)\nplt.bar(monthly['region'], monthly['units'])"
+    agent = small_agent([empty, "final_answer(0)"], {"sales": frames()["sales"]}, max_steps=1, executor_type="local")
+    agent.run(QUESTION)
+    step = agent.memory.action_steps()[0]
+    assert step.error is None and step.figures and step.figures[0]["marks"] == 0
+    assert "The chart draws what the question asks for" not in step.observations
+
+
 REGIONS = "Make a bar chart of the total units per region in `orders`.\n- `orders`: pandas DataFrame"
 BY_WRITTEN_REGION = (
     "import matplotlib.pyplot as plt\ntotals = orders.groupby('region')['units'].sum()\n"

@@ -222,10 +222,11 @@ class Coach:
         rather than a guess about what the question meant."""
         return isinstance(doubt, Contradiction)
 
-    def chart_taken(self, code: str, namespace: dict[str, Any]) -> str:
+    def chart_taken(self, code: str, namespace: dict[str, Any], figures: Sequence[dict[str, Any]]) -> str:
         """What a small model reads after its step drew a chart the checks took and do not doubt, for a chart
-        question: end the run with final_answer (and with what); "" for other models and questions."""
-        if not self.small:
+        question: end the run with final_answer (and with what); "" for other models and questions, and for figures
+        (their summaries) that draw nothing — the messy run's chart of an empty frame was told it drew what was asked."""
+        if not self.small or not any(isinstance(f, dict) and f.get("marks") for f in figures):
             return ""
         try:
             return chart_taken_note(code, self._question, namespace, list(self._given))
