@@ -27,7 +27,7 @@ from .code_checks import CodeFix, apply_edits, frame_column, inside_an_edit, is_
 from .data_card import value_kind
 from .reconversions import TEXT_CLEANINGS, column_assigned_before
 
-__all__ = ["fix_lossy_conversions", "number_conversion", "numbers_lost"]
+__all__ = ["fix_lossy_conversions", "has_pandas", "number_conversion", "numbers_lost"]
 
 _SHOWN = 2
 _MAX_DISTINCT = 200_000  # distinct texts played through a cleaning; more, and the step runs as written
@@ -130,7 +130,7 @@ def fix_lossy_conversions(code: str, namespace: dict[str, Any]) -> CodeFix:
     said: dict[ast.AST, str] = {}
     for node in ast.walk(tree):
         converted = _converted_text(node)
-        if converted is None or inside_an_edit(node, edits) or not (_has_pandas(code, namespace) or _calls_pd(node)):
+        if converted is None or inside_an_edit(node, edits) or not (has_pandas(code, namespace) or _calls_pd(node)):
             continue
         found = _lossy(node, converted, tree, namespace)
         if found:
@@ -139,7 +139,7 @@ def fix_lossy_conversions(code: str, namespace: dict[str, Any]) -> CodeFix:
     return apply_edits(code, edits, lambda node: said[node])
 
 
-def _has_pandas(code: str, namespace: dict[str, Any]) -> bool:
+def has_pandas(code: str, namespace: dict[str, Any]) -> bool:
     """Whether `pd` is pandas where the code runs (the full conversion is written with it)."""
     return getattr(namespace.get("pd"), "__name__", "") == "pandas" or "import pandas as pd" in code
 

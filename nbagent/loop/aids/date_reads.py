@@ -16,6 +16,7 @@ from typing import Any
 
 from .bindings import last_assignment
 from .code_checks import CodeFix, apply_edits, frame_column, inside_an_edit
+from .coercions import has_pandas
 from .data_card import filled_text, text_kind, value_kind
 from .reconversions import column_assigned_before
 
@@ -33,7 +34,7 @@ def date_conversion(column: str) -> str:
 def fix_date_reads(code: str, namespace: dict[str, Any]) -> CodeFix:
     """`code` with each `frame[col].dt` and `pd.to_datetime(frame[col])` (no format, no options but `errors`) of a
     notebook frame's column of dates written as text in several formats read through `date_conversion`."""
-    if getattr(namespace.get("pd"), "__name__", "") != "pandas" and "import pandas as pd" not in code:
+    if not has_pandas(code, namespace):
         return CodeFix(code)
     try:
         tree = ast.parse(code)
