@@ -116,14 +116,21 @@ def test_interrupt_cancels_cleanly_and_loses_nothing_finished(tmp_path):
     started = []
     lock = threading.Lock()
 
+    def stopped(task_text: str) -> bool:
+        with recorder.lock:
+            agents = list(recorder.agents)
+        return any(agent.task and agent.task in task_text and agent.gates.stopping for agent in agents)
+
     def answer(messages, **kwargs):
         with lock:
             started.append(messages[1].content)
             n = len(started)
         if n == 5:
             os.kill(os.getpid(), signal.SIGINT)  # the kernel's interrupt, while samples 4 and 5 run
-        if n >= 4:
-            time.sleep(1.0)
+        if n >= 4:  # running until the cancel stops it: a fixed wait let a loaded machine finish both first
+            deadline = time.monotonic() + 30
+            while not stopped(str(messages[1].content)) and time.monotonic() < deadline:
+                time.sleep(0.02)
         return solve(messages)
 
     recorder = Recorder(lambda: CodeAgent(tools=[], model=ScriptedModel(answer)))
