@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from nbagent.errors import AgentExecutionError, AgentParsingError, AgentRepeatedCodeError, RunStopped, RunStuck
 from nbagent.media import collect_images, is_image
+from nbagent.models.base import ChatMessage, MessageRole, TokenUsage, message_as_delta
 from nbagent.record import (
     CODE_TOOL_NAME,
     ActionOutput,
@@ -217,7 +218,11 @@ class CodeLoop(AgentLoop):
         limit: dict[str, Any] = {"max_new_tokens": cap} if cap else {}
         if small and self._last_step_failed():
             limit["temperature"] = RETRY_TEMPERATURE
-        message = yield from self._generate(messages, stop_sequences=STOP_SEQUENCES, **limit)
+        in_place = self.coach.reply_in_place(self._task_actions(), self._imports_allowed)  # the last step's offer
+        if in_place:
+            message = yield from self._reply_without_model(in_place)
+        else:
+            message = yield from self._generate(messages, stop_sequences=STOP_SEQUENCES, **limit)
         memory_step.model_output_message = message
         memory_step.model_output = close_code_fence(message.text)
         memory_step.token_usage = message.token_usage
@@ -295,6 +300,26 @@ class CodeLoop(AgentLoop):
                 + (offer or "Fix it (print the values you need), then call final_answer with the answer itself.")
             )
         yield ActionOutput(output=output.output, is_final_answer=is_final)
+
+    def _imports_allowed(self, code: str) -> bool:
+        """Whether each module `code` imports is one the agent may import (else it would fail at its first line)."""
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            return False
+        modules = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+        modules += [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module]
+        return all(_authorized(module.split(".")[0], self.authorized_imports) for module in modules)
+
+    def _reply_without_model(self, text: str) -> Generator[Any, None, ChatMessage]:
+        """A step's reply that nbagent writes in the model's place, shown to the views as a model's reply is (no
+        tokens: the run's count stays a count of the model's)."""
+        message = ChatMessage(role=MessageRole.ASSISTANT, content=text, token_usage=TokenUsage(0, 0))
+        if self._stream_model_deltas:
+            yield message_as_delta(message)
+        elif self._live_deltas:
+            self._notify(message_as_delta(message))
+        return message
 
     def _refuse_repeated(self, memory_step: ActionStep, code: str) -> None:
         """Code the same as the code that just failed twice, or as an earlier failing attempt, is not run; sent

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from nbagent import ActionStep, CodeAgent, ScriptedModel
-from nbagent.loop.aids.cleaned_program import cleaned_program, offer_taken
+from nbagent.loop.aids.cleaned_program import cleaned_program, offer_in_place, offer_reply, offer_taken
 from nbagent.loop.code_step import AnswerRefused
 from nbagent.loop.prompting import SMALL
 
@@ -198,36 +198,49 @@ def test_a_silent_total_of_text_numbers_is_noted_with_the_cleaned_program():
     assert "orders_clean.groupby('region')" in offered
 
 
-def test_the_refused_answer_line_sent_again_runs_the_offered_program_instead():
-    """The messy run, offered its code on the cleaned frames, sent its refused answer line again (or nothing)."""
+def test_after_a_step_noted_with_an_offer_the_next_step_runs_it_without_a_model_call():
+    """The messy runs sent the offer back (or their refused line, or nothing) in 11 of 20 offers: a model call each."""
     counting = "Thought: count.\n```python\ncounts = orders['region'].value_counts()\nbest = counts.idxmax()\n```"
     answering = "Thought: answer.\n```python\nfinal_answer((best, int(counts.max())))\n```"
-    agent = small_agent(ScriptedModel([counting, answering, answering]), max_steps=3)
+    model = ScriptedModel([counting, answering, "never asked"])
+    agent = small_agent(model, max_steps=3)
     assert agent.run(
         "Which region in `orders` has the most orders, and how many?", additional_args={"orders": orders()}
     ) == (
         "North",
         4,  # every spelling of North, the repeated row too (the question does not ask to count each once)
     )
-    steps = [step for step in agent.memory.steps if isinstance(step, ActionStep)]
-    assert (
-        isinstance(steps[1].error, AnswerRefused)
-        and steps[2].model_code_action == "final_answer((best, int(counts.max())))"
-    )
-    assert steps[2].code_action.startswith("orders_clean = orders.assign(region=")
-    assert steps[2].observations.startswith("nbagent ran the code it offered after your last step")
+    assert len(model.calls) == 2  # counting, then answering: the offer in counting's note ran without one
+    noted, in_place, answered = agent.memory.action_steps()
+    assert "Or send your code with the data cleaned first" in noted.observations and noted.error is None
+    assert in_place.code_action.startswith("orders_clean = orders.assign(region=")
+    assert in_place.model_output.startswith("(nbagent ran the code it offered after your last step")
+    assert in_place.token_usage.output_tokens == 0 and "`best`: str = 'North'" in in_place.observations
+    assert agent.memory.total_token_usage().input_tokens > 0  # the run still counts the model's tokens
+    assert answered.model_output.startswith("Thought: answer.") and answered.is_final_answer
+
+
+def test_what_the_offers_run_said_goes_to_the_model_and_nbagent_never_runs_its_offers_in_a_row():
+    first = "Thought: count.\n```python\nfinal_answer(int((orders['region'] == 'North').sum()))\n```"
+    model = ScriptedModel([first, "Thought: done.\n```python\nfinal_answer(3)\n```"])
+    agent = small_agent(model, max_steps=3)
+    question = "How many orders came from the North region in `orders`? Count each order once."
+    assert agent.run(question, additional_args={"orders": orders()}) == 3
+    steps = agent.memory.action_steps()
+    assert [step.model_output.startswith("(nbagent ran") for step in steps] == [False, True, False][: len(steps)]
+    assert steps[1].code_action.startswith("orders_clean = orders.drop_duplicates()")
+    said = "Fix it: run your code with the data cleaned first:\n```python\nfinal_answer(1)\n```"
+    assert offer_in_place(said, offer_reply("x = 1"), ["x = 1"]) == ""  # never a chain of its own
+    assert offer_in_place(said, "Thought: x", ["x = 1"]) == "final_answer(1)"
+    assert offer_in_place(said, "Thought: x", ["final_answer(1)", "x = 1"]) == ""  # ran already: the model is asked
 
 
 def test_an_empty_reply_to_an_offer_runs_the_offer():
     """The last messy run replied with nothing to 3 offers in 20 questions, then lost the offer's fixes."""
-    counting = "Thought: count.\n```python\nfinal_answer(int((orders['region'] == 'North').sum()))\n```"
-    agent = small_agent(ScriptedModel([counting, "", "no answer"]), max_steps=2)
-    question = "How many orders came from the North region in `orders`? Count each order once."
-    assert agent.run(question, additional_args={"orders": orders()}) == 3
-    first, second = agent.memory.action_steps()
-    assert isinstance(first.error, AnswerRefused) and second.model_code_action == ""
-    assert second.code_action.startswith("orders_clean = orders.drop_duplicates()")
-    assert "Your reply was empty: nbagent ran the code it offered" in second.observations
+    said = "Fix it: run your code with the data cleaned first:\n```python\norders_clean = orders\nfinal_answer(1)\n```"
+    fix = offer_taken("", "final_answer(3)", said, {"orders": orders()})
+    assert fix.code == "orders_clean = orders\nfinal_answer(1)"
+    assert fix.notes[0].startswith("Your reply was empty: nbagent ran the code it offered")
 
 
 def test_an_empty_reply_with_no_offer_before_is_still_told_it_was_empty():

@@ -10,8 +10,9 @@ written several ways read as a person reads them (blank labels as gaps) — and 
 follows, reading `<frame>_clean` where it read the frame. Lines that changed a column the frame has, or its rows, in
 place are left out (done already, or done by the cleaning); a new column the code makes is made on the cleaned
 frame; a string the code compares a cleaned label column with is written as the cleaned labels are. Nothing is run
-here: the model sends the program as its next step, and the answer checks read its answer as any other
-(`offer_taken` runs the offer when the model sends its own code again instead).
+here: the next step runs the program without a model call (`offer_in_place`; the model answers what that run
+said), and the answer checks read its answer as any other (`offer_taken` runs the offer when the model, asked after
+all, sends its own code again instead).
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ from .code_checks import CodeFix, frame_column, in_place, is_method_call
 from .coercions import number_conversion
 from .data_card import filled_text, labels_written_apart, text_kind, value_kind
 from .reconversions import fix_reconversions
+from .repeats import same_code
 from .untidy_answers import ONCE_ASKED
 
-__all__ = ["cleaned_program", "offer_taken", "offered_program"]
+__all__ = ["cleaned_program", "offer_in_place", "offer_reply", "offer_taken", "offered_program"]
 
 _MAX_ROWS = 2_000_000
 _DATE_USES = frozenset({"dt", "to_datetime", "to_period", "resample"})
@@ -220,6 +222,33 @@ def offered_program(said: str) -> str:
     """The program a step's error or observation (`said`) offered to send as the next step, or ""."""
     offered = _OFFERED.search(said or "")
     return offered.group(1) if offered else ""
+
+
+# the step nbagent takes in the model's place, as the model then reads it (its own turn, said to be nbagent's)
+_IN_PLACE = (
+    "(nbagent ran the code it offered after your last step, your code on the data cleaned first, in your place:)"
+)
+
+
+def offer_reply(program: str) -> str:
+    """The reply a step that runs the offered `program` without a model call records as the model's turn."""
+    return f"{_IN_PLACE}\n```python\n{program}\n```"
+
+
+def offer_in_place(last_said: str, last_reply: str, codes_run: list[str]) -> str:
+    """The program the last step offered (`last_said`: its error or observation), to run as the next step without a
+    model call, or "": when it offered none, when the last step was itself such a run (`last_reply` is
+    `offer_reply`'s: the model answers what an offer's run said, never a chain of nbagent's own steps), or when a step
+    of the task ran that code already (`codes_run`).
+
+    Offered its code on the cleaned frames, the 1.5B model sent it back (or an empty reply, or its own code again,
+    all run as the offer) in 11 of the 20 offers of the last messy runs, each costing a model call of 5-15 s that
+    wrote nothing new.
+    """
+    if last_reply.startswith(_IN_PLACE):
+        return ""
+    program = offered_program(last_said)
+    return program if program and not any(same_code(program, code) for code in codes_run) else ""
 
 
 def offer_taken(code: str, last_code: str, last_said: str, namespace: dict[str, Any]) -> CodeFix:

@@ -17,7 +17,7 @@ from nbagent.sandbox import handle_advice, is_worker_handle
 
 from .answers import AnswerContext, Contradiction, answer_problems
 from .chart_checks import chart_problems, chart_taken_note
-from .cleaned_program import cleaned_program, offer_taken, offered_program
+from .cleaned_program import cleaned_program, offer_in_place, offer_reply, offer_taken, offered_program
 from .code_checks import CodeFix, code_warning, fix_totals
 from .coercions import fix_lossy_conversions, numbers_lost
 from .data_card import split_task
@@ -97,6 +97,16 @@ class Coach:
             .then(lambda fixed: fix_lossy_conversions(fixed, namespace))
             .then(lambda fixed: fix_date_reads(fixed, namespace))
         )
+
+    def reply_in_place(self, actions: Sequence[ActionStep], allowed: Callable[[str], bool]) -> str:
+        """The reply to record for the next step when it runs the offer the last step made without a model call
+        (`offer_in_place`), or "": the model is asked. `allowed(program)`: the agent may run its imports."""
+        last = actions[-1] if actions else None
+        if not self.small or last is None:
+            return ""
+        said = f"{last.error or ''}\n{last.observations or ''}"
+        program = offer_in_place(said, str(last.model_output or ""), [step.code_action or "" for step in actions])
+        return offer_reply(program) if program and allowed(program) else ""
 
     @staticmethod
     def offered(step: ActionStep) -> bool:
