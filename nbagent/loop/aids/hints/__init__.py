@@ -16,6 +16,7 @@ Modules:
     grouping      a groupby multiplied, a Series grouped by a column name, a whole table totalled
     comparisons   & and | without parentheses, text compared with a number (or selecting nothing)
     conversions   numbers or dates written as text: the column's own values and the one conversion that reads them
+    charts        a chart call given Period values, or totals that joined texts
     merges        a merge key one side lacks, or of two types: the columns that match, which side to convert
     lookups       a key not found, a misspelled method, a missing column, row numbers for an index
     row_labels    a row label missed in an index: its kind, its labels, the label in another type

@@ -19,7 +19,7 @@ from ..coercions import number_conversion
 from ..data_card import data_frames, filled_text, text_kind
 from .failure import parsed
 
-__all__ = ["text_conversion", "already_converted", "whole_frame_converted"]
+__all__ = ["text_conversion", "already_converted", "whole_frame_converted", "numbers_columns_named"]
 
 _NUMBER_FAILED = re.compile(
     r"could not convert string to float|Unable to parse string|invalid literal for int\(\)|"
@@ -88,6 +88,18 @@ def whole_frame_converted(found: Any) -> str:
             return f"{said}, into a new variable: {name}[<column>].astype({to})."
         return f"{said}, into a new frame: {name}.assign({column}={name}[{column!r}].astype({to}))."
     return ""
+
+
+def numbers_columns_named(found: Any) -> list[tuple[str, str]]:
+    """(frame, column) of each notebook frame's column of numbers written as text that the failing statement names,
+    or the statements that made the names it reads (`monthly = orders.groupby(…)['amount'].sum()`)."""
+    statement = found.statement or found.source
+    traced = f"{statement}\n{_names_traced(statement, found.earlier_code, found.code)}"
+    return [
+        (frame_name, column)
+        for frame_name, column, values in _text_columns_in(traced, found.namespace)
+        if _holds(values) == "numbers"
+    ]
 
 
 def _column_holding(frame: Any, text: str) -> str | None:

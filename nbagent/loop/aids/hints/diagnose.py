@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .charts import chart_arguments
 from .code_errors import final_answer_arguments, long_code, undefined_name
 from .comparisons import compared_types_hint, mask_precedence, nothing_found
 from .conversions import already_converted, text_conversion, whole_frame_converted
@@ -62,6 +63,7 @@ _RULES: tuple[Callable[[Failure], str], ...] = (
     merge_hint,
     compared_types_hint,
     whole_frame_converted,
+    chart_arguments,
     text_conversion,
     already_converted,
     grouped_total,
