@@ -304,3 +304,23 @@ def test_a_chart_still_doubted_is_never_said_to_draw_what_was_asked(run_regions)
     assert [step.code_action for step in by_model[:3]] == bodies
     assert [isinstance(step.error, AnswerRefused) for step in by_model[:3]] == [True, True, False]
     assert "draws what the question asks for" not in (by_model[2].observations or "")
+
+
+def test_a_chart_across_the_labels_of_a_column_where_months_are_asked_is_refused():
+    """The messy run drew one line across the regions for 'the monthly units … one line per region'."""
+    question = "Plot the monthly units in `orders` as a line chart with one line per region."
+    orders = frames()["orders"]
+
+    def across_regions(ax) -> None:
+        totals = orders.assign(region=orders["region"].str.strip().str.title()).groupby("region")["units"].sum()
+        ax.plot(totals.index, totals.values)
+
+    def per_month(ax) -> None:
+        sales = frames()["sales"]
+        sales.groupby([sales["date"].dt.to_period("M"), "region"])["units"].sum().unstack().plot(ax=ax)
+
+    (problem,) = problems(question, summary(across_regions))
+    assert problem.startswith("the chart's x axis shows orders['region'] ('East', 'North', …), not time")
+    assert "orders['order_date'] has 6 months" in problem
+    assert problems(question, summary(per_month)) == []
+    assert problems("Make a bar chart of the units per region in `orders`.", summary(across_regions)) == []

@@ -42,6 +42,7 @@ _OVER_TIME = re.compile(
     r"\b(?:over\s+time|trend|timeline|time\s+series|evolution|across\s+time|over\s+the\s+\w+)\b", re.I
 )
 _DATE_NAME = re.compile(r"date|time|day|month|period|week|_at$|^at_|year", re.I)
+_MOST_LABELS = 500  # the distinct labels of a column an axis's ticks are compared with
 _FAR = 2  # marks above this many times the groups (and 3 more at least) draw the rows, not the groups
 
 
@@ -89,7 +90,7 @@ def chart_problems(
         return []
     marks = [(ax.get("marks", 0), ax.get("kind", "")) for figure in figures for ax in _axes(figure)]
     marks = [(count, kind) for count, kind in marks if isinstance(count, int) and count > 0]
-    single = _single_marks(marks, wanted)
+    single = _single_marks(marks, wanted) or _labels_for_time(figures, wanted, frames)
     if single:
         return single
     if not marks or any(not _far_above(count, groups) for count, _ in marks for groups, _ in wanted):
@@ -117,6 +118,43 @@ def _single_marks(marks: list[tuple[int, str]], wanted: list[tuple[int, dict[str
         f"every {'line' if kind == 'line' else 'series'} of the chart has 1 {_marks_word(kind, 1)}, but the "
         f"question asks for one per {said['unit']}: {said['where']} has {groups} {said['units']}. {said['fix']}"
     ]
+
+
+def _labels_for_time(
+    figures: list[dict[str, Any]], wanted: list[tuple[int, dict[str, str]]], frames: list[tuple[str, Any]]
+) -> list[str]:
+    """Every axis's x labels the labels of a text column ('East', 'North', …) where the question asks for one mark
+    per month (week, …): the messy run's monthly chart of one line per region drew one line across the regions, and
+    was told it drew what was asked."""
+    timed = [(groups, said) for groups, said in wanted if said["unit"] in _UNITS and groups >= 3]
+    ticks = [ax.get("ticks") or [] for figure in figures for ax in _axes(figure) if ax.get("marks")]
+    if not timed or not ticks or any(len(shown) < 2 for shown in ticks):
+        return []
+    columns = {_column_of_labels(shown, frames) for shown in ticks}
+    if None in columns or len(columns) != 1:
+        return []
+    groups, said = max(timed, key=lambda found: found[0])
+    shown = ", ".join(repr(tick) for tick in ticks[0][:2])
+    return [
+        f"the chart's x axis shows {columns.pop()} ({shown}, …), not time, but the question asks for one value per "
+        f"{said['unit']}: {said['where']} has {groups} {said['units']}. {said['fix']}"
+    ]
+
+
+def _column_of_labels(ticks: list[str], frames: list[tuple[str, Any]]) -> str | None:
+    """Where the ticks are all labels of one text column (as a person reads them: ' NORTH' is North), or None."""
+    read = {str(tick).strip().casefold() for tick in ticks}
+    for name, frame in frames:
+        for position, column in enumerate(frame.columns):
+            values = frame.iloc[:, position]
+            if not (values.dtype.kind in "OUT" or str(values.dtype) in ("category", "string", "str")):
+                continue
+            if _DATE_NAME.search(str(column)):
+                continue
+            labels = set(values.dropna().astype(str).str.strip().str.casefold().unique()[:_MOST_LABELS])
+            if read <= labels:
+                return f"{name}[{str(column)!r}]"
+    return None
 
 
 def _axes(figure: Any) -> list[dict[str, Any]]:
