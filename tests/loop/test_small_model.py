@@ -297,6 +297,21 @@ def test_error_like_answers_are_recognised(answer):
     assert answer_problem(answer) in ("it gives no value (None)", "it reads like an error message, not an answer")
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Axes(0.125,0.11;0.775x0.77)",
+        "Figure(640x480)",
+        "[<matplotlib.lines.Line2D object at 0x7f>]",
+        "Text(0.5, 1.0, 'x')",
+    ],
+)
+def test_the_text_of_a_plotting_object_is_no_answer(answer):
+    """The messy run answered a chart question with str(series.plot(kind='bar')): 'Axes(0.125,0.11;0.775x0.77)'."""
+    assert answer_problem(answer).startswith("it is the text of a matplotlib object, not data")
+    assert answer_problem("Axes per region: 4") is None
+
+
 def test_a_dict_of_series_is_no_answer():
     per_region = {"North": pd.Series([1.0, 2.0]), "South": pd.Series([3.0])}
     assert "whole pandas Series" in answer_problem(per_region)

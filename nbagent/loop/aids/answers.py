@@ -57,6 +57,10 @@ _ERROR_ANSWER = re.compile(
     r"^\s*(error\b|an error\b|traceback\b|exception\b|\w*(error|exception)\s*:|(i am |i'm )?(unable|cannot|can't)\b)",
     re.IGNORECASE,
 )
+# str() of what a plotting call returns: the messy run answered a chart question with str(series.plot(kind="bar"))
+_PLOT_OBJECT_TEXT = re.compile(
+    r"^\s*\[?\s*(?:(?:Axes|AxesSubplot|Figure|Text|Line2D|BarContainer)\(|<(?:matplotlib|Axes|Figure|BarContainer)\b)"
+)
 _ARG_MAXES = frozenset({"idxmax", "idxmin"})
 _PAIRED = {"idxmax": "max", "max": "max", "idxmin": "min", "min": "min"}  # one half of (which one, how much)
 _MAX_CATEGORIES = 30  # a text column with more distinct values than this holds names or notes, not categories
@@ -155,6 +159,11 @@ def answer_problem(answer: Any, code: str = "") -> str | None:
         )
     if isinstance(answer, str) and _ERROR_ANSWER.match(answer):
         return "it reads like an error message, not an answer"
+    if isinstance(answer, str) and _PLOT_OBJECT_TEXT.match(answer):
+        return (
+            "it is the text of a matplotlib object, not data: answer with the values the chart plots (the Series or "
+            "dict it was drawn from, e.g. .round(2).to_dict())"
+        )
     if value_kind(answer) in ("Series", "DataFrame") and len(answer) > _LONG_ANSWER_ROWS:
         multiplied = "*" in code and ".sum(" in code
         return f"it has {len(answer)} rows, not a total, one value, or one value per group" + (
