@@ -169,12 +169,22 @@ def test_a_value_the_question_names_must_be_selected_and_one_it_does_not_name_mu
 def test_a_month_the_question_names_must_be_selected():
     question = "What was the South revenue in `sales` in May 2024?"
     south = REVENUE + "s = revenue[sales['region'] == 'South']\nfinal_answer(s"
-    assert problems_of(question, south + ".sum())") == ["the question names May, but the code never selects it"]
+    (never,) = problems_of(question, south + ".sum())")  # it reads no date: proved, not a guess
+    assert (
+        never
+        == "the question names May, but the code never selects it: it reads no date, and sales['date'] holds 2 months"
+    )
+    assert Coach(True, lambda step: False).proves_wrong(never)
+    by_day = REVENUE + "final_answer(revenue.set_axis(sales['date'])[sales['region'].values == 'South'].sum())"
+    (doubt,) = problems_of(question, by_day)  # code that may read a date keeps it a doubt
+    assert doubt == "the question names May, but the code never selects it" and not Coach(True, None).proves_wrong(
+        doubt
+    )
     assert problems_of(question, south + "[sales['date'].dt.month == 5].sum())") == []
     assert problems_of(question, south + "[sales['date'].dt.strftime('%Y-%m') == '2024-05'].sum())") == []
     assert problems_of("Which may be the South revenue of `sales`?", south + ".sum())") == []  # "may" is no month
     named = REVENUE + "may = revenue[sales['region'] == 'South']\nfinal_answer(may.sum())"  # a name picks nothing
-    assert problems_of(question, named) == ["the question names May, but the code never selects it"]
+    assert problems_of(question, named)[0].startswith("the question names May, but the code never selects it")
     by_month = (
         REVENUE + "m = revenue.groupby(sales['date'].dt.to_period('M')).sum()\nfinal_answer(m.iloc[-1] - m.iloc[-2])"
     )

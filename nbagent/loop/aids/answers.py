@@ -13,7 +13,8 @@ with the largest fall in `directions`. `CodeLoop` refuses the answer once per pr
 can answer the same again — unless the doubt is a `Contradiction`: the data proves the answer wrong as it
 stands (its groups are one label written several ways, it totals numbers written as text, it counts repeated
 rows the question said to count once, it is one thing where "which … and how many" asks two, a number where the
-question demands a name, a total of a frame whose rows with a value were dropped in place), and such an answer
+question demands a name, a total of a frame whose rows with a value were dropped in place, a month the question
+names from code that reads no date), and such an answer
 never stands: told twice, the run ends without one.
 """
 
@@ -30,6 +31,7 @@ from .amounts import counted_for_an_amount, mean_over_gaps
 from .answer_kinds import asks_two_things, both_things_missing, certainly_one_thing, date_missing
 from .answer_labels import ManyForOne, label_problems, one_row_for_a_total
 from .bindings import through_wrappers
+from .chart_checks import periods_held
 from .code_checks import is_method_call, is_text
 from .data_card import data_frames, filled_text, is_number, owner_frame, text_kind, value_kind
 from .directions import direction_problems
@@ -61,6 +63,9 @@ _ERROR_ANSWER = re.compile(
 _PLOT_OBJECT_TEXT = re.compile(
     r"^\s*\[?\s*(?:(?:Axes|AxesSubplot|Figure|Text|Line2D|BarContainer)\(|<(?:matplotlib|Axes|Figure|BarContainer)\b)"
 )
+# anything of the code that may read a date (a column named order_date, .dt, a month's name in a variable) keeps
+# a month never picked a doubt: only code that reads no date at all cannot have picked it
+_DATE_READ = re.compile(r"\.dt\b|datetime|period|resample|strftime|timestamp|date|month|time", re.IGNORECASE)
 _ARG_MAXES = frozenset({"idxmax", "idxmin"})
 _PAIRED = {"idxmax": "max", "max": "max", "idxmin": "min", "min": "min"}  # one half of (which one, how much)
 _MAX_CATEGORIES = 30  # a text column with more distinct values than this holds names or notes, not categories
@@ -454,7 +459,9 @@ def _grouped_unasked(answer: Any, context: AnswerContext) -> str:
 
 
 def _months_not_selected(context: AnswerContext) -> list[str]:
-    """A month the question names ("May 2024") that the code never picks (no "05", 5 or "May" in it)."""
+    """A month the question names ("May 2024") that the code never picks (no "05", 5 or "May" in it); proved when
+    the code reads no date at all and the data holds other months (the messy run counted every order for "how many
+    … in March", told twice, and answered with it)."""
     if _POSITIONAL.search(context.code):  # rev.iloc[-2]: the month may be picked by position
         return []
     found = []
@@ -463,8 +470,24 @@ def _months_not_selected(context: AnswerContext) -> list[str]:
         number = _MONTHS[word.lower()]
         mentions = re.search(rf"(?<!\d)0?{number}(?!\d)|\b{word[:3]}", literals, re.IGNORECASE)
         if not mentions:
-            found.append(f"the question names {word}, but the code never selects it")
+            found.append(
+                _month_never_read(word, context) or f"the question names {word}, but the code never selects it"
+            )
     return found
+
+
+def _month_never_read(word: str, context: AnswerContext) -> str:
+    """The proof that the code cannot have picked the month: it reads no date, and the data holds several months."""
+    if _DATE_READ.search(context.code):
+        return ""
+    frames = [(name, frame) for name, frame in data_frames(context.namespace) if name in context.variables]
+    held = _guarded(periods_held, frames, "M")
+    if not held or held[0] < 2:
+        return ""
+    return Contradiction(
+        f"the question names {word}, but the code never selects it: it reads no date, and {held[1]} holds "
+        f"{held[0]} months"
+    )
 
 
 def _literals(code: str) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 from .data_card import data_frames, value_kind
 from .doubts import Untidy
 
-__all__ = ["chart_problems", "chart_taken_note"]
+__all__ = ["chart_problems", "chart_taken_note", "periods_held"]
 
 _CHART_ASKED = re.compile(r"\b(?:plot|chart|graph|histogram|visuali[sz]|draw|barplot|lineplot)\w*", re.I)
 _UNITS = {  # unit: (the words that ask for it, the pandas period)
@@ -185,7 +185,7 @@ def _wanted_groups(question: str, frames: list[tuple[str, Any]]) -> list[tuple[i
     wanted = []
     for unit, (words, period) in _UNITS.items():
         if re.search(rf"\b(?:{words})\b", question, re.I):
-            counted = _periods(frames, period)
+            counted = periods_held(frames, period)
             if counted:
                 groups, where = counted
                 fix = (
@@ -214,7 +214,7 @@ def _wanted_groups(question: str, frames: list[tuple[str, Any]]) -> list[tuple[i
     return wanted
 
 
-def _periods(frames: list[tuple[str, Any]], period: str) -> tuple[int, str] | None:
+def periods_held(frames: list[tuple[str, Any]], period: str) -> tuple[int, str] | None:
     """The most distinct periods in one date column of the frames (text read as dates too), and where."""
     import pandas as pd
 
