@@ -8,9 +8,10 @@ import pandas as pd
 import pytest
 
 from nbagent import ActionStep, CodeAgent, ScriptedModel
-from nbagent.loop.aids.cleaned_program import cleaned_program, offer_in_place, offer_reply, offer_taken
+from nbagent.loop.aids.cleaned_program import cleaned_program, offer_in_place, offer_reply, offer_taken, ran_in_place
 from nbagent.loop.code_step import AnswerRefused
 from nbagent.loop.prompting import SMALL
+from nbagent.models.base import MessageRole, TokenUsage
 
 pytestmark = pytest.mark.filterwarnings("ignore::nbagent.sandbox.guards.executor.LocalNotice")
 
@@ -218,6 +219,9 @@ def test_after_a_step_noted_with_an_offer_the_next_step_runs_it_without_a_model_
     assert in_place.token_usage.output_tokens == 0 and "`best`: str = 'North'" in in_place.observations
     assert agent.memory.total_token_usage().input_tokens > 0  # the run still counts the model's tokens
     assert answered.model_output.startswith("Thought: answer.") and answered.is_final_answer
+    # the model reads nbagent's step as said to it, not as its own turn (whose words it copied once)
+    (read,) = [message for message in model.calls[1] if "(nbagent ran the code it offered" in message.text]
+    assert read.role == MessageRole.USER
 
 
 def test_what_the_offers_run_said_goes_to_the_model_and_nbagent_never_runs_its_offers_in_a_row():
@@ -230,9 +234,12 @@ def test_what_the_offers_run_said_goes_to_the_model_and_nbagent_never_runs_its_o
     assert [step.model_output.startswith("(nbagent ran") for step in steps] == [False, True, False][: len(steps)]
     assert steps[1].code_action.startswith("orders_clean = orders.drop_duplicates()")
     said = "Fix it: run your code with the data cleaned first:\n```python\nfinal_answer(1)\n```"
-    assert offer_in_place(said, offer_reply("x = 1"), ["x = 1"]) == ""  # never a chain of its own
-    assert offer_in_place(said, "Thought: x", ["x = 1"]) == "final_answer(1)"
-    assert offer_in_place(said, "Thought: x", ["final_answer(1)", "x = 1"]) == ""  # ran already: the model is asked
+    assert offer_in_place(said, True, ["x = 1"]) == ""  # never a chain of its own
+    assert offer_in_place(said, False, ["x = 1"]) == "final_answer(1)"
+    assert offer_in_place(said, False, ["final_answer(1)", "x = 1"]) == ""  # ran already: the model is asked
+    assert ran_in_place(steps[1]) and not ran_in_place(steps[0])
+    copied = ActionStep(step_number=3, model_output=offer_reply("x = 1"), token_usage=TokenUsage(900, 40))
+    assert not ran_in_place(copied)  # the model copied the words: its tokens say it wrote them
 
 
 def test_an_empty_reply_to_an_offer_runs_the_offer():

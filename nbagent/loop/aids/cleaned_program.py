@@ -30,7 +30,7 @@ from .reconversions import fix_reconversions
 from .repeats import same_code
 from .untidy_answers import ONCE_ASKED
 
-__all__ = ["cleaned_program", "offer_in_place", "offer_reply", "offer_taken", "offered_program"]
+__all__ = ["cleaned_program", "offer_in_place", "offer_reply", "offer_taken", "offered_program", "ran_in_place"]
 
 _MAX_ROWS = 2_000_000
 _DATE_USES = frozenset({"dt", "to_datetime", "to_period", "resample"})
@@ -235,17 +235,25 @@ def offer_reply(program: str) -> str:
     return f"{_IN_PLACE}\n```python\n{program}\n```"
 
 
-def offer_in_place(last_said: str, last_reply: str, codes_run: list[str]) -> str:
+def ran_in_place(step: Any) -> bool:
+    """Whether an action step ran an offer in the model's place: its recorded reply is `offer_reply`'s and no model
+    wrote it (a model that copies the reply's words writes tokens)."""
+    usage = getattr(step, "token_usage", None)
+    reply = str(getattr(step, "model_output", "") or "")
+    return reply.startswith(_IN_PLACE) and (usage is None or usage.output_tokens == 0)
+
+
+def offer_in_place(last_said: str, after_in_place: bool, codes_run: list[str]) -> str:
     """The program the last step offered (`last_said`: its error or observation), to run as the next step without a
-    model call, or "": when it offered none, when the last step was itself such a run (`last_reply` is
-    `offer_reply`'s: the model answers what an offer's run said, never a chain of nbagent's own steps), or when a step
-    of the task ran that code already (`codes_run`).
+    model call, or "": when it offered none, when the last step was itself such a run (`after_in_place`: the model
+    answers what an offer's run said, never a chain of nbagent's own steps), or when a step of the task ran that code
+    already (`codes_run`).
 
     Offered its code on the cleaned frames, the 1.5B model sent it back (or an empty reply, or its own code again,
     all run as the offer) in 11 of the 20 offers of the last messy runs, each costing a model call of 5-15 s that
     wrote nothing new.
     """
-    if last_reply.startswith(_IN_PLACE):
+    if after_in_place:
         return ""
     program = offered_program(last_said)
     return program if program and not any(same_code(program, code) for code in codes_run) else ""

@@ -17,7 +17,14 @@ from nbagent.sandbox import handle_advice, is_worker_handle
 
 from .answers import AnswerContext, Contradiction, answer_problems
 from .chart_checks import chart_problems, chart_taken_note
-from .cleaned_program import cleaned_program, offer_in_place, offer_reply, offer_taken, offered_program
+from .cleaned_program import (
+    cleaned_program,
+    offer_in_place,
+    offer_reply,
+    offer_taken,
+    offered_program,
+    ran_in_place,
+)
 from .code_checks import CodeFix, code_warning, fix_totals
 from .coercions import fix_lossy_conversions, numbers_lost
 from .data_card import split_task
@@ -105,7 +112,7 @@ class Coach:
         if not self.small or last is None:
             return ""
         said = f"{last.error or ''}\n{last.observations or ''}"
-        program = offer_in_place(said, str(last.model_output or ""), [step.code_action or "" for step in actions])
+        program = offer_in_place(said, ran_in_place(last), [step.code_action or "" for step in actions])
         return offer_reply(program) if program and allowed(program) else ""
 
     @staticmethod

@@ -23,6 +23,7 @@ from nbagent.models.base import ChatMessage, MessageRole
 from nbagent.record import ActionStep, TaskStep
 from nbagent.text import Truncation, truncate
 
+from .cleaned_program import ran_in_place
 from .repeats import same_code, same_failures
 
 __all__ = ["small_model_messages", "clean_slate", "compact_step_messages", "text_message", "CLEAN_SLATE_AFTER"]
@@ -149,7 +150,17 @@ def _step_messages(steps: list[Any], last: int) -> list[ChatMessage]:
         if isinstance(step, ActionStep) and step.error is not None and index != last and not step.stopped:
             messages.append(text_message(MessageRole.USER, _failed_step_note(step)))
         else:
-            messages.extend(step.to_messages())
+            messages.extend(_said_by_whom(step))
+    return messages
+
+
+def _said_by_whom(step: Any) -> list[ChatMessage]:
+    """A step's messages, the reply of a step nbagent ran in the model's place (`ran_in_place`) said by the user: as
+    the model's own turn, the messy run's model wrote its next reply in that turn's words, and it read as nbagent's."""
+    messages = step.to_messages()
+    if isinstance(step, ActionStep) and ran_in_place(step) and messages:
+        if messages[0].role == MessageRole.ASSISTANT:
+            messages[0] = text_message(MessageRole.USER, messages[0].text)
     return messages
 
 
