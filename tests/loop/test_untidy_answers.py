@@ -296,7 +296,14 @@ def year_problems(question: str, code: str, frame: pd.DataFrame) -> list[str]:
 def test_a_year_the_code_never_selects_is_doubted_when_the_data_holds_others():
     code = "d = pd.to_datetime(clients['signup'], format='mixed', errors='coerce')\nfinal_answer(int(d.notna().sum()))"
     found = year_problems("How many clients signed up in 2023?", code, signups())
-    assert "the question asks about 2023, but the code never selects it (the data holds other years)" in found
+    (said,) = [problem for problem in found if "2023" in problem]
+    assert said == "the question asks about 2023, but the code never selects it (the data holds other years)"
+    assert isinstance(said, Contradiction)  # the code writes no year at all: no year can have been picked
+    other = code.replace("final_answer(", "d = d[d.dt.year > 2020]\nfinal_answer(")
+    (doubt,) = [
+        problem for problem in year_problems("How many signed up in 2023?", other, signups()) if "2023" in problem
+    ]
+    assert not isinstance(doubt, Contradiction)  # it picks years by a number of its own: a doubt
 
 
 def test_a_year_the_code_selects_or_the_only_year_of_the_data_passes():

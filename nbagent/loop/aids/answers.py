@@ -14,7 +14,7 @@ can answer the same again — unless the doubt is a `Contradiction`: the data pr
 stands (its groups are one label written several ways, it totals numbers written as text, it counts repeated
 rows the question said to count once, it is one thing where "which … and how many" asks two, a number where the
 question demands a name, a total of a frame whose rows with a value were dropped in place, a month the question
-names from code that reads no date), and such an answer
+names from code that reads no date, a year the question names from code that writes none), and such an answer
 never stands: told twice, the run ends without one.
 """
 
@@ -501,13 +501,17 @@ def _literals(code: str) -> str:
 
 
 def _years_not_selected(context: AnswerContext) -> list[str]:
-    """A year the question names ("signed up in 2023") that the code never picks, where the data holds others."""
+    """A year the question names ("signed up in 2023") that the code never picks, where the data holds others;
+    proved when the code writes no year at all (the messy run counted every client for "signed up in 2023", told
+    once, and sent the same count again, which a model sure of its answer may)."""
     if _POSITIONAL.search(context.code):
         return []
     found = []
+    no_year = not _YEAR.search(_literals(context.code))  # none written at all: no year can have been picked
     for year in dict.fromkeys(_YEAR.findall(context.question)):
         if year not in context.code and _other_years(int(year), context):
-            found.append(f"the question asks about {year}, but the code never selects it (the data holds other years)")
+            said = f"the question asks about {year}, but the code never selects it (the data holds other years)"
+            found.append(Contradiction(said) if no_year else said)
     return found
 
 
