@@ -11,7 +11,7 @@ from nbagent import ActionStep, CodeAgent, ScriptedModel
 from nbagent.loop.aids.cleaned_program import cleaned_program, offer_in_place, offer_reply, offer_taken, ran_in_place
 from nbagent.loop.code_step import AnswerRefused
 from nbagent.loop.prompting import SMALL
-from nbagent.models.base import MessageRole, TokenUsage
+from nbagent.models.base import TokenUsage
 
 pytestmark = pytest.mark.filterwarnings("ignore::nbagent.sandbox.guards.executor.LocalNotice")
 
@@ -219,9 +219,12 @@ def test_after_a_step_noted_with_an_offer_the_next_step_runs_it_without_a_model_
     assert in_place.token_usage.output_tokens == 0 and "`best`: str = 'North'" in in_place.observations
     assert agent.memory.total_token_usage().input_tokens > 0  # the run still counts the model's tokens
     assert answered.model_output.startswith("Thought: answer.") and answered.is_final_answer
-    # the model reads nbagent's step as said to it, not as its own turn (whose words it copied once)
-    (read,) = [message for message in model.calls[1] if "(nbagent ran the code it offered" in message.text]
-    assert read.role == MessageRole.USER
+    # the model reads nbagent's step as a turn in its own form that says whose code it was, not nbagent's words
+    said = "\n".join(message.text for message in model.calls[1])
+    assert "(nbagent ran the code it offered" not in said
+    assert (
+        "Thought: I run the code nbagent offered: my code on the data cleaned first.\n```python\norders_clean" in said
+    )
 
 
 def test_what_the_offers_run_said_goes_to_the_model_and_nbagent_never_runs_its_offers_in_a_row():

@@ -31,6 +31,7 @@ __all__ = ["small_model_messages", "clean_slate", "compact_step_messages", "text
 CLEAN_SLATE_AFTER = 2  # failed steps in a row after which a small model reads a clean slate
 # the note ends with what to write: left to guess after two notes of the user's, the default model once wrote the
 # task out again, as the start of a new example
+_IN_PLACE_THOUGHT = "Thought: I run the code nbagent offered: my code on the data cleaned first."
 _GO_ON = "Now write your next step for this task: your reasoning after 'Thought:', then the code."
 
 
@@ -155,12 +156,13 @@ def _step_messages(steps: list[Any], last: int) -> list[ChatMessage]:
 
 
 def _said_by_whom(step: Any) -> list[ChatMessage]:
-    """A step's messages, the reply of a step nbagent ran in the model's place (`ran_in_place`) said by the user: as
-    the model's own turn, the messy run's model wrote its next reply in that turn's words, and it read as nbagent's."""
+    """A step's messages; a step nbagent ran in the model's place (`ran_in_place`) read as a turn in the model's own
+    form, "Thought:" then the code, that says whose code it was. Shown its recorded reply (nbagent's words) as its
+    own turn, the 1.5B model copied those words, and that code, into its next three replies; shown it as said to it,
+    it left its form and wrote "Step 1:" and a filter nobody asked for."""
     messages = step.to_messages()
-    if isinstance(step, ActionStep) and ran_in_place(step) and messages:
-        if messages[0].role == MessageRole.ASSISTANT:
-            messages[0] = text_message(MessageRole.USER, messages[0].text)
+    if isinstance(step, ActionStep) and ran_in_place(step) and messages and messages[0].role == MessageRole.ASSISTANT:
+        messages[0] = text_message(MessageRole.ASSISTANT, f"{_IN_PLACE_THOUGHT}\n```python\n{step.code_action}\n```")
     return messages
 
 
