@@ -472,8 +472,23 @@ def test_a_which_answer_is_checked_against_the_frame_the_task_gave_after_the_cod
     question = "Which region of `sales` sold the most units?\n- `sales`: pandas DataFrame"
     dropped = "sales = sales.drop(columns='region')\nprint(sales.columns.tolist())"
     agent, model = agent_for(
-        [dropped, "final_answer(int(sales['units'].idxmax()))", "final_answer('North' if len(sales) else '')"]
+        [dropped, "final_answer(int(sales['units'].max()))", "final_answer('North' if len(sales) else '')"]
     )
     assert agent.run(question) == "North"
     told = "\n".join(message.text for message in model.calls[2])
     assert "is not a region of the data" in told and "sales['region']" in told
+
+
+def test_a_row_number_of_a_frames_column_is_doubted_and_a_month_numbered_0_is_proved_wrong():
+    """The messy run answered "which month" with monthly['amount'].idxmax() of a reset_index frame: 0, three times."""
+    code = (
+        "monthly = sales.groupby(sales['date'].dt.strftime('%Y-%m'))['units'].sum().rename_axis('month').reset_index()\n"
+        "best = monthly['units'].idxmax()\nfinal_answer(best)"
+    )
+    row, bare = problems_of("Which month sold the most units in `sales`?", code)
+    assert row.startswith("monthly['units'].idxmax() is a row number (0): the index of `monthly['units']` counts")
+    assert row.endswith("monthly.loc[monthly['units'].idxmax(), \"month\"]")
+    assert bare.startswith("the question asks which month, but the answer is a bare number")
+    assert Coach(True, None).proves_wrong(bare)  # no month is numbered 0
+    march = problems_of("Which month sold the most units in `sales`?", "final_answer(3)")
+    assert not any(Coach(True, None).proves_wrong(problem) for problem in march)  # 3 may be March without its year

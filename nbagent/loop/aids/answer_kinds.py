@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from .data_card import is_number
+from .doubts import Contradiction
 
 __all__ = ["asks_two_things", "both_things_missing", "certainly_one_thing", "date_missing"]
 
@@ -86,11 +87,14 @@ def date_missing(question: str, answer: Any, date_columns: list[tuple[str, str]]
     if not values or not all(_bare_number(value, unit) for value in values):
         return ""
     where = f" (the dates are in {date_columns[0][0]}[{date_columns[0][1]!r}])" if date_columns else ""
-    return (
+    said = (
         f"the question asks which {unit}, but the answer is a bare number, not a {unit}: a number like this is "
         f"a row position or a {unit} without its year. Answer with the {unit} itself{where}, e.g. "
         f"{_DATE_EXAMPLES.get(unit, _DATE_EXAMPLES['date'])}"
     )
+    # no month is numbered 0 or 13: such a number is a row position, whatever the model's certainty (the messy run
+    # answered "which month" with a row number three times, and it stood)
+    return Contradiction(said) if unit == "month" and not all(_month_number(value) for value in values) else said
 
 
 _DATE_EXAMPLES = {
@@ -132,6 +136,11 @@ def _parts(answer: Any) -> list[Any] | None:
     if isinstance(answer, (list, tuple)):
         return list(answer[:100])
     return [answer]
+
+
+def _month_number(value: Any) -> bool:
+    number = float(value)
+    return number.is_integer() and 1 <= number <= 12
 
 
 def _bare_number(value: Any, unit: str) -> bool:

@@ -283,8 +283,10 @@ def _row_number_answer(answer: Any, tree: ast.Module, context: AnswerContext) ->
     series = _named_value(call.func.value, context.namespace) if call else None
     if value_kind(series) != "Series" or type(series.index).__name__ != "RangeIndex":
         return ""
-    name, method = call.func.value.id, call.func.attr
-    owner = owner_frame(series, context.namespace) or "the_table"
+    name, method = ast.unparse(call.func.value), call.func.attr
+    column_of = call.func.value  # `monthly['amount'].idxmax()`: the row is `monthly`'s
+    owner = column_of.value.id if isinstance(column_of, ast.Subscript) else owner_frame(series, context.namespace)
+    owner = owner or "the_table"
     column = _column_named_in(context.question, context.namespace.get(owner)) or "the_column"
     return (
         f"{name}.{method}() is a row number ({answer}): the index of `{name}` counts the rows 0, 1, 2, …, it is "
@@ -341,11 +343,20 @@ def _final_answer_argument(tree: ast.Module) -> ast.AST | None:
 
 
 def _arg_max(node: ast.AST) -> ast.Call | None:
-    """`series.idxmax()` (or `idxmin`) of a named series, else None."""
-    return node if is_method_call(node, *_ARG_MAXES) and isinstance(node.func.value, ast.Name) else None
+    """`series.idxmax()` (or `idxmin`) of a named series or a frame's column (`monthly['amount']`), else None."""
+    if not is_method_call(node, *_ARG_MAXES):
+        return None
+    of = node.func.value
+    column = isinstance(of, ast.Subscript) and isinstance(of.value, ast.Name) and is_text(of.slice)
+    return node if isinstance(of, ast.Name) or column else None
 
 
 def _named_value(node: ast.AST, namespace: dict[str, Any]) -> Any:
+    """The value of a name, or of a frame's column (`monthly['amount']`), in the namespace; else None."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and is_text(node.slice):
+        frame = namespace.get(node.value.id)
+        columns = getattr(frame, "columns", ())
+        return frame[node.slice.value] if value_kind(frame) == "DataFrame" and node.slice.value in columns else None
     return namespace.get(node.id) if isinstance(node, ast.Name) else None
 
 
