@@ -297,7 +297,10 @@ def test_a_year_the_code_never_selects_is_doubted_when_the_data_holds_others():
     code = "d = pd.to_datetime(clients['signup'], format='mixed', errors='coerce')\nfinal_answer(int(d.notna().sum()))"
     found = year_problems("How many clients signed up in 2023?", code, signups())
     (said,) = [problem for problem in found if "2023" in problem]
-    assert said == "the question asks about 2023, but the code never selects it (the data holds other years)"
+    assert said == (
+        "the question asks about 2023, but the code never selects it (the data holds other years): keep only its rows "
+        "first, where pd.to_datetime(clients['signup'], format='mixed', errors='coerce').dt.year == 2023"
+    )
     assert isinstance(said, Contradiction)  # the code writes no year at all: no year can have been picked
     other = code.replace("final_answer(", "d = d[d.dt.year > 2020]\nfinal_answer(")
     (doubt,) = [

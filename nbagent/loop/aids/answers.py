@@ -520,14 +520,17 @@ def _years_not_selected(context: AnswerContext) -> list[str]:
     found = []
     no_year = not _YEAR.search(_literals(context.code))  # none written at all: no year can have been picked
     for year in dict.fromkeys(_YEAR.findall(context.question)):
-        if year not in context.code and _other_years(int(year), context):
+        where = _other_years(int(year), context) if year not in context.code else None
+        if where:
             said = f"the question asks about {year}, but the code never selects it (the data holds other years)"
+            said += f": keep only its rows first, where {where}.dt.year == {year}"
             found.append(Contradiction(said) if no_year else said)
     return found
 
 
-def _other_years(year: int, context: AnswerContext) -> bool:
-    """Whether a date column (or a text column of dates) of the pointed-at frames holds a year other than `year`."""
+def _other_years(year: int, context: AnswerContext) -> str | None:
+    """The dates (as code, read as dates) of the pointed-at frames' first date column (or text column of dates) that
+    holds a year other than `year`, or None."""
     import pandas as pd  # loaded: the frames are pandas
 
     for frame_name, frame in data_frames(context.namespace):
@@ -535,14 +538,16 @@ def _other_years(year: int, context: AnswerContext) -> bool:
             continue
         for position in range(frame.shape[1]):
             values = frame.iloc[:, position]
+            dates = f"{frame_name}[{str(frame.columns[position])!r}]"
             if values.dtype.kind != "M":
                 if text_kind(filled_text(values.head(_DATE_SAMPLE))) != "dates":
                     continue
                 values = pd.to_datetime(values.head(_DATE_SAMPLE), format="mixed", errors="coerce")
+                dates = f"pd.to_datetime({dates}, format='mixed', errors='coerce')"
             years = set(values.dropna().dt.year.unique().tolist())
             if years - {year}:
-                return True
-    return False
+                return dates
+    return None
 
 
 def _percent_not_computed(context: AnswerContext) -> str:
