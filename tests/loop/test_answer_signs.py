@@ -96,3 +96,15 @@ def test_the_subtracted_negative_total_sent_again_does_not_stand():
     )
     result = agent.run(QUESTION, return_full_result=True)
     assert result.state == "stuck" and result.output is None
+
+
+def test_a_subtraction_in_a_branch_that_did_not_give_the_answer_passes():
+    """The messy run's right answer was refused for the `a - b` of an else branch that never ran."""
+    code = (
+        "total_orders = orders['amount'].sum()\ntotal_refunds = refunds['amount'].sum()\n"
+        "if total_refunds < 0:\n    final_answer(total_orders + total_refunds)\n"
+        "else:\n    final_answer(total_orders - total_refunds)"
+    )
+    values = {**namespace([-157.68, -57.81]), "total_orders": 300.0, "total_refunds": -215.49}
+    assert negative_total_subtracted(QUESTION, ast.parse(code), values, 84.51) == []
+    assert negative_total_subtracted(QUESTION, ast.parse(code), values, 515.49)  # the subtraction's answer

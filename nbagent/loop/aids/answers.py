@@ -227,7 +227,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_untidy(repeats_not_dropped, context.question, tree, context.namespace, context.variables),
         *_guarded(direction_problems, answer, context.question, tree, _final_answer_argument(tree), context.namespace),
         *_guarded(other_side_read, context.question, context.variables, tree, context.namespace),
-        *_proved(negative_total_subtracted, context.question, tree, context.namespace),
+        *_proved(negative_total_subtracted, context.question, tree, context.namespace, answer),
         *_proved(counted_for_an_amount, context.question, tree),
         *_guarded(mean_over_gaps, tree, context.namespace),
         *_guarded(one_row_for_a_total, context.question, tree, context.variables, context.namespace),

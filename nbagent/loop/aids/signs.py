@@ -11,12 +11,13 @@ positive amount: a doubt must be certain.
 from __future__ import annotations
 
 import ast
+import math
 import re
 from typing import Any
 
 from .bindings import bound_value
 from .code_checks import frame_column
-from .data_card import value_kind
+from .data_card import is_number, value_kind
 
 __all__ = ["negative_total_subtracted"]
 
@@ -25,13 +26,16 @@ _MONEY_MARKS = re.compile(r"[$€£,\s]")
 _HOPS = 5  # names followed back to what they were bound to: total = refunds['amount'].sum(); net = a - total
 
 
-def negative_total_subtracted(question: str, tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
+def negative_total_subtracted(
+    question: str, tree: ast.Module, namespace: dict[str, Any], answer: Any = None
+) -> list[str]:
     """The code subtracts the total of a column that holds only amounts of zero or below, where the question
-    asks to take it away."""
+    asks to take it away — unless the answer is what adding them gives (the subtraction sits in a branch that did not
+    run: the messy run's `if total_refunds < 0: final_answer(a + b) else: final_answer(a - b)` was refused)."""
     if not _TAKEN_AWAY.search(question):
         return []
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub)):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub)) or _answer_adds(node, answer, namespace):
             continue
         subtracted = bound_value(node.right, tree, _HOPS)
         if not _is_total(subtracted) or _takes_absolute(subtracted):
@@ -46,6 +50,15 @@ def negative_total_subtracted(question: str, tree: ast.Module, namespace: dict[s
                     f"add it, {ast.unparse(added)}"
                 ]
     return []
+
+
+def _answer_adds(node: ast.BinOp, answer: Any, namespace: dict[str, Any]) -> bool:
+    """Whether `answer` is `left + right` and not `left - right`, for the numbers the two names hold."""
+    sides = [namespace.get(side.id) if isinstance(side, ast.Name) else None for side in (node.left, node.right)]
+    if not all(is_number(value) for value in (*sides, answer)):
+        return False
+    left, right, got = (float(value) for value in (*sides, answer))
+    return math.isclose(got, left + right, rel_tol=1e-6) and not math.isclose(got, left - right, rel_tol=1e-6)
 
 
 def _is_total(node: ast.AST) -> bool:
