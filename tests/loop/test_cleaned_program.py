@@ -304,3 +304,13 @@ def test_the_codes_own_text_cleaning_of_a_column_the_cleaning_made_numbers_runs_
     program = cleaned_program(code, "What is the total amount? Count each once.", {"orders": orders()}, ["orders"])
     assert "t = pd.to_numeric(orders_clean['amount'], errors='coerce').sum()" in program
     assert run_program(program, orders()) == 15.0
+
+
+def test_a_merged_column_read_through_its_suffix_is_cleaned_in_its_frame():
+    """The messy run totalled merged['amount_y'] of two frames whose amounts are text; the offer left them text."""
+    refunds = pd.DataFrame({"order_id": [1, 2, 2], "amount": ["-$1.00", "-$2.00", "-$2.00"]})
+    code = "merged = refunds.merge(orders, on='order_id')\nfinal_answer(merged['amount_x'].sum())"
+    namespace = {"orders": orders(), "refunds": refunds}
+    program = cleaned_program(code, "How much was refunded? Count each refund once.", namespace, ["orders", "refunds"])
+    assert "refunds_clean = refunds.drop_duplicates().assign(amount=lambda f: pd.to_numeric(" in program
+    assert "merged = refunds_clean.merge(orders_clean, on='order_id')" in program

@@ -124,9 +124,12 @@ def _cleaning(name: str, frame: Any, tree: ast.Module, question: str) -> _Cleani
 
 
 def _columns_read(tree: ast.Module, frame: Any) -> list[str]:
+    """The frame's columns the code names, also through a merge's suffixes (`merged['amount_y']` reads `amount`: the
+    messy run's offer left the orders' amounts text, and its total joined them)."""
     columns = {str(column) for column in frame.columns}
     named = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}
     named |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    named |= {text[:-2] for text in named if text.endswith(("_x", "_y"))}
     return [column for column in map(str, frame.columns) if column in named & columns and column.isidentifier()]
 
 
