@@ -273,3 +273,20 @@ def test_a_series_the_code_computed_looked_up_as_a_column_is_named_as_the_variab
 def test_a_column_of_another_table_without_a_shared_column_is_named(hint_for):
     hint = hint_for('x = sales["name"]')
     assert "'name' is a column of `reps`, not of `sales`." in hint
+
+
+def test_a_column_a_merge_suffixed_is_named_with_its_suffixes():
+    """The clean run's merged frame had date_x and date_y; told to merge 'date' over again, it ran out of steps."""
+    sales = pd.DataFrame({"order_id": [1, 2], "date": pd.to_datetime(["2024-05-01", "2024-06-01"]), "units": [1, 2]})
+    merged = sales.merge(sales[["order_id", "date"]], on="order_id")
+    namespace = {"sales": sales, "merged": merged}
+    code = 'x = merged.groupby("date")["units"].sum()'
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the local executor's notice
+        executor = LocalPythonExecutor(additional_authorized_imports=["pandas"], namespace=namespace)
+    executor.send_tools({})
+    with pytest.raises(ExecutionError) as failure:
+        executor(code)
+    hint = execution_hint(failure.value, code, namespace, "task")
+    assert "'date' is in `merged` twice, as 'date_x' and 'date_y'" in hint
+    assert "Use merged['date_x'] (the left frame's)" in hint and ".merge(" not in hint

@@ -115,8 +115,10 @@ def _columns_hint(found: Failure) -> str:
     missing = [str(key) for key in keys if not is_label_key(key) and str(key) not in columns]
     elsewhere = ""
     if len(missing) == 1:
-        elsewhere = _variable_not_column(missing[0], frames, found.namespace) or _column_of_another_frame(
-            missing[0], frames, found.namespace
+        elsewhere = (
+            _variable_not_column(missing[0], frames, found.namespace)
+            or _suffixed_by_a_merge(missing[0], frames)
+            or _column_of_another_frame(missing[0], frames, found.namespace)
         )
     if elsewhere:
         said.append(elsewhere)
@@ -142,6 +144,19 @@ def _variable_not_column(column: str, frames: list[tuple[str, Any]], namespace: 
         f"`{column}` is your variable (a Series with one value per row of `{into}`), not a column of `{into}`: use "
         f"`{column}` itself where you wrote {into}[{column!r}] (a filter like {into}[{column} == ...] keeps the "
         "matching rows)."
+    )
+
+
+def _suffixed_by_a_merge(column: str, frames: list[tuple[str, Any]]) -> str:
+    """ "'date' is in `merged` twice, as 'date_x' and 'date_y'": a merge of two frames that both had the column
+    suffixed it (the clean run was told to merge `date` over from `sales` again, twice, and ran out of steps)."""
+    into, frame = frames[0]
+    suffixed = [str(c) for c in frame.columns if str(c).startswith(f"{column}_") and str(c) != column]
+    if len(suffixed) < 2:
+        return ""
+    return (
+        f"{column!r} is in `{into}` twice, as {' and '.join(map(repr, suffixed[:2]))}: the merge's two frames both had "
+        f"{column!r}, and it added their suffixes. Use {into}[{suffixed[0]!r}] (the left frame's)."
     )
 
 
