@@ -238,19 +238,24 @@ def test_a_column_of_another_table_is_said_with_the_merge_that_brings_it(hint_fo
     assert "did you mean" not in hint
 
 
-def test_the_merge_that_brings_a_column_drops_repeated_pairs_first():
-    """The messy run merged `orders[['order_id', 'region']]` into `refunds`: orders repeats 16 rows, and the 150
-    refunds became 159."""
-    orders = pd.DataFrame({"order_id": [1, 2, 2], "region": ["N", "S", "S"]})
-    namespace = {"orders": orders, "refunds": pd.DataFrame({"order_id": [1, 2], "amount": [5.0, 6.0]})}
-    code = 'x = refunds[refunds["region"] == "S"]'
+def hint_after_failing(code: str, namespace: dict) -> str:
+    """The hint for `code`, which must fail, run by the local executor on `namespace`."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the local executor's notice
         executor = LocalPythonExecutor(additional_authorized_imports=["pandas"], namespace=namespace)
     executor.send_tools({})
     with pytest.raises(ExecutionError) as failure:
         executor(code)
-    hint = execution_hint(failure.value, code, namespace, "task")
+    return execution_hint(failure.value, code, namespace, "task")
+
+
+def test_the_merge_that_brings_a_column_drops_repeated_pairs_first():
+    """The messy run merged `orders[['order_id', 'region']]` into `refunds`: orders repeats 16 rows, and the 150
+    refunds became 159."""
+    orders = pd.DataFrame({"order_id": [1, 2, 2], "region": ["N", "S", "S"]})
+    namespace = {"orders": orders, "refunds": pd.DataFrame({"order_id": [1, 2], "amount": [5.0, 6.0]})}
+    code = 'x = refunds[refunds["region"] == "S"]'
+    hint = hint_after_failing(code, namespace)
     assert "refunds.merge(orders[['order_id', 'region']].drop_duplicates(), on='order_id')" in hint
     assert "`orders` repeats 1 of those pairs" in hint
 
@@ -281,12 +286,6 @@ def test_a_column_a_merge_suffixed_is_named_with_its_suffixes():
     merged = sales.merge(sales[["order_id", "date"]], on="order_id")
     namespace = {"sales": sales, "merged": merged}
     code = 'x = merged.groupby("date")["units"].sum()'
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the local executor's notice
-        executor = LocalPythonExecutor(additional_authorized_imports=["pandas"], namespace=namespace)
-    executor.send_tools({})
-    with pytest.raises(ExecutionError) as failure:
-        executor(code)
-    hint = execution_hint(failure.value, code, namespace, "task")
+    hint = hint_after_failing(code, namespace)
     assert "'date' is in `merged` twice, as 'date_x' and 'date_y'" in hint
     assert "Use merged['date_x'] (the left frame's)" in hint and ".merge(" not in hint
