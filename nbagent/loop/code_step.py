@@ -30,7 +30,7 @@ from typing import Any
 
 from nbagent.errors import AgentExecutionError, AgentParsingError, AgentRepeatedCodeError, RunStopped, RunStuck
 from nbagent.media import collect_images, is_image
-from nbagent.models.base import ChatMessage, MessageRole, TokenUsage, message_as_delta
+from nbagent.models.base import ChatMessage, MessageRole, TokenUsage
 from nbagent.record import (
     CODE_TOOL_NAME,
     ActionOutput,
@@ -40,7 +40,7 @@ from nbagent.record import (
     ToolCall,
     ToolOutput,
 )
-from nbagent.sandbox import ExecutionError, ExecutionStopped, LocalPythonExecutor
+from nbagent.sandbox import ExecutionError, ExecutionStopped, LocalPythonExecutor, is_import_authorized
 from nbagent.text import OBSERVATION, Truncation, truncate
 
 from .aids import Coach
@@ -309,17 +309,13 @@ class CodeLoop(AgentLoop):
             return False
         modules = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
         modules += [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module]
-        return all(_authorized(module.split(".")[0], self.authorized_imports) for module in modules)
+        return all(is_import_authorized(module, self.authorized_imports) for module in modules)
 
     def _reply_without_model(self, text: str) -> Generator[Any, None, ChatMessage]:
         """A step's reply that nbagent writes in the model's place, shown to the views as a model's reply is (no
         tokens: the run's count stays a count of the model's)."""
         message = ChatMessage(role=MessageRole.ASSISTANT, content=text, token_usage=TokenUsage(0, 0))
-        if self._stream_model_deltas:
-            yield message_as_delta(message)
-        elif self._live_deltas:
-            self._notify(message_as_delta(message))
-        return message
+        return (yield from self._whole_reply(message))
 
     def _refuse_repeated(self, memory_step: ActionStep, code: str) -> None:
         """Code the same as the code that just failed twice, or as an earlier failing attempt, is not run; sent
@@ -477,7 +473,7 @@ class CodeLoop(AgentLoop):
         figures: list[dict[str, Any]] = []  # a summary of each figure drawn: the marks of its largest series
         with (
             collect_images(
-                load_matplotlib=local and _authorized("matplotlib", self.authorized_imports), figures=figures
+                load_matplotlib=local and is_import_authorized("matplotlib", self.authorized_imports), figures=figures
             ) as images,
             self._live_prints(memory_step.step_number),
         ):
@@ -657,10 +653,6 @@ def _cut_notice(cap: int, ran: bool) -> str:
         f"\nYour last step was cut off after {cap} tokens. {what} Write shorter code: a few lines per step, "
         "using the variables by name (never type out their data).\n"
     )
-
-
-def _authorized(module: str, authorized: list[str]) -> bool:
-    return any(entry in ("*", module, f"{module}.*") for entry in authorized)
 
 
 def close_code_fence(text: str) -> str:

@@ -451,17 +451,21 @@ class AgentLoop:
                 return _drain(self._streamed_message(messages, kwargs), self._notify)
             message = self._call_model(messages, **kwargs)
             self.gates.check()
-            if self._stream_model_deltas:
-                yield message_as_delta(message)
-            elif self._live_deltas:
-                self._notify(message_as_delta(message))
-            return message
+            return (yield from self._whole_reply(message))
         except (RunStopped, KeyboardInterrupt):
             raise
         except Exception as failure:
             if self.gates.stopping:  # the call failed because it was stopped (a closed connection, an abort)
                 raise RunStopped(self.gates.stop_reason or "Stopped by the user.") from failure
             raise _generation_error(failure) from failure
+
+    def _whole_reply(self, message: ChatMessage) -> Generator[Any, None, ChatMessage]:
+        """A reply that came whole, as one delta for whoever shows deltas (the run's stream, or the views)."""
+        if self._stream_model_deltas:
+            yield message_as_delta(message)
+        elif self._live_deltas:
+            self._notify(message_as_delta(message))
+        return message
 
     def _streamed_message(
         self, messages: list[ChatMessage], kwargs: dict[str, Any]

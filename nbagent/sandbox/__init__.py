@@ -30,7 +30,7 @@ from .errors import (
     PolicyError,
 )
 from .guards.executor import CodeOutput, LocalPythonExecutor, PythonExecutor
-from .guards.policy import BASE_BUILTIN_MODULES
+from .guards.policy import BASE_BUILTIN_MODULES, is_import_authorized
 from .guards.statement_value import with_last_statement_value
 from .wire.codec import AgentValue
 from .wire.proxies import RemoteClass, RemoteFunction, RemoteObject, handle_advice, is_worker_handle
@@ -54,6 +54,7 @@ __all__ = [
     "RemoteFunction",
     "RemoteObject",
     "handle_advice",
+    "is_import_authorized",
     "is_worker_handle",
     "with_last_statement_value",
 ]

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .data_card import data_frames, is_number, value_kind
+from .data_card import data_frames, holds_text, is_number, value_kind
 from .doubts import Contradiction
 
 __all__ = ["ManyForOne", "label_problems", "one_row_for_a_total"]
@@ -426,7 +426,7 @@ def _is_known_label(part: Any, frames: list[tuple[str, Any]], namespace: dict[st
     for _, frame in frames:
         for position in range(len(frame.columns)):
             values = frame.iloc[:, position]
-            text_column = values.dtype.kind in "OUT" or str(values.dtype) in ("category", "string", "str")
+            text_column = holds_text(values)
             if (kind == "n" or text_column) and _holds(values, kind, key, contained=kind == "t" and text_column):
                 return True
     for value in namespace.values():
@@ -486,7 +486,7 @@ def _dict_by_columns(answer: dict, frames: list[tuple[str, Any]]) -> list[str] |
 
 def _is_label_column(values: Any, key: str) -> bool:
     """A column of things (text, or ids), not of amounts."""
-    text = values.dtype.kind in "OUT" or str(values.dtype) in ("category", "string", "str")
+    text = holds_text(values)
     return text or bool(re.search(r"(^|_)(id|code|no|number)$|id$", key.lower()))
 
 

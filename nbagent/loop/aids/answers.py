@@ -33,9 +33,10 @@ from .answer_labels import ManyForOne, label_problems, one_row_for_a_total
 from .bindings import through_wrappers
 from .chart_checks import periods_held
 from .code_checks import is_method_call, is_text
-from .data_card import data_frames, filled_text, is_number, owner_frame, text_kind, value_kind
+from .data_card import data_frames, filled_text, holds_text, is_number, owner_frame, text_kind, value_kind
 from .directions import direction_problems
 from .doubts import Contradiction, ProvedUntidy, Untidy
+from .hints.code_names import series_of
 from .merged_sides import other_side_read
 from .selections import empty_selection_lines
 from .signs import negative_total_subtracted
@@ -121,7 +122,7 @@ class AnswerContext:
                 continue
             for position, column in enumerate(frame.columns):
                 values = frame.iloc[:, position]  # also when two columns share a name
-                if values.dtype.kind in "OUT" or str(values.dtype) in ("category", "string", "str"):
+                if holds_text(values):
                     found.append((frame_name, str(column), values.dropna().unique()))
         return found
 
@@ -353,11 +354,7 @@ def _arg_max(node: ast.AST) -> ast.Call | None:
 
 def _named_value(node: ast.AST, namespace: dict[str, Any]) -> Any:
     """The value of a name, or of a frame's column (`monthly['amount']`), in the namespace; else None."""
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and is_text(node.slice):
-        frame = namespace.get(node.value.id)
-        columns = getattr(frame, "columns", ())
-        return frame[node.slice.value] if value_kind(frame) == "DataFrame" and node.slice.value in columns else None
-    return namespace.get(node.id) if isinstance(node, ast.Name) else None
+    return namespace.get(node.id) if isinstance(node, ast.Name) else series_of(node, namespace)
 
 
 def _column_named_in(question: str, frame: Any) -> str | None:

@@ -17,7 +17,7 @@ import ast
 import re
 from typing import Any
 
-from .data_card import data_frames, value_kind
+from .data_card import data_frames, holds_text, value_kind
 from .doubts import Untidy
 
 __all__ = ["chart_problems", "chart_taken_note", "periods_held"]
@@ -147,7 +147,7 @@ def _column_of_labels(ticks: list[str], frames: list[tuple[str, Any]]) -> str | 
     for name, frame in frames:
         for position, column in enumerate(frame.columns):
             values = frame.iloc[:, position]
-            if not (values.dtype.kind in "OUT" or str(values.dtype) in ("category", "string", "str")):
+            if not holds_text(values):
                 continue
             if _DATE_NAME.search(str(column)):
                 continue
@@ -259,7 +259,7 @@ def _distinct(frames: list[tuple[str, Any]], noun: str) -> tuple[int, str, str, 
                 continue
             values = frame.iloc[:, position].dropna()
             written = counted = values.nunique()
-            if values.dtype.kind in "OUT" or str(values.dtype) in ("category", "string", "str"):
+            if holds_text(values):
                 read = values.astype(str).str.strip().str.casefold()
                 counted = read[read != ""].nunique()
                 written = values.astype(str)[read != ""].nunique()

@@ -93,7 +93,7 @@ class Coach:
         if not self.small:
             return CodeFix(code)
         last = actions[-1] if actions else None
-        said = f"{last.error or ''}\n{last.observations or ''}" if last is not None else ""
+        said = _said(last) if last is not None else ""
         return (
             rename_kept_names(code, kept, self._renamed, namespace)
             .then(
@@ -111,14 +111,13 @@ class Coach:
         last = actions[-1] if actions else None
         if not self.small or last is None:
             return ""
-        said = f"{last.error or ''}\n{last.observations or ''}"
-        program = offer_in_place(said, ran_in_place(last), [step.code_action or "" for step in actions])
+        program = offer_in_place(_said(last), ran_in_place(last), [step.code_action or "" for step in actions])
         return offer_reply(program) if program and allowed(program) else ""
 
     @staticmethod
     def offered(step: ActionStep) -> bool:
         """Whether `step` ended with its code on the data cleaned first, offered as the next step's code."""
-        return bool(offered_program(f"{step.error or ''}\n{step.observations or ''}"))
+        return bool(offered_program(_said(step)))
 
     def code_problem(self, code: str, namespace: dict[str, Any]) -> str:
         """Why a small model's code must not run as written (a product of totals that cannot be fixed, rows or
@@ -277,3 +276,8 @@ def _cleaned_for(code: str, question: str, variables: list[str], namespace: dict
         return cleaned_program(code, question, namespace, variables)
     except Exception:  # advice over any data a notebook holds: odd data offers nothing
         return ""
+
+
+def _said(step: ActionStep) -> str:
+    """What a step said to the model after its code: its error, then its observation (where an offer is made)."""
+    return f"{step.error or ''}\n{step.observations or ''}"

@@ -85,6 +85,11 @@ def describe_value(name: str, value: Any) -> str:
     return f"- `{name}`: {type(value).__name__} = {truncate(repr(value), VALUE_REPR)}"
 
 
+def holds_text(values: Any) -> bool:
+    """Whether a column (or a Series) holds text or categories, whatever pandas' version calls their dtype."""
+    return values.dtype.kind in "OUT" or str(values.dtype) in ("category", "string", "str")
+
+
 def value_kind(value: Any) -> str:
     """ "DataFrame", "Series" or "ndarray" for pandas/numpy values (checked without importing them), else ""."""
     module = type(value).__module__.split(".")[0]

@@ -82,4 +82,4 @@ def _conversion(found: Failure) -> str:
     columns = numbers_columns_named(found)
     if len(columns) == 1:
         return number_conversion(f"{columns[0][0]}[{columns[0][1]!r}]")
-    return "pd.to_numeric(<column>.str.replace(r'[$,]', '', regex=True), errors='coerce')"
+    return number_conversion("<column>")
