@@ -475,11 +475,18 @@ class Pondering:
 ponderer = CodeAgent(tools=[], model=Pondering())'''
 
 BADGES = """view => {
+  // every badge the header was given, from the mutation records: two renders in one task (messages that arrived
+  // together on a loaded machine) leave only the last text in the page by the time an observer looks
   window.__badges = [view.querySelector('.nba-header .nba-status')?.textContent];
-  new MutationObserver(() => {
-    const text = view.querySelector('.nba-header .nba-status')?.textContent;
-    if (text && text !== window.__badges.at(-1)) window.__badges.push(text);
-  }).observe(view, { childList: true, subtree: true, characterData: true });
+  new MutationObserver(records => {
+    for (const record of records) {
+      if (!record.target.matches?.('.nba-header')) continue;
+      for (const node of record.addedNodes) {
+        const text = node.matches?.('.nba-status') ? node.textContent : null;
+        if (text && text !== window.__badges.at(-1)) window.__badges.push(text);
+      }
+    }
+  }).observe(view, { childList: true, subtree: true });
 }"""
 
 
