@@ -8,7 +8,7 @@ import pytest
 from nbagent import ActionStep, CodeAgent, ScriptedModel
 from nbagent.loop.aids.answers import AnswerContext, answer_problems
 from nbagent.loop.aids.coach import Coach
-from nbagent.loop.aids.data_card import NOTEBOOK_VARIABLES_HEADING, describe_variables, split_task
+from nbagent.loop.aids.data_card import NOTEBOOK_VARIABLES_HEADING, card_first, describe_variables, split_task
 from nbagent.loop.code_step import AnswerRefused
 from nbagent.loop.prompting import SMALL
 
@@ -313,6 +313,14 @@ def test_split_task_tells_the_question_from_the_described_variables():
     task = "Revenue of `sales`?" + describe_variables(frames(), NOTEBOOK_VARIABLES_HEADING)
     assert split_task(task) == ("Revenue of `sales`?", ["sales", "customers"])
     assert split_task("Just a question?") == ("Just a question?", [])
+
+
+def test_card_first_puts_the_described_variables_before_the_question():
+    card = describe_variables(frames(), NOTEBOOK_VARIABLES_HEADING)
+    moved = card_first("Revenue of `sales`?" + card)
+    assert moved == card.strip("\n") + "\nTask: Revenue of `sales`?"
+    assert card_first("Just a question?") == "Just a question?"
+    assert card_first(card) == card  # no question to put after it
 
 
 # ---------------------------------------------------------------------------------------------- in the loop

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from nbagent import ActionStep, CodeAgent, ScriptedModel
+from nbagent.loop.aids.data_card import card_first
 from nbagent.loop.aids.history import slate_note
 from nbagent.loop.prompting import SMALL
 from nbagent.models.base import MessageRole
@@ -48,7 +49,7 @@ def test_after_two_failures_the_model_reads_the_task_what_holds_and_one_line_not
     read = model.calls[3]
     said = text(read)
     assert read[0].role == MessageRole.SYSTEM
-    assert TASK in said  # the task, with its data card
+    assert card_first(TASK) in said  # the task, with its data card
     assert FAIL_1 not in said and f"```python\n{FAIL_2}" not in said  # the attempts are not shown (the last
     assert said.count(FAIL_2) == 1  # one's failing line is named once, in the note)
     assert "Error:\n" not in said and "Now let's retry" not in said

@@ -3,12 +3,15 @@ compact step messages, an answer check; and the hint every model gets after a fa
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from nbagent import ActionStep, CodeAgent, ScriptedModel
 from nbagent.loop.aids.answers import answer_problem
+from nbagent.loop.aids.data_card import NOTEBOOK_VARIABLES_HEADING, describe_variables
 from nbagent.loop.aids.history import compact_step_messages
 from nbagent.loop.code_step import RETRY_TEMPERATURE, AnswerRefused
 from nbagent.loop.prompting import (
@@ -226,6 +229,19 @@ def test_a_small_model_does_not_read_its_code_twice_nor_call_ids():
     standard = scripted([code("y = 1 / 0"), code("final_answer(3)")], profile=None)
     agent_for(standard, namespace={}).run("Divide.")
     assert "Calling tools:" in prompt_text(standard.calls[1])
+
+
+def test_questions_about_the_same_frames_share_the_prompt_start_up_to_the_question():
+    # a local model computes a prompt start it saw last once: the card of the frames, read before the question
+    model = scripted([code("final_answer(float((sales['units'] * sales['unit_price']).sum()))")] * 2)
+    agent = agent_for(model, namespace=sales_namespace())
+    for question in ("What is the revenue of `sales`?", "How many units are in `sales`?"):
+        card = describe_variables({"sales": sales_namespace()["sales"]}, NOTEBOOK_VARIABLES_HEADING)
+        agent.run(question + card)
+    first, second = (prompt_text(call) for call in model.calls)
+    shared = len(os.path.commonprefix([first, second]))
+    assert first[shared:].startswith("What is the revenue") and second[shared:].startswith("How many units")
+    assert first.index("- `sales`: pandas DataFrame") < shared  # the card is in the shared start
 
 
 def test_compact_step_messages_keeps_task_outputs_and_observations():

@@ -25,6 +25,7 @@ __all__ = [
     "describe_variables",
     "describe_value",
     "split_task",
+    "card_first",
     "value_kind",
     "is_number",
     "data_frames",
@@ -65,10 +66,28 @@ def describe_variables(variables: dict[str, Any], heading: str = ADDITIONAL_ARGS
 
 def split_task(task: str) -> tuple[str, list[str]]:
     """(the person's words, the names of the variables described after them) of a task `describe_variables` extended."""
+    cut = _card_start(task)
+    return task[:cut].rstrip(), _DESCRIBED.findall(task[cut:])
+
+
+def card_first(task: str) -> str:
+    """`task` with its data card before the person's words ("<card>\nTask: <words>"); a task without one as it is.
+
+    A local model reuses the cached computation of the longest prompt start it saw last: the card of the same
+    frames, read first, is then paid once for a notebook's questions about them, not at every question (about a
+    thousand tokens of a small model's first step).
+    """
+    cut = _card_start(task)
+    card = task[cut:].strip("\n")
+    if not card or not task[:cut].strip():
+        return task
+    return f"{card}\nTask: {task[:cut].strip()}"
+
+
+def _card_start(task: str) -> int:
     described = _DESCRIBED.search(task)  # a task written by hand may list them without a heading
     starts = [task.find(f"\n{heading}\n") for heading in _HEADINGS] + [described.start() if described else -1]
-    cut = min((start for start in starts if start >= 0), default=len(task))
-    return task[:cut].rstrip(), _DESCRIBED.findall(task[cut:])
+    return min((start for start in starts if start >= 0), default=len(task))
 
 
 def describe_value(name: str, value: Any) -> str:

@@ -24,6 +24,7 @@ from nbagent.record import ActionStep, TaskStep
 from nbagent.text import Truncation, truncate
 
 from .cleaned_program import ran_in_place
+from .data_card import card_first
 from .repeats import same_code, same_failures
 
 __all__ = ["small_model_messages", "clean_slate", "compact_step_messages", "text_message", "CLEAN_SLATE_AFTER"]
@@ -65,7 +66,7 @@ def clean_slate(memory: Any, failed: Callable[[ActionStep], bool]) -> list[ChatM
     steps = list(memory.steps)
     start = max((i for i, step in enumerate(steps) if isinstance(step, TaskStep)), default=0)
     before = _step_messages(steps[:start], -1)
-    task = [message for step in steps[start:] if not isinstance(step, ActionStep) for message in step.to_messages()]
+    task = [message for step in steps[start:] if not isinstance(step, ActionStep) for message in _said_by_whom(step)]
     actions = [step for step in steps[start:] if isinstance(step, ActionStep)]
     note = text_message(MessageRole.USER, slate_note(actions, failed))
     return compact_step_messages([*memory.system_prompt.to_messages(), *before, *task, note])
@@ -160,10 +161,18 @@ def _said_by_whom(step: Any) -> list[ChatMessage]:
     form, "Thought:" then the code, that says whose code it was. Shown its recorded reply (nbagent's words) as its
     own turn, the 1.5B model copied those words, and that code, into its next three replies; shown it as said to it,
     it left its form and wrote "Step 1:" and a filter nobody asked for."""
+    if isinstance(step, TaskStep):
+        return _task_messages(step)
     messages = step.to_messages()
     if isinstance(step, ActionStep) and ran_in_place(step) and messages and messages[0].role == MessageRole.ASSISTANT:
         messages[0] = text_message(MessageRole.ASSISTANT, f"{_IN_PLACE_THOUGHT}\n```python\n{step.code_action}\n```")
     return messages
+
+
+def _task_messages(step: TaskStep) -> list[ChatMessage]:
+    """The task as the model reads it: its data card first (`card_first`), the same prompt start at every question
+    about the same frames, which a local model computes once."""
+    return TaskStep(task=card_first(step.task), task_images=step.task_images).to_messages()
 
 
 def _failed_step_note(step: ActionStep) -> str:
