@@ -101,10 +101,33 @@ def test_one_value_per_group_where_one_number_was_asked_is_doubted():
     assert problems_of("What was the revenue in `sales`?", code) == [
         "the answer has one value per region, but the question does not ask per region"
     ]
+    assert problems_of("What was the revenue in `sales`, counting each order once?", code) == [
+        "the answer has one value per region, but the question does not ask per region"
+    ]  # "each order once" asks for no group
     assert problems_of("What was the revenue of each region in `sales`?", code) == []
     assert problems_of("What was the revenue by region in `sales`?", code) == []
     monthly = REVENUE + "final_answer(revenue.groupby(sales['date'].dt.month).sum())"
     assert problems_of("What was the monthly revenue in `sales`?", monthly) == []
+
+
+def test_the_distinct_rows_counted_for_how_many_repeat_are_proved_wrong():
+    orders = pd.DataFrame({"id": [1, 2, 2, 3, 3, 4], "amount": [5, 6, 6, 7, 7, 8]})  # 2 repeats, 4 distinct rows
+
+    def said(question, code):
+        namespace = {"orders": orders}
+        answered = []
+        exec(code, {**namespace, "final_answer": answered.append}, namespace)
+        return answer_problems(answered[-1], AnswerContext(question, ["orders"], code, namespace))
+
+    question = "How many rows in `orders` are exact duplicates of an earlier row?"
+    (found,) = said(question, "final_answer(orders.drop_duplicates().shape[0])")
+    assert Coach.proves_wrong(found) and found == (
+        "4 is the number of distinct rows of orders (what orders.drop_duplicates() keeps), but the question asks how "
+        "many rows repeat an earlier one: orders.duplicated().sum() counts them"
+    )
+    assert said(question, "final_answer(int(orders.duplicated().sum()))") == []
+    distinct = "How many orders are in `orders`, not counting duplicates?"  # the distinct rows are the answer here
+    assert said(distinct, "final_answer(len(orders.drop_duplicates()))") == []
 
 
 def test_a_percentage_asked_must_be_computed():

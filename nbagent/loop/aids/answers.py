@@ -43,6 +43,7 @@ from .signs import negative_total_subtracted
 from .untidy_answers import (
     blank_groups,
     blanks_not_counted,
+    distinct_rows_for_repeats,
     gaps_counted_after_dropna,
     gaps_subtracted_from_rows,
     kept_rows_counted_for_missing,
@@ -79,6 +80,7 @@ _NAME_DEMANDED = re.compile(
 )
 _NAMED_THING = re.compile(r"\b(\w+?)(?:'s)? names?\b", re.IGNORECASE)  # "product names", "the customer's name"
 _PER_GROUP = r"\b(each|every|per|by|all|daily|weekly|monthly|quarterly|yearly|annual)\b"  # "monthly revenue"
+_ONCE_EACH = re.compile(r"\b(each|every)\s+\w+\s+once\b", re.IGNORECASE)
 _DEFINED_PRODUCT = re.compile(r"\b(?P<quantity>\w+)\s*\(\s*(?P<left>\w+)\s*[×*xX]\s*(?P<right>\w+)\s*\)")
 _EXCLUSION_ASKED = re.compile(r"\b(not|except|excluding|other than|outside|besides|but)\b", re.IGNORECASE)
 _PERCENT_ASKED = re.compile(r"\bpercent(age)?\b|\bin %|%\?", re.IGNORECASE)
@@ -226,6 +228,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_untidy(blanks_not_counted, tree, context.namespace),
         *_untidy(spellings_counted_apart, answer, context.code, context.namespace, context.variables),
         *_untidy(repeats_not_dropped, context.question, tree, context.namespace, context.variables),
+        *_proved(distinct_rows_for_repeats, context.question, answer, context.namespace, context.variables),
         *_guarded(direction_problems, answer, context.question, tree, _final_answer_argument(tree), context.namespace),
         *_guarded(other_side_read, context.question, context.variables, tree, context.namespace),
         *_proved(negative_total_subtracted, context.question, tree, context.namespace, answer),
@@ -462,7 +465,8 @@ def _grouped_unasked(answer: Any, context: AnswerContext) -> str:
     if value_kind(answer) != "Series" or answer.index.name is None or len(answer) < 2:
         return ""
     key = str(answer.index.name)
-    asked = re.search(rf"\b{re.escape(key)}|{_PER_GROUP}", context.question, re.IGNORECASE)
+    question = _ONCE_EACH.sub("", context.question)  # "counting each order once" asks for no group
+    asked = re.search(rf"\b{re.escape(key)}|{_PER_GROUP}", question, re.IGNORECASE)
     return "" if asked else f"the answer has one value per {key}, but the question does not ask per {key}"
 
 

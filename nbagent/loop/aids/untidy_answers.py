@@ -33,6 +33,7 @@ __all__ = [
     "whole_rows_dropped_for_a_total",
     "gaps_counted_after_dropna",
     "ONCE_ASKED",
+    "distinct_rows_for_repeats",
 ]
 
 _MISSING_CALLS = ("isna", "isnull")
@@ -466,6 +467,33 @@ def repeats_not_dropped(question: str, tree: ast.Module, namespace: dict[str, An
             f"first (into a new variable: {frame_name}.drop_duplicates()), then compute the answer again"
         ]
     return []
+
+
+_REPEATS_COUNTED = re.compile(r"\bhow many\b.*\b(duplicat\w*|repeat\w*)", re.IGNORECASE)
+_REPEATS_LEFT_OUT = re.compile(r"\b(not|without|excluding|except|ignoring|once|unique|distinct)\b", re.IGNORECASE)
+
+
+def distinct_rows_for_repeats(question: str, answer: Any, namespace: dict[str, Any], variables: list[str]) -> list[str]:
+    """ "How many rows are duplicates?" answered with the number of distinct rows (`len(orders.drop_duplicates())`:
+    330 for 16 repeats, answered in one step and accepted in the messy run)."""
+    if not _REPEATS_COUNTED.search(question) or _REPEATS_LEFT_OUT.search(question) or not _is_count(answer):
+        return []
+    for frame_name, frame in data_frames(namespace):
+        if frame_name not in variables or len(frame) > _MAX_CHECKED_ROWS:
+            continue
+        repeated = int(frame.duplicated().sum())
+        if repeated and int(answer) == len(frame) - repeated != repeated:
+            return [
+                f"{answer} is the number of distinct rows of {frame_name} (what {frame_name}.drop_duplicates() "
+                f"keeps), but the question asks how many rows repeat an earlier one: "
+                f"{frame_name}.duplicated().sum() counts them"
+            ]
+    return []
+
+
+def _is_count(value: Any) -> bool:
+    """A whole number (Python's or numpy's), not a bool."""
+    return type(value).__name__ in ("int", "int64", "int32", "intc") and not isinstance(value, bool)
 
 
 def _rows_that_repeat(count: int) -> str:
