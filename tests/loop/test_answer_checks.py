@@ -64,6 +64,15 @@ def test_an_id_looked_up_as_a_row_number_is_doubted():
     )
     assert len(said) == 1 and "`best` is a customer_id, but the index of `customers` counts the rows" in said[0]
     assert "customers.loc[customers[\"customer_id\"] == best, 'name'].iloc[0]" in said[0]
+    assert Coach.proves_wrong(said[0])  # customers.loc[2] is customer 3's row: proved, it stands past any budget
+    namespace = {name: frame.copy() for name, frame in frames().items()}
+    namespace["customers"]["customer_id"] = [0, 1, 2]  # the row at position 2 is customer 2's: the doubt alone
+    lookup = code + "best = spent.idxmax()\nfinal_answer(customers.loc[best, 'name'])"
+    namespace["sales"]["customer_id"] = [1, 0, 1, 2]
+    answered = []
+    exec(lookup, {**namespace, "final_answer": answered.append}, namespace)
+    (doubt,) = answer_problems(answered[-1], AnswerContext(question, ["sales", "customers"], lookup, namespace))
+    assert "`best` is a customer_id" in doubt and not Coach.proves_wrong(doubt)
     right = code + "final_answer(customers.set_index('customer_id').loc[spent.idxmax(), 'name'])"
     assert problems_of(question, right, ("sales", "customers")) == []
 

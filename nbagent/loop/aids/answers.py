@@ -328,12 +328,23 @@ def _id_looked_up_as_row_number(tree: ast.Module, context: AnswerContext) -> str
             continue
         key = ast.unparse(keys[0])
         wanted = f", {ast.unparse(keys[1])}" if len(keys) > 1 else ""
-        return (
+        said = (
             f"`{key}` is a {key_column}, but the index of `{frame_name}` counts the rows 0, 1, 2, …, so "
             f"{frame_name}.loc[{key}] is the row at that position, not that {key_column}. Find the row by its "
             f'column: {frame_name}.loc[{frame_name}["{key_column}"] == {key}{wanted}].iloc[0]'
         )
+        proved = _guarded(_other_row_read, frame, key_column, getattr(series, call.func.attr))
+        return Contradiction(said) if proved else said
     return ""
+
+
+def _other_row_read(frame: Any, key_column: str, arg_max: Callable[[], Any]) -> bool:
+    """The row at position `arg_max()` holds another `key_column` than that key, and a row holding it exists: the
+    lookup read another row's values (the messy run's answer stood after its refusals ran out, the doubt unproved)."""
+    key, column = arg_max(), frame[key_column]
+    if not (column == key).any():
+        return False
+    return key not in frame.index or frame.loc[key, key_column] != key
 
 
 def _final_answer_argument(tree: ast.Module) -> ast.AST | None:
