@@ -67,3 +67,28 @@ def test_a_hand_made_average_over_a_column_with_gaps_is_doubted_with_the_mean():
     assert mean_problems("final_answer(laptops['amount'].sum() / laptops['product'].count())")  # every row has one
     assert not mean_problems("final_answer(laptops['amount'].sum() / laptops['amount'].count())")  # counts values
     assert not mean_problems("final_answer(laptops['product'].size / len(laptops))")  # no total of a column
+
+
+def test_a_label_for_a_question_that_asks_an_amount_is_proved_wrong():
+    question = "What was the revenue of `orders` in the second quarter? Round to 2 decimals."
+    code = "per = orders.groupby('order_id')['amount'].sum()\nfinal_answer(per.idxmax())"
+    found = [p for p in problems(question, code, "West") if "a label" in p]
+    assert len(found) == 1 and isinstance(found[0], Contradiction)
+    assert found[0] == (
+        "the question asks what was the revenue, an amount, but the answer is a label ('West'): answer with the "
+        "number itself"
+    )
+
+
+@pytest.mark.parametrize(
+    "question, answer",
+    [
+        ("What was the revenue of `orders`?", "60.00 USD"),  # an amount, written as text
+        ("Which region had the most revenue in `orders`?", "West"),  # a thing asked
+        ("What is the top sales region in `orders`?", "West"),  # the question does not open with an amount
+        ("What was the revenue of `orders`, and which region had most?", "West"),
+    ],
+)
+def test_a_label_is_an_answer_where_no_amount_is_asked(question, answer):
+    code = "final_answer(1)"
+    assert not [p for p in problems(question, code, answer) if "a label" in p]

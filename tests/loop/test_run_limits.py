@@ -377,6 +377,33 @@ def test_code_that_printed_the_same_twice_is_not_run_a_third_time():
     assert "printed the same twice" in str(steps[2].error)
 
 
+def test_two_printing_steps_alternating_are_each_refused_at_their_third_run():
+    # the messy run: the model's code and nbagent's offer, each printing what it printed two steps before
+    month = code("monthly = orders.groupby('month')['amount'].sum()\nprint(monthly.idxmax())")
+    clean = code(
+        "once = orders.drop_duplicates()\nmonthly = once.groupby('month')['amount'].sum()\nprint(monthly.idxmax())"
+    )
+    orders = pd.DataFrame({"month": ["2024-01", "2024-02", "2024-02"], "amount": [5, 3, 3]})
+    script = [month, clean, month, clean, month, code("final_answer(monthly.idxmax())")]
+    agent = make_agent(ScriptedModel(script), namespace={"orders": orders}, max_steps=6)
+    assert agent.run("Which month of `orders` had the most amount? Count each order once.") == "2024-01"
+    steps = agent.memory.action_steps()
+    assert [step.error is None for step in steps[:4]] == [True] * 4  # each looked at twice
+    assert str(steps[4].error).startswith("Not run: this code is the same as the code of your step 3")
+
+
+def test_code_run_apart_runs_again_when_a_step_between_changed_what_it_reads():
+    look = code("print(len(seen))")
+    grow = code("seen.append(1)")
+    agent = make_agent(
+        ScriptedModel([look, grow, look, grow, look, code("final_answer(len(seen))")]),
+        namespace={"seen": []},
+        max_steps=6,
+    )
+    assert agent.run("Look and grow.") == 2
+    assert all(step.error is None for step in agent.memory.action_steps())
+
+
 def test_printed_code_runs_again_when_what_it_printed_changed():
     look = code("print(len(seen)); seen.append(1)")
     agent = make_agent(ScriptedModel([look, look, look, code("final_answer(len(seen))")]), namespace={"seen": []})

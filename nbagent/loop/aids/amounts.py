@@ -17,7 +17,7 @@ from .bindings import through_wrappers
 from .code_checks import frame_column, is_method_call
 from .data_card import value_kind
 
-__all__ = ["counted_for_an_amount", "mean_over_gaps"]
+__all__ = ["counted_for_an_amount", "label_for_an_amount", "mean_over_gaps"]
 
 _AMOUNT_ASKED = re.compile(
     r"\b(?:amount|revenue|money|spent|spend|sales|prices?|costs?|refunded|paid|income|profit|how\s+much)\b",
@@ -30,6 +30,14 @@ _COUNT_ASKED = re.compile(
 )
 _THING_ASKED = re.compile(r"\b(?:which|who|whose)\b", re.IGNORECASE)  # a thing, not an amount (answer_labels)
 _NAMED = re.compile(r"`[^`]*`")
+# "What was the revenue …?", "How much …?": the question opens by asking an amount
+_OPENS_WITH_AN_AMOUNT = re.compile(
+    r"^\s*(?:what\s+(?:was|is|were|are)\s+(?:the\s+|our\s+)?(?:total\s+|net\s+|gross\s+|average\s+|mean\s+)?"
+    r"(?:amount|revenue|money|spend|sales|price|cost|income|profit)\b|how\s+much\b)",
+    re.IGNORECASE,
+)
+_LETTER = re.compile(r"[^\W\d_]")
+_DIGIT = re.compile(r"\d")
 _COUNTING = frozenset({"count", "size", "nunique", "value_counts"})
 _COUNTING_ATTRIBUTES = frozenset({"shape", "size"})
 _REDUCING = frozenset(
@@ -52,6 +60,22 @@ def counted_for_an_amount(question: str, tree: ast.Module) -> list[str]:
         f"the question asks how much ({word}), but the answer is a count of rows ({counted}): how many rows there "
         "are is not how much they hold. Total the values instead (the numbers of the amount column, .sum()), "
         "and answer with that"
+    ]
+
+
+def label_for_an_amount(question: str, answer: Any) -> list[str]:
+    """A question that opens by asking an amount ("What was the revenue of …?") answered with a word ("West"):
+    text without a digit is never an amount (the clean run printed the revenue per region and answered with the
+    top region's name)."""
+    if not isinstance(answer, str) or _DIGIT.search(answer) or not _LETTER.search(answer):
+        return []
+    words = _NAMED.sub(" ", question)
+    asked = _OPENS_WITH_AN_AMOUNT.search(words)
+    if not asked or _THING_ASKED.search(words):
+        return []
+    return [
+        f"the question asks {asked.group(0).strip().lower()}, an amount, but the answer is a label ({answer!r}): "
+        "answer with the number itself"
     ]
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from .amounts import counted_for_an_amount, mean_over_gaps
+from .amounts import counted_for_an_amount, label_for_an_amount, mean_over_gaps
 from .answer_kinds import asks_two_things, both_things_missing, certainly_one_thing, date_missing
 from .answer_labels import ManyForOne, label_problems, one_row_for_a_total
 from .bindings import through_wrappers
@@ -233,6 +233,7 @@ def answer_problems(answer: Any, context: AnswerContext) -> list[str]:
         *_guarded(other_side_read, context.question, context.variables, tree, context.namespace),
         *_proved(negative_total_subtracted, context.question, tree, context.namespace, answer),
         *_proved(counted_for_an_amount, context.question, tree),
+        *_proved(label_for_an_amount, context.question, answer),
         *_guarded(mean_over_gaps, tree, context.namespace),
         *_guarded(one_row_for_a_total, context.question, tree, context.variables, context.namespace),
         *_guarded(empty_selection_lines, context.code, context.namespace),

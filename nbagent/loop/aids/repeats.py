@@ -15,7 +15,8 @@ note that it "ran this same code before" did not change that. So, by the task's 
 * code the same as the last step's code, which ran without error, printed nothing, did not answer and does
   not move a value on (`x += 1`), is not run either (`Repeat.DONE`): it already did its work (measured: one `pd.to_datetime` line sent in 8 steps
   in a row, each converting the column again, until the step limit), so the model is told what that step
-  made and to write the code for the rest of the task;
+  made and to write the code for the rest of the task; so is code that ran twice apart and printed the same
+  both times, when no other step since changed what it reads (a model's code and nbagent's offer alternating);
 * code refused so, sent once more, ends the run (`RunStuck`): going on would repeat it forever;
 * the same failure — the same exception naming the same key or value (`failure_signature`) — in several
   consecutive steps written differently is a loop too: its third time says so (`same_failure_note`), and a
@@ -36,6 +37,7 @@ from nbagent.errors import AgentRepeatedCodeError, RunStuck
 from nbagent.record import ActionStep
 from nbagent.text import Truncation, truncate
 
+from ..program.analysis import free_names
 from .bindings import root_name
 from .data_card import data_frames, shown_columns
 
@@ -108,16 +110,57 @@ def repeat_of(code: str, actions: Sequence[ActionStep], failed: Callable[[Action
 def _just_ran(code: str, actions: Sequence[ActionStep], failed: Callable[[ActionStep], bool]) -> ActionStep | None:
     """The last step with code, when its code is `code` and it ran without error and printed nothing, or printed
     what the same code printed the step before (code that prints shows something each time it runs: a model may
-    mean to see it again, once; a 1.5B model ran one filter that printed 0 seven times in a row)."""
+    mean to see it again, once; a 1.5B model ran one filter that printed 0 seven times in a row); else the step of
+    `_ran_twice_apart`."""
+    if _steps_a_value(code):
+        return None
     ran = [step for step in actions if step.code_action]
     last = ran[-1] if ran else None
-    if last is None or not _ran_clean(last, code, failed) or _steps_a_value(code):
-        return None
+    if last is None or not _ran_clean(last, code, failed):
+        return _ran_twice_apart(code, actions, failed)
     if _PRINTED not in (last.observations or ""):
         return last
     before = ran[-2] if len(ran) > 1 else None
     seen_twice = before is not None and _ran_clean(before, code, failed) and before.observations == last.observations
     return last if seen_twice else None
+
+
+def _ran_twice_apart(
+    code: str, actions: Sequence[ActionStep], failed: Callable[[ActionStep], bool]
+) -> ActionStep | None:
+    """The later of the last two steps that ran `code` without error, apart, when both printed the same and no other
+    step since the first changed a name the code reads before it binds it: a third run prints that again. The messy
+    run alternated its own code and nbagent's offer, each printing what it printed two steps before, until the
+    step limit."""
+    runs = [index for index, step in enumerate(actions) if _ran_clean(step, code, failed)]
+    if len(runs) < 2 or actions[runs[-2]].observations != actions[runs[-1]].observations:
+        return None
+    others = [step for step in actions[runs[-2] :] if not same_code(step.code_action, code)]
+    changed = {change.get("name") for step in others for change in step.namespace_changes or []}
+    return None if names_read_first(code) & changed else actions[runs[-1]]
+
+
+def names_read_first(code: str) -> set[str]:
+    """The names `code` reads before it binds them (what it takes from the steps before); every identifier for code
+    that does not parse."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set(_NAME.findall(code))
+    bound: set[str] = set()
+    read: set[str] = set()
+    for statement in tree.body:
+        read |= free_names(statement) - bound
+        bound |= {
+            node.id for node in ast.walk(statement) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+        }
+        bound |= {
+            (alias.asname or alias.name).split(".")[0]
+            for node in ast.walk(statement)
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            for alias in node.names
+        }
+    return read
 
 
 def _ran_clean(step: ActionStep, code: str, failed: Callable[[ActionStep], bool]) -> bool:
