@@ -7,16 +7,18 @@ Nothing here imports the rest of the loop.
 
 Modules:
     coach         Coach: the seam the code step calls (messages, code checks, repeats, hints, answer doubts)
-    data_card     what the model is told about each variable (a frame by its schema and a few rows)
+    data_card     what the model is told about each variable (a frame by its schema and a few rows), read before
+                  the question
     history       what a small model reads at a step: the memory compacted, failed attempts in one line
     code_checks   a product of totals run as the total of the products; code that cannot be fixed surely
-    repeats       failing code sent again (twice in a row, or as any earlier attempt) is not run; the same failure looped ends the run
+    repeats       failing code sent again (twice in a row, or as any earlier attempt) is not run, nor code that ran
+                  and printed the same twice; the same failure looped ends the run
     hints/        after a failed step: the mistake named in the terms of the data (one module per kind of mistake)
     error_keys    what key or shape a pandas or numpy error names
     answers       a final answer checked against the question and the data
     doubts        Contradiction: a doubt the data proves, which never lets its answer stand; Untidy: one cleaning answers
     cleaned_program  the answer's own code on the task's frames cleaned first (repeats, text numbers, labels, dates)
-    amounts       a count of rows given for a question that asks how much
+    amounts       a count of rows, or a word, given for a question that asks how much
     kept_data     code that would take rows or columns out of a frame the task gave is not run
     own_names     a notebook variable the task did not give, bound by the code, gets a name of the code's own
     untidy_answers  gaps counted without blank texts; a label selected in one of its spellings; repeats counted;
