@@ -69,6 +69,23 @@ def test_a_hand_made_average_over_a_column_with_gaps_is_doubted_with_the_mean():
     assert not mean_problems("final_answer(laptops['product'].size / len(laptops))")  # no total of a column
 
 
+def test_an_average_of_group_sums_with_groups_of_gaps_only_is_doubted_with_min_count():
+    """The messy run's Laptop average per order_id: the orders whose amount is missing summed to 0 and were averaged."""
+    laptops = pd.DataFrame({"order_id": [1, 2, 3, 4], "amount": [100.0, None, 300.0, 200.0]})
+    code = "average = laptops.groupby('order_id')['amount'].sum().mean()\nfinal_answer(average)"
+    namespace = {"laptops": laptops}
+    exec(code.replace("final_answer(", "answer = ("), {}, namespace)
+    said = answer_problems(namespace["answer"], AnswerContext(MEAN, ["laptops"], code, namespace))
+    assert said == [
+        "laptops.groupby('order_id')['amount'].sum() gives 0 for the 1 order_id groups whose amount is missing, and "
+        ".mean() counts those zeros as values: write laptops.groupby('order_id')['amount'].sum(min_count=1).mean(), "
+        "which leaves them out"
+    ]
+    right = "average = laptops.groupby('order_id')['amount'].sum(min_count=1).mean()\nfinal_answer(average)"
+    exec(right.replace("final_answer(", "answer = ("), {}, namespace)
+    assert answer_problems(namespace["answer"], AnswerContext(MEAN, ["laptops"], right, namespace)) == []
+
+
 def test_a_label_for_a_question_that_asks_an_amount_is_proved_wrong():
     question = "What was the revenue of `orders` in the second quarter? Round to 2 decimals."
     code = "per = orders.groupby('order_id')['amount'].sum()\nfinal_answer(per.idxmax())"

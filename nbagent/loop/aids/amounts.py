@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from .bindings import through_wrappers
-from .code_checks import frame_column, is_method_call
+from .code_checks import frame_column, is_method_call, is_text
 from .data_card import value_kind
 
 __all__ = ["counted_for_an_amount", "label_for_an_amount", "mean_over_gaps"]
@@ -105,8 +105,11 @@ def _reduces_values(tree: ast.Module) -> bool:
 def mean_over_gaps(tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
     """An average written by hand, `frame['col'].sum() / <a count of frame's rows>`, where the column has gaps: the
     total skips them and the count does not (the messy run's Laptop average, 3270.0 for 3415.33, after its amounts
-    were read as numbers and two blanks became gaps). pandas' `.mean()` skips them in both."""
+    were read as numbers and two blanks became gaps). pandas' `.mean()` skips them in both. Also a mean of group sums
+    where some groups hold only gaps (`_group_sums_averaged`)."""
     for node in ast.walk(tree):
+        if said := _group_sums_averaged(node, tree, namespace):
+            return [said]
         if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)):
             continue
         total = through_wrappers(node.left, tree)
@@ -125,6 +128,33 @@ def mean_over_gaps(tree: ast.Module, namespace: dict[str, Any]) -> list[str]:
                 f"{shown}.mean() where the code has {ast.unparse(node)}"
             ]
     return []
+
+
+def _group_sums_averaged(node: ast.AST, tree: ast.Module, namespace: dict[str, Any]) -> str:
+    """`frame.groupby('key')['col'].sum().mean()`, where some groups hold only gaps of `col`: their sum is 0, and the
+    mean counts those zeros (the messy run's Laptop average again, 3269.99 for 3415.33, per order_id)."""
+    if not is_method_call(node, "mean"):
+        return ""
+    summed = through_wrappers(node.func.value, tree)
+    if not is_method_call(summed, "sum") or summed.args or summed.keywords:
+        return ""
+    column = summed.func.value
+    if not (isinstance(column, ast.Subscript) and is_text(column.slice)):
+        return ""
+    grouped = through_wrappers(column.value, tree)
+    if not (is_method_call(grouped, "groupby") and isinstance(grouped.func.value, ast.Name) and grouped.args):
+        return ""
+    frame, key, name = namespace.get(grouped.func.value.id), grouped.args[0], column.slice.value
+    if value_kind(frame) != "DataFrame" or not is_text(key) or {key.value, name} - set(frame.columns):
+        return ""
+    empty = int(frame.groupby(key.value)[name].sum(min_count=1).isna().sum())
+    if not empty:
+        return ""
+    written = ast.unparse(summed)
+    return (
+        f"{written} gives 0 for the {empty} {key.value} groups whose {name} is missing, and .mean() counts those "
+        f"zeros as values: write {written.removesuffix('()')}(min_count=1).mean(), which leaves them out"
+    )
 
 
 def _column_values(column: ast.AST, namespace: dict[str, Any]) -> Any:
