@@ -37,7 +37,7 @@ from nbagent.errors import AgentRepeatedCodeError, RunStuck
 from nbagent.record import ActionStep
 from nbagent.text import Truncation, truncate
 
-from ..program.analysis import free_names
+from ..program.analysis import facts_of
 from .bindings import root_name
 from .data_card import data_frames, shown_columns
 
@@ -150,16 +150,9 @@ def names_read_first(code: str) -> set[str]:
     bound: set[str] = set()
     read: set[str] = set()
     for statement in tree.body:
-        read |= free_names(statement) - bound
-        bound |= {
-            node.id for node in ast.walk(statement) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
-        }
-        bound |= {
-            (alias.asname or alias.name).split(".")[0]
-            for node in ast.walk(statement)
-            if isinstance(node, (ast.Import, ast.ImportFrom))
-            for alias in node.names
-        }
+        facts = facts_of(statement)
+        read |= facts.uses - bound
+        bound |= facts.kills  # surely rebound: a name bound in one branch of an `if` may still come from before
     return read
 
 

@@ -11,6 +11,7 @@ are numbers of the right kind, so only the data can tell; these checks read the 
 from __future__ import annotations
 
 import ast
+import numbers
 import re
 from typing import Any
 
@@ -470,13 +471,15 @@ def repeats_not_dropped(question: str, tree: ast.Module, namespace: dict[str, An
 
 
 _REPEATS_COUNTED = re.compile(r"\bhow many\b.*\b(duplicat\w*|repeat\w*)", re.IGNORECASE)
-_REPEATS_LEFT_OUT = re.compile(r"\b(not|without|excluding|except|ignoring|once|unique|distinct)\b", re.IGNORECASE)
+_REPEATS_EXCLUDED = re.compile(r"\b(not|without|excluding|except|ignoring)\b", re.IGNORECASE)
 
 
 def distinct_rows_for_repeats(question: str, answer: Any, namespace: dict[str, Any], variables: list[str]) -> list[str]:
     """ "How many rows are duplicates?" answered with the number of distinct rows (`len(orders.drop_duplicates())`:
     330 for 16 repeats, answered in one step and accepted in the messy run)."""
-    if not _REPEATS_COUNTED.search(question) or _REPEATS_LEFT_OUT.search(question) or not _is_count(answer):
+    if not _REPEATS_COUNTED.search(question) or not _is_count(answer):
+        return []
+    if ONCE_ASKED.search(question) or _REPEATS_EXCLUDED.search(question):  # the distinct rows are what is asked
         return []
     for frame_name, frame in data_frames(namespace):
         if frame_name not in variables or len(frame) > _MAX_CHECKED_ROWS:
@@ -493,7 +496,7 @@ def distinct_rows_for_repeats(question: str, answer: Any, namespace: dict[str, A
 
 def _is_count(value: Any) -> bool:
     """A whole number (Python's or numpy's), not a bool."""
-    return type(value).__name__ in ("int", "int64", "int32", "intc") and not isinstance(value, bool)
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)  # numpy's integers are Integral
 
 
 def _rows_that_repeat(count: int) -> str:
