@@ -3,7 +3,8 @@
 Prefix reuse across agent steps comes from llama.cpp itself: one `Llama` object keeps the
 KV cache of its last sequence and, on the next call, evaluates only the tokens after the
 longest common prefix. We keep that object for the model's lifetime and never reset it
-(unless `reuse_cache=False`, used by benchmarks to measure the recompute cost).
+(unless `reuse_cache=False`, used by benchmarks to measure the recompute cost); the states of
+earlier prompts a newer one branched away from are kept too (`prompt_states.py`).
 
 A Stop (the call's `CancelScope`, nbagent/models/cancel.py) aborts llama.cpp's decode between two
 nodes of its compute graph, in prefill and in decoding alike (measured: ~20 ms after the Stop, where
@@ -36,6 +37,10 @@ from .base import (
     get_clean_message_list,
 )
 from .cancel import CallCancelled, CancelScope, acquire, current_scope
+from .prompt_states import PromptStates
+
+#: Room for about four earlier prompts of 2,000 tokens with the 1.5B default (~28 KB of KV state per token).
+DEFAULT_PROMPT_CACHE_BYTES = 256 << 20
 
 __all__ = ["LlamaCppModel", "import_llama_cpp"]
 
@@ -78,6 +83,9 @@ class LlamaCppModel(Model):
         max_new_tokens: cap on generated tokens per call.
         temperature: 0 (default) is greedy decoding, reproducible run to run.
         reuse_cache: keep the KV cache of the previous call's prefix (the point of this class).
+        prompt_cache_bytes: memory for the KV states of earlier prompts a newer one branched away from (a question
+            about another frame's data card), put back when a prompt starts like one of them again; 0: only the
+            last prompt is reused.
         verbose: llama.cpp's own logging (off: the default model must stay quiet).
         llama_kwargs: more keyword arguments for `llama_cpp.Llama`.
     """
@@ -91,6 +99,7 @@ class LlamaCppModel(Model):
         temperature: float = 0.0,
         seed: int = 0,
         reuse_cache: bool = True,
+        prompt_cache_bytes: int = DEFAULT_PROMPT_CACHE_BYTES,
         verbose: bool = False,
         llama_kwargs: dict[str, Any] | None = None,
         **kwargs: Any,
@@ -107,6 +116,7 @@ class LlamaCppModel(Model):
         self.temperature = temperature
         self.seed = seed
         self.reuse_cache = reuse_cache
+        self.prompt_cache_bytes = prompt_cache_bytes
         # Weights read into memory once (not mmap'ed): page-cache eviction on a busy machine otherwise
         # made the first calls several times slower (185 s vs 55 s measured).
         self.llama_kwargs = {"use_mmap": False, **(llama_kwargs or {})}
@@ -123,6 +133,7 @@ class LlamaCppModel(Model):
             _still_loaded,
         )
         self._formatter = self._make_formatter(llama_cpp)
+        self._states = PromptStates(llama_cpp, self.llm, prompt_cache_bytes if reuse_cache else 0)
         self._lock = threading.Lock()  # one Llama object, one KV cache: calls must not interleave
         self._abort = _AbortFlag(llama_cpp, self.llm.ctx)
 
@@ -156,6 +167,7 @@ class LlamaCppModel(Model):
                 "temperature": self.temperature,
                 "seed": self.seed,
                 "reuse_cache": self.reuse_cache,
+                "prompt_cache_bytes": self.prompt_cache_bytes,
                 "llama_kwargs": self.llama_kwargs,
             },
         )
@@ -208,8 +220,7 @@ class LlamaCppModel(Model):
     ) -> ChatMessage:
         args = self._completion_args(messages, stop_sequences, response_format, tools_to_call_from, kwargs)
         with self._cancellable():
-            if not self.reuse_cache:
-                self.llm.reset()
+            self._before_call(args["prompt"])
             response = self.llm.create_completion(**args)
         usage = response.get("usage") or {}
         return ChatMessage(
@@ -229,8 +240,7 @@ class LlamaCppModel(Model):
     ) -> Iterator[ChatMessageStreamDelta]:
         args = self._completion_args(messages, stop_sequences, response_format, tools_to_call_from, kwargs)
         with self._cancellable() as scope:
-            if not self.reuse_cache:
-                self.llm.reset()
+            self._before_call(args["prompt"])
             pieces: list[str] = []
             for chunk in self.llm.create_completion(stream=True, **args):
                 scope.check()
@@ -240,6 +250,12 @@ class LlamaCppModel(Model):
                     yield ChatMessageStreamDelta(content=text)
             generated = len(self.llm.tokenize("".join(pieces).encode("utf-8"), add_bos=False, special=True))
         yield ChatMessageStreamDelta(content="", token_usage=TokenUsage(len(args["prompt"]), generated))
+
+    def _before_call(self, prompt: list[int]) -> None:
+        if self.reuse_cache:
+            self._states.prepare(prompt)
+        else:
+            self.llm.reset()
 
     @contextmanager
     def _cancellable(self) -> Iterator[CancelScope]:

@@ -142,3 +142,55 @@ def test_its_weights_and_caches_are_kept_out_of_a_workers_secrets_search_until_i
     assert held() - before >= smol_gguf.stat().st_size * 0.8  # the weights, read into memory (use_mmap=False)
     model.llm.close()
     assert held() == before  # freed: searched again
+
+
+CARDS = {
+    name: {"role": "system", "content": f"The frame `{name}` has these columns: " + ", ".join(columns * 12)}
+    for name, columns in (("orders", ["order_id", "amount", "region"]), ("clients", ["client_id", "segment"]))
+}
+
+
+def card_question(frame: str, question: str) -> list[dict]:
+    return [CARDS[frame], {"role": "user", "content": question}]
+
+
+def test_a_question_about_the_frame_before_last_evaluates_only_its_own_words(smol_gguf, monkeypatch):
+    """The orders card, computed two calls ago and branched away from by a clients question, is put back."""
+    from nbagent.models.llamacpp import LlamaCppModel
+
+    third = card_question("orders", "Which region sold most?")
+    outcomes = {}
+    for budget in (0, 64 << 20):
+        model = LlamaCppModel(str(smol_gguf), n_ctx=2048, max_new_tokens=12, prompt_cache_bytes=budget)
+        model.generate(card_question("orders", "How many orders are there?"))
+        model.generate(card_question("clients", "How many segments are there?"))
+        evaluated = count_evaluated(model, monkeypatch)
+        outcomes[budget] = (model.generate(third).content, evaluated[0], len(model.prompt_tokens(third)[0]))
+        model.llm.close()
+    text, evaluated_kept, prompt_length = outcomes[64 << 20]
+    _, evaluated_last_only, _ = outcomes[0]
+    assert evaluated_last_only >= prompt_length - 10  # only the chat template's first tokens shared with clients
+    assert evaluated_kept < 20, (evaluated_kept, prompt_length)  # the question's own words and the template's
+    fresh = LlamaCppModel(str(smol_gguf), n_ctx=2048, max_new_tokens=12, reuse_cache=False)
+    assert fresh.generate(third).content == text == outcomes[0][0]
+
+
+def test_kept_prompt_states_stay_within_their_budget_and_out_of_the_secrets_search_while_kept(smol_gguf):
+    from nbagent.models.llamacpp import LlamaCppModel
+    from nbagent.sandbox.boundary.model_memory import model_memory
+
+    def held() -> int:
+        return sum(end - start for start, end in model_memory())
+
+    model = LlamaCppModel(str(smol_gguf), n_ctx=2048, max_new_tokens=4)
+    model.generate(card_question("orders", "How many orders?"))
+    loaded = held()
+    model.generate(card_question("clients", "How many clients?"))  # the orders state is kept
+    one_state = model._states.held_bytes
+    assert len(model._states) == 1 and one_state > 0
+    assert held() == loaded + one_state
+    model._states.budget_bytes = one_state + one_state // 2  # room for one state of this size
+    model.generate(card_question("orders", "How many regions?"))  # the clients state is kept, the orders one put back
+    model.generate(card_question("clients", "How many segments?"))  # the orders state kept again
+    assert len(model._states) == 1 and model._states.held_bytes <= model._states.budget_bytes
+    assert held() == loaded + model._states.held_bytes  # the evicted state is searched again

@@ -10,7 +10,8 @@ the scrub, which leaves them out.
 What that leaves unsearched, and why it is safe: a piece is taken only if the load mapped it (it was not mapped
 before) and is large (a secret's copies -- a string, a header, a client's buffer -- are small allocations: the heap,
 Python's arenas). A model that is freed or collected gives its ranges back at once (``loaded`` is asked at every
-scrub), so memory reused for something else is searched again. Left: another thread of the kernel's that, during the load, copied a
+scrub), so memory reused for something else is searched again. :func:`remember_model_buffer` keeps a buffer a loaded
+model filled with its own numbers (a saved KV state, :mod:`nbagent.models.prompt_states`) out while it lives. Left: another thread of the kernel's that, during the load, copied a
 secret into a new allocation of its own and had it placed inside such a piece.
 """
 
@@ -20,15 +21,19 @@ import functools
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import wipe
 from .mappings import Region, regions
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Pieces a load mapped that are at least this large are the model's (a weights or cache buffer).
 MIN_MODEL_BYTES = 16 << 20
 
 T = TypeVar("T")
+A = TypeVar("A", bound="np.ndarray")
 
 
 @dataclass
@@ -54,6 +59,19 @@ def remember_model_memory(load: Callable[[], T], loaded: Callable[[T], bool]) ->
     if pieces:
         _HELD.append(_Held(pieces, functools.partial(_still_loaded, loaded, weakref.ref(model))))
     return model
+
+
+def remember_model_buffer(buffer: A) -> A:
+    """``buffer`` (a numpy array of numbers a loaded model computed, e.g. a saved KV state) kept out of the scrub
+    while it lives."""
+    start = buffer.ctypes.data
+    _HELD[:] = [held for held in _HELD if held.loaded()]
+    _HELD.append(_Held([(start, start + buffer.nbytes)], functools.partial(_alive, weakref.ref(buffer))))
+    return buffer
+
+
+def _alive(buffer: weakref.ref) -> bool:
+    return buffer() is not None
 
 
 def _still_loaded(loaded: Callable[[Any], bool], model: weakref.ref) -> bool:
