@@ -23,6 +23,7 @@ person, never in the observation the model reads.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from collections.abc import Generator, Iterable, Iterator
 from contextlib import contextmanager
@@ -276,8 +277,10 @@ class CodeLoop(AgentLoop):
             problems = (self._new_chart_problems(doubted) + problems)[:_MAX_PROBLEMS_SAID]
         # a chart taken only because its doubts were said twice is never told it draws what the question asks for
         if small and memory_step.figures and not doubted and not problems and not output.is_final_answer:
-            taken = self.coach.chart_taken(memory_step.code_action, self._seen_namespace(), memory_step.figures)
-            memory_step.observations = (memory_step.observations or "") + taken
+            output = self._chart_as_answer(memory_step, output)
+            if not output.is_final_answer:
+                taken = self.coach.chart_taken(memory_step.code_action, self._seen_namespace(), memory_step.figures)
+                memory_step.observations = (memory_step.observations or "") + taken
         is_final = output.is_final_answer and not problems  # a doubted answer is observed, then refused
         yield ToolOutput(
             id=call.id,
@@ -300,6 +303,20 @@ class CodeLoop(AgentLoop):
                 + (offer or "Fix it (print the values you need), then call final_answer with the answer itself.")
             )
         yield ActionOutput(output=output.output, is_final_answer=is_final)
+
+    def _chart_as_answer(self, memory_step: ActionStep, output: Any) -> Any:
+        """A chart the question asks for alone, drawn and taken by the checks: the run ends with the values it plots,
+        checked as any answer is (else the model is told to end it, `chart_taken`)."""
+        namespace = self._seen_namespace()
+        name = self.coach.chart_answer(memory_step.code_action, namespace, memory_step.figures)
+        if not name or name not in namespace:
+            return output
+        value = namespace[name]
+        if self.coach.handle_problem(value) or self._new_answer_problems(value, memory_step.code_action):
+            return output
+        ended = f"The chart draws what the question asks for: nbagent ended the run with final_answer({name}).\n"
+        memory_step.observations = (memory_step.observations or "") + ended
+        return dataclasses.replace(output, output=value, is_final_answer=True)
 
     def _imports_allowed(self, code: str) -> bool:
         """Whether each module `code` imports is one the agent may import (else it would fail at its first line)."""

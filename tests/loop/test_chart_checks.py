@@ -219,10 +219,10 @@ def test_a_per_day_chart_is_refused_and_the_monthly_one_is_taken(executor_type):
     )
 
 
-@pytest.mark.filterwarnings("ignore::nbagent.sandbox.guards.executor.LocalNotice")
-def test_a_chart_the_checks_take_is_followed_by_the_line_that_ends_the_run():
+def drawn_then(question: str, replies: list[str]) -> CodeAgent:
+    """A small model's agent that drew the monthly chart (no final_answer) and replies ``replies`` after."""
     drawn = MONTHLY.replace("\nfinal_answer(monthly)", "")
-    model = ScriptedModel([f"Thought: go.\n```python\n{body}\n```" for body in (drawn, "final_answer(monthly)")])
+    model = ScriptedModel([f"Thought: go.\n```python\n{body}\n```" for body in (drawn, *replies)])
     model.prompt_profile = SMALL
     agent = CodeAgent(
         tools=[],
@@ -234,12 +234,42 @@ def test_a_chart_the_checks_take_is_followed_by_the_line_that_ends_the_run():
         show_widget=False,
         max_steps=3,
     )
-    agent.run(QUESTION)
-    first = next(step for step in agent.memory.steps if isinstance(step, ActionStep))
-    assert first.error is None and first.observations.endswith(
-        "The chart draws what the question asks for. If it is the chart asked for, end the run now: "
-        "final_answer(monthly).\n"
+    agent.answer = agent.run(question)
+    return agent
+
+
+@pytest.mark.filterwarnings("ignore::nbagent.sandbox.guards.executor.LocalNotice")
+def test_a_chart_asked_for_alone_and_taken_ends_the_run_with_the_values_it_plots():
+    agent = drawn_then(QUESTION, ["final_answer(0)"])
+    steps = agent.memory.action_steps()
+    assert len(steps) == 1 and steps[0].is_final_answer and len(agent.model.calls) == 1
+    assert steps[0].observations.endswith(
+        "The chart draws what the question asks for: nbagent ended the run with final_answer(monthly).\n"
     )
+    sales = frames()["sales"]
+    assert list(agent.answer) == list(sales.groupby(sales["date"].dt.to_period("M"))["units"].sum())
+
+
+@pytest.mark.filterwarnings("ignore::nbagent.sandbox.guards.executor.LocalNotice")
+@pytest.mark.parametrize(
+    "question",
+    [
+        QUESTION.replace("bar chart.", "bar chart and say which month sold the most."),
+        QUESTION.replace("Plot", "Which month sold the most? Plot"),
+    ],
+)
+def test_a_chart_the_checks_take_for_a_question_asking_more_is_followed_by_the_line_that_ends_the_run(question):
+    agent = drawn_then(question, ["final_answer(monthly)"])
+    first = agent.memory.action_steps()[0]
+    assert (
+        first.error is None
+        and not first.is_final_answer
+        and first.observations.endswith(
+            "The chart draws what the question asks for. If it is the chart asked for, end the run now: "
+            "final_answer(monthly).\n"
+        )
+    )
+    drawn = MONTHLY.replace("\nfinal_answer(monthly)", "")
     namespace = {"sales": frames()["sales"], "monthly": {"a": 1}}
     assert chart_taken_note(drawn, "How many units were sold in `sales`?", namespace, ["sales"]) == ""  # no chart asked
     assert chart_taken_note("sales.plot()", QUESTION, namespace, ["sales"]).endswith(
@@ -273,9 +303,9 @@ def spelled_many_ways() -> pd.DataFrame:
 
 @pytest.fixture
 def run_regions(small_agent):
-    def run(*bodies: str, max_steps: int | None = None) -> list[ActionStep]:
+    def run(*bodies: str, max_steps: int | None = None, question: str = REGIONS) -> list[ActionStep]:
         agent = small_agent(list(bodies), {"orders": spelled_many_ways()}, max_steps=max_steps)
-        agent.run(REGIONS)
+        agent.run(question)
         return [step for step in agent.memory.steps if isinstance(step, ActionStep)]
 
     return run
@@ -289,16 +319,18 @@ def test_a_chart_of_labels_as_written_is_offered_its_code_on_the_labels_cleaned(
     assert said.startswith("The chart was refused: the chart has 20 bars, but the question asks for one per region")
     assert "Fix it: run your code with the data cleaned first:\n```python\norders_clean = " in said
     assert "totals = orders_clean.groupby('region')['units'].sum()" in said
-    # sent again as it was, the step runs the offer: one bar per region, and the run may end with it
+    # sent again as it was, the step runs the offer: one bar per region, and the run ends with it
     assert "orders_clean" in second.code_action and [figure["marks"] for figure in second.figures] == [4]
-    assert second.error is None and "end the run now: final_answer(totals)" in second.observations
+    assert second.error is None and second.is_final_answer
+    assert "nbagent ended the run with final_answer(totals)" in second.observations
 
 
 @pytest.mark.filterwarnings("ignore::nbagent.sandbox.guards.executor.LocalNotice")
 def test_a_chart_still_doubted_is_never_said_to_draw_what_was_asked(run_regions):
     """Its doubts said twice, the chart runs on untold: the messy run was then told '28 bars' were the chart asked."""
     bodies = [BY_WRITTEN_REGION, BY_WRITTEN_REGION + "\nx = 1", BY_WRITTEN_REGION + "\ny = 2"]  # not repeats
-    steps = run_regions(*bodies, "final_answer(totals)", max_steps=6)
+    asking_more = REGIONS.replace("`orders`.", "`orders` and say which region sold the most.")
+    steps = run_regions(*bodies, "final_answer(totals)", max_steps=6, question=asking_more)  # the chart is no answer
     # after each refusal nbagent runs the offered code on the cleaned labels (4 bars) without asking the model
     by_model = [step for step in steps if not step.model_output.startswith("(nbagent ran the code it offered")]
     assert [step.code_action for step in by_model[:3]] == bodies

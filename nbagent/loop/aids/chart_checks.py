@@ -20,7 +20,7 @@ from typing import Any
 from .data_card import data_frames, holds_text, value_kind
 from .doubts import Untidy
 
-__all__ = ["chart_problems", "chart_taken_note", "periods_held"]
+__all__ = ["chart_only", "chart_problems", "chart_taken_note", "periods_held", "plotted_name"]
 
 _CHART_ASKED = re.compile(r"\b(?:plot|chart|graph|histogram|visuali[sz]|draw|barplot|lineplot)\w*", re.I)
 _UNITS = {  # unit: (the words that ask for it, the pandas period)
@@ -41,6 +41,12 @@ _NOT_GROUPS = re.compile(r"\b(?:histogram|distribution|scatter|box\s*plot|boxplo
 _OVER_TIME = re.compile(
     r"\b(?:over\s+time|trend|timeline|time\s+series|evolution|across\s+time|over\s+the\s+\w+)\b", re.I
 )
+# "Plot X" asks for the chart alone; "Plot X and say which month was highest" or "What … ? Plot it" asks for more
+_MORE_ASKED = re.compile(
+    r"\?|\b(?:which|what|who|whom|whose|when|where|why|how|tell|say|report|compute|calculate|find|give|list|"
+    r"name|answer|return|print|count)\b",
+    re.I,
+)
 _DATE_NAME = re.compile(r"date|time|day|month|period|week|_at$|^at_|year", re.I)
 _MOST_LABELS = 500  # the distinct labels of a column an axis's ticks are compared with
 _FAR = 2  # marks above this many times the groups (and 3 more at least) draw the rows, not the groups
@@ -55,6 +61,16 @@ def chart_taken_note(code: str, question: str, namespace: dict[str, Any], task_n
     name = _plotted(code, namespace, task_names)
     answer = f"final_answer({name})" if name else "final_answer with the values it plots"
     return f"The chart draws what the question asks for. If it is the chart asked for, end the run now: {answer}.\n"
+
+
+def chart_only(question: str) -> bool:
+    """Whether the question asks for a chart and nothing else (the chart is then the whole answer)."""
+    return bool(_CHART_ASKED.search(question)) and not _MORE_ASKED.search(question)
+
+
+def plotted_name(code: str, namespace: dict[str, Any], task_names: list[str]) -> str:
+    """The name of the values the code's chart is drawn from ("" when none is sure)."""
+    return _plotted(code, namespace, task_names)
 
 
 def _plotted(code: str, namespace: dict[str, Any], task_names: list[str]) -> str:

@@ -16,7 +16,7 @@ from nbagent.record import ActionStep
 from nbagent.sandbox import handle_advice, is_worker_handle
 
 from .answers import AnswerContext, Contradiction, answer_problems
-from .chart_checks import chart_problems, chart_taken_note
+from .chart_checks import chart_only, chart_problems, chart_taken_note, plotted_name
 from .cleaned_program import (
     cleaned_program,
     offer_in_place,
@@ -246,6 +246,21 @@ class Coach:
             return ""
         try:
             return chart_taken_note(code, self._question, namespace, list(self._given))
+        except Exception:  # advice over any data a notebook holds
+            return ""
+
+    def chart_answer(self, code: str, namespace: dict[str, Any], figures: Sequence[dict[str, Any]]) -> str:
+        """The name of the values a small model's chart is drawn from, when the question asks for that chart alone and
+        the checks took it: the run may end with them, without a model call to write ``final_answer(<name>)`` (the
+        messy run's chart questions spent 5-8 s each on it, one on an empty reply first); "" otherwise."""
+        if (
+            not self.small
+            or not chart_only(self._question)
+            or not any(isinstance(f, dict) and f.get("marks") for f in figures)
+        ):
+            return ""
+        try:
+            return plotted_name(code, namespace, list(self._given))
         except Exception:  # advice over any data a notebook holds
             return ""
 
