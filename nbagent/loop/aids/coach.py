@@ -46,6 +46,7 @@ from .repeats import (
     same_failure_note,
 )
 from .selections import empty_selections
+from .text_masks import fix_text_masks
 from .untidy_answers import groups_split_by_spelling, text_totalled
 
 __all__ = ["Coach", "Repeat"]
@@ -103,6 +104,7 @@ class Coach:
             .then(lambda fixed: fix_reconversions(fixed, namespace))
             .then(lambda fixed: fix_lossy_conversions(fixed, namespace))
             .then(lambda fixed: fix_date_reads(fixed, namespace))
+            .then(lambda fixed: fix_text_masks(fixed, namespace))
         )
 
     def reply_in_place(self, actions: Sequence[ActionStep], allowed: Callable[[str], bool]) -> str:
