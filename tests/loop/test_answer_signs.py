@@ -108,3 +108,23 @@ def test_a_subtraction_in_a_branch_that_did_not_give_the_answer_passes():
     values = {**namespace([-157.68, -57.81]), "total_orders": 300.0, "total_refunds": -215.49}
     assert negative_total_subtracted(QUESTION, ast.parse(code), values, 84.51) == []
     assert negative_total_subtracted(QUESTION, ast.parse(code), values, 515.49)  # the subtraction's answer
+
+
+def test_the_offer_for_untidy_data_adds_the_negative_total_too(small_agent):
+    """The messy run's net revenue: refused for repeated orders and for the refunds subtracted, it was offered its
+    code with the repeats dropped and the refunds still subtracted, ran it, and was refused again."""
+    frames = {
+        "orders": pd.DataFrame({"amount": [100.0, 200.0, 200.0, 50.0]}),
+        "refunds": pd.DataFrame({"amount": [-10.0, -20.0]}),
+    }
+    subtracted = "net = (orders['amount'].sum() - refunds['amount'].sum()).round(2)\nfinal_answer(net)"
+    agent = small_agent([subtracted, "final_answer(0)"], frames, max_steps=2)
+    question = QUESTION.replace("?", "? Count each order and each refund once.") + "".join(
+        f"\n- `{name}`: pandas DataFrame" for name in frames
+    )
+    assert agent.run(question) == 320.0  # 350 once each, the refunds' -30 added
+    first, second = agent.memory.action_steps()
+    said = str(first.error)
+    assert "orders has 1 row that repeats an earlier row" in said and "subtracting its total adds it back" in said
+    assert "net = (orders_clean['amount'].sum() + refunds['amount'].sum()).round(2)" in said
+    assert second.token_usage.output_tokens == 0 and second.error is None  # the offer ran in the model's place

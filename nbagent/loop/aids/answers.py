@@ -262,7 +262,7 @@ def _both_things_missing(question: str, answer: Any, tree: ast.Module) -> str:
 
 def _proved(check: Callable[..., list[str]], *args: Any) -> list[str]:
     """A check whose findings the data proves."""
-    return [Contradiction(found) for found in _guarded(check, *args)]
+    return [found if isinstance(found, Contradiction) else Contradiction(found) for found in _guarded(check, *args)]
 
 
 def _untidy(check: Callable[..., list[str]], *args: Any) -> list[str]:

@@ -25,11 +25,11 @@ from .cleaned_program import (
     offered_program,
     ran_in_place,
 )
-from .code_checks import CodeFix, code_warning, fix_totals
+from .code_checks import CodeFix, code_warning, fix_totals, rewritten
 from .coercions import fix_lossy_conversions, numbers_lost
 from .data_card import split_task
 from .date_reads import fix_date_reads
-from .doubts import Untidy
+from .doubts import Mended, Untidy
 from .hints import execution_hint, silent_step_observation
 from .history import small_model_messages
 from .kept_data import frame_losses
@@ -232,7 +232,8 @@ class Coach:
         untidy data (rows counted twice, numbers or labels read as text); "" otherwise or for other models."""
         if not self.small or not any(isinstance(doubt, Untidy) for doubt in doubts):
             return ""
-        return _cleaned(code, task, namespace)
+        mends = dict(doubt.mend for doubt in doubts if isinstance(doubt, Mended))
+        return _cleaned((rewritten(code, mends) if mends else "") or code, task, namespace)
 
     @staticmethod
     def proves_wrong(doubt: str) -> bool:

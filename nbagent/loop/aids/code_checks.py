@@ -167,6 +167,20 @@ def apply_edits(code: str, edits: list[tuple[ast.AST, str]], why: Callable[[ast.
     return CodeFix(raw.decode(), notes[::-1])
 
 
+def rewritten(code: str, rewrites: dict[str, str]) -> str:
+    """`code` with each expression whose `ast.unparse` is a key of `rewrites` written as its value ("" when `code`
+    does not parse)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return ""
+    edits: list[tuple[ast.AST, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.expr) and not inside_an_edit(node, edits) and ast.unparse(node) in rewrites:
+            edits.append((node, rewrites[ast.unparse(node)]))
+    return apply_edits(code, edits, lambda node: "").code
+
+
 def inside_an_edit(node: ast.AST, edits: list[tuple[ast.AST, str]]) -> bool:
     """Whether `node` is part of an expression an edit already replaces."""
     return any(node in set(ast.walk(edited)) for edited, _ in edits)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["Contradiction", "ProvedUntidy", "Untidy"]
+__all__ = ["Contradiction", "Mended", "ProvedUntidy", "Untidy"]
 
 
 class Contradiction(str):
@@ -20,3 +20,17 @@ class Untidy(str):
 
 class ProvedUntidy(Contradiction, Untidy):
     """An untidy-data doubt the data proves."""
+
+
+class Mended(Contradiction):
+    """A proved doubt whose fix is one expression of the code written another way: ``mend`` is (the expression as
+    the code writes it, as it must be written), both as `ast.unparse` gives them. A program offered for the answer's
+    other doubts is made from the code with the mend in (`Coach.cleaned_program`): the messy run's net revenue,
+    offered its code with the repeats dropped, ran it with the refunds still subtracted and was refused again."""
+
+    mend: tuple[str, str]
+
+    def __new__(cls, text: str, mend: tuple[str, str]) -> Mended:
+        doubt = super().__new__(cls, text)
+        doubt.mend = mend
+        return doubt

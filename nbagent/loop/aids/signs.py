@@ -18,6 +18,7 @@ from typing import Any
 from .bindings import bound_value
 from .code_checks import frame_column
 from .data_card import is_number, value_kind
+from .doubts import Mended
 
 __all__ = ["negative_total_subtracted"]
 
@@ -43,12 +44,13 @@ def negative_total_subtracted(
         for frame_name, column in _columns_read(subtracted):
             examples = _negative_only(namespace.get(frame_name), column)
             if examples:
-                added = ast.BinOp(left=node.left, op=ast.Add(), right=node.right)
-                return [
+                added = ast.unparse(ast.BinOp(left=node.left, op=ast.Add(), right=node.right))
+                said = (
                     f"{frame_name}[{column!r}] holds amounts of zero or below ({examples}), so subtracting its total "
                     f"adds it back: {ast.unparse(node)} counts it the wrong way. Its total is already negative: "
-                    f"add it, {ast.unparse(added)}"
-                ]
+                    f"add it, {added}"
+                )
+                return [Mended(said, (ast.unparse(node), added))]
     return []
 
 
