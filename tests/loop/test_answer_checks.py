@@ -532,3 +532,24 @@ def test_a_row_number_of_a_frames_column_is_doubted_and_a_month_numbered_0_is_pr
     assert Coach(True, None).proves_wrong(bare)  # no month is numbered 0
     march = problems_of("Which month sold the most units in `sales`?", "final_answer(3)")
     assert not any(Coach(True, None).proves_wrong(problem) for problem in march)  # 3 may be March without its year
+
+
+def test_the_offer_for_untidy_data_finds_the_row_by_its_id_too(small_agent):
+    """The messy run's best client: refused for amounts summed as text and for an id looked up as a row number, it
+    was offered its code with the amounts read as numbers and the lookup as it was, ran it and was refused again."""
+    frames = {
+        "sales": pd.DataFrame({"customer_id": [1, 1, 2, 3], "amount": ["$900.00", "$50.00", "$1,000.00", "$80.00"]}),
+        "customers": pd.DataFrame({"customer_id": [2, 3, 1], "name": ["Bea", "Cal", "Al"]}),
+    }
+    lookup = (
+        "spent = sales.groupby('customer_id')['amount'].sum()\nbest = spent.idxmax()\n"
+        "final_answer(customers.loc[best, 'name'])"
+    )
+    agent = small_agent([lookup, "final_answer('Al')"], frames, max_steps=2)
+    question = "Which customer spent the most in `sales`? Answer with the customer's name from `customers`."
+    assert agent.run(question + "".join(f"\n- `{name}`: pandas DataFrame" for name in frames)) == "Bea"
+    first, second = agent.memory.action_steps()
+    said = str(first.error)
+    assert "holds numbers written as text" in said and "`best` is a customer_id" in said
+    assert "final_answer(customers.loc[customers['customer_id'] == best, 'name'].iloc[0])" in said  # (unparsed)
+    assert second.token_usage.output_tokens == 0 and second.error is None  # the offer ran in the model's place

@@ -35,7 +35,7 @@ from .chart_checks import periods_held
 from .code_checks import is_method_call, is_text
 from .data_card import data_frames, filled_text, holds_text, is_number, owner_frame, text_kind, value_kind
 from .directions import direction_problems
-from .doubts import Contradiction, ProvedUntidy, Untidy
+from .doubts import Contradiction, Mended, ProvedUntidy, Untidy
 from .hints.code_names import series_of
 from .merged_sides import other_side_read
 from .selections import empty_selection_lines
@@ -329,13 +329,14 @@ def _id_looked_up_as_row_number(tree: ast.Module, context: AnswerContext) -> str
             continue
         key = ast.unparse(keys[0])
         wanted = f", {ast.unparse(keys[1])}" if len(keys) > 1 else ""
+        by_column = f'{frame_name}.loc[{frame_name}["{key_column}"] == {key}{wanted}].iloc[0]'
         said = (
             f"`{key}` is a {key_column}, but the index of `{frame_name}` counts the rows 0, 1, 2, …, so "
             f"{frame_name}.loc[{key}] is the row at that position, not that {key_column}. Find the row by its "
-            f'column: {frame_name}.loc[{frame_name}["{key_column}"] == {key}{wanted}].iloc[0]'
+            f"column: {by_column}"
         )
         proved = _guarded(_other_row_read, frame, key_column, getattr(series, call.func.attr))
-        return Contradiction(said) if proved else said
+        return Mended(said, (ast.unparse(node), by_column)) if proved else said
     return ""
 
 
