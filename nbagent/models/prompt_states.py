@@ -28,7 +28,7 @@ from nbagent.sandbox.boundary.model_memory import remember_model_buffer
 MIN_TOKENS = 64
 
 
-@dataclass
+@dataclass(eq=False)  # told apart by identity (its arrays have no one truth value)
 class _State:
     tokens: np.ndarray  # the token ids the state holds, in order
     data: np.ndarray  # llama.cpp's state bytes (uint8)

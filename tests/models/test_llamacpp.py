@@ -146,7 +146,11 @@ def test_its_weights_and_caches_are_kept_out_of_a_workers_secrets_search_until_i
 
 CARDS = {
     name: {"role": "system", "content": f"The frame `{name}` has these columns: " + ", ".join(columns * 12)}
-    for name, columns in (("orders", ["order_id", "amount", "region"]), ("clients", ["client_id", "segment"]))
+    for name, columns in (
+        ("orders", ["order_id", "amount", "region"]),
+        ("clients", ["client_id", "segment"]),
+        ("refunds", ["refund_id", "reason"]),
+    )
 }
 
 
@@ -194,3 +198,16 @@ def test_kept_prompt_states_stay_within_their_budget_and_out_of_the_secrets_sear
     model.generate(card_question("clients", "How many segments?"))  # the orders state kept again
     assert len(model._states) == 1 and model._states.held_bytes <= model._states.budget_bytes
     assert held() == loaded + model._states.held_bytes  # the evicted state is searched again
+    model.llm.close()
+
+
+def test_a_kept_state_behind_others_is_put_back(smol_gguf, monkeypatch):
+    """The messy run's 10th question ended in an error: the state put back was not the oldest kept."""
+    from nbagent.models.llamacpp import LlamaCppModel
+
+    model = LlamaCppModel(str(smol_gguf), n_ctx=2048, max_new_tokens=4)
+    for frame in ("orders", "clients", "refunds"):  # the orders, then the clients state kept
+        model.generate(card_question(frame, "How many rows?"))
+    evaluated = count_evaluated(model, monkeypatch)
+    model.generate(card_question("clients", "How many segments?"))
+    assert len(model._states) == 3 and evaluated[0] < 20
