@@ -177,15 +177,36 @@ def test_a_merge_key_matching_in_another_type_says_how_to_convert(hint_for):
     hint = hint_for('x = pd.merge(sales, coded_reps, on="rep", how="left")')
     assert "`sales`.rep (int64) and `coded_reps`.rep_id (str): similar names, 3 of 3 values shared" in hint
     assert "Write pd.merge(sales, coded_reps, left_on='rep', right_on='rep_id', how=\"left\")." in hint
-    assert "convert the text: coded_reps['rep_id'] = coded_reps['rep_id'].astype(int)" in hint
+    assert (
+        "convert the text, into a new frame (your notebook's `coded_reps` stays as it is): "
+        "coded_reps.assign(rep_id=coded_reps['rep_id'].astype(int))"
+    ) in hint
 
 
 def test_merge_keys_of_two_types_say_which_types_and_which_side_to_convert(hint_for):
     hint = hint_for('x = orders.merge(stores, on="store_id")')
     assert "`orders['store_id']` is int64 (17, 18, 19) and `stores['store_id']` is str ('017', '018', '019')" in hint
-    assert "stores['store_id'] = stores['store_id'].astype(int)" in hint and "astype(str)" not in hint
+    assert "stores.assign(store_id=stores['store_id'].astype(int))" in hint and "astype(str)" not in hint
     hint = hint_for('x = orders.merge(named_stores, on="store_id")')  # text that is not numbers
     assert "convert the numbers with orders['store_id'].astype(str)" in hint and "astype(int)" not in hint
+
+
+def test_a_merge_on_a_key_written_as_text_is_offered_its_code_on_the_keys_read_as_numbers(small_agent):
+    """The messy runs converted the key in the notebook's own frame (`clients['client_id'] = ….astype(int)`), two
+    model calls after the merge failed; the offer runs in the model's place, the notebook's frame untouched."""
+    frames = {
+        "orders": pd.DataFrame({"client_id": [1, 2, 2], "amount": [10.0, 20.0, 5.0]}),
+        "clients": pd.DataFrame({"client_id": ["001", "002"], "segment": ["Retail", "Business"]}),
+    }
+    merged = "merged = orders.merge(clients, on='client_id')\nfinal_answer(merged.groupby('segment')['amount'].sum().to_dict())"
+    agent = small_agent([merged, "final_answer({})"], frames, max_steps=2)
+    question = "What was the total order amount of each client segment? Join `orders` with `clients` on client_id."
+    answer = agent.run(question + "".join(f"\n- `{name}`: pandas DataFrame" for name in frames))
+    assert answer == {"Business": 25.0, "Retail": 10.0}
+    first, second = agent.memory.action_steps()
+    assert "Or send your code with the data cleaned first" in str(first.error)
+    assert second.token_usage.output_tokens == 0 and second.error is None  # the offer ran in the model's place
+    assert frames["clients"]["client_id"].tolist() == ["001", "002"]
 
 
 # ---------------------------------------------------------------------------------------------- comparisons

@@ -52,6 +52,7 @@ from .untidy_answers import groups_split_by_spelling, text_totalled
 __all__ = ["Coach", "Repeat"]
 
 _TEXT_NUMBERS = "holds numbers written as text"  # the conversion hint's words (hints/conversions.py)
+_TEXT_KEY = "Its text holds"  # the merge hint's words for a key written as text on one side (hints/merges.py)
 
 
 class Coach:
@@ -166,7 +167,7 @@ class Coach:
         hint = execution_hint(failure, code, namespace, task, earlier)
         if (
             self.small
-            and _TEXT_NUMBERS in hint
+            and (_TEXT_NUMBERS in hint or _TEXT_KEY in hint)
             and (program := _cleaned_sourced(code, sourced, *split_task(task), namespace))
         ):
             hint += f"\nOr send your code with the data cleaned first, as it is:\n```python\n{program}\n```"

@@ -198,6 +198,16 @@ def _merge_types_hint(merge: _Merge | None, types: tuple[str, str, str]) -> str:
     )
 
 
+def _into_a_new_frame(column: str, kind: str) -> str:
+    """How to convert `column` (`clients['client_id']`) in a copy of its frame: the notebook's frame stays as it is
+    (the line before, `clients['client_id'] = ….astype(int)`, changed the user's frame in two messy runs)."""
+    frame, _, key = column.partition("[")
+    name = key[:-1].strip("'\"")
+    converted = f"{column}.astype({kind})"
+    assigned = f"{name}={converted}" if name.isidentifier() else f"**{{{name!r}: {converted}}}"
+    return f"into a new frame (your notebook's `{frame}` stays as it is): {frame}.assign({assigned})"
+
+
 def _conversion(first: tuple[str, Any], second: tuple[str, Any]) -> str:
     """How to give two key columns one type, the direction chosen from their values ("" when they have one)."""
     kinds = {values_kind(first[1]): first, values_kind(second[1]): second}
@@ -206,9 +216,9 @@ def _conversion(first: tuple[str, Any], second: tuple[str, Any]) -> str:
     if "text" in kinds and "number" in kinds:
         (text, values), numbers = kinds["text"], kinds["number"][0]
         if all_whole_numbers(values):
-            return f"Its text holds whole numbers, so convert the text: {text} = {text}.astype(int)."
+            return f"Its text holds whole numbers, so convert the text, {_into_a_new_frame(text, 'int')}."
         if all_numbers(values):
-            return f"Its text holds numbers, so convert the text: {text} = {text}.astype(float)."
+            return f"Its text holds numbers, so convert the text, {_into_a_new_frame(text, 'float')}."
         return (
             f"The text is not all numbers, so convert the numbers with {numbers}.astype(str), "
             "and check the values are then written alike."
