@@ -312,7 +312,8 @@ class CodeLoop(AgentLoop):
         if not name or name not in namespace:
             return output
         value = namespace[name]
-        if self.coach.handle_problem(value) or self._new_answer_problems(value, memory_step.code_action):
+        answering = f"{memory_step.code_action}\nfinal_answer({name})"  # the answer as the model would have sent it
+        if self.coach.handle_problem(value) or self._new_answer_problems(value, answering):
             return output
         ended = f"The chart draws what the question asks for: nbagent ended the run with final_answer({name}).\n"
         memory_step.observations = (memory_step.observations or "") + ended

@@ -356,3 +356,21 @@ def test_a_chart_across_the_labels_of_a_column_where_months_are_asked_is_refused
     assert "orders['order_date'] has 6 months" in problem
     assert problems(question, summary(per_month)) == []
     assert problems("Make a bar chart of the units per region in `orders`.", summary(across_regions)) == []
+
+
+@pytest.mark.filterwarnings("ignore::nbagent.sandbox.guards.executor.LocalNotice")
+def test_the_values_a_chart_ends_the_run_with_are_checked_as_the_code_that_drew_it_made_them(small_agent):
+    """The messy run's monthly chart was drawn by the offer on cleaned amounts, after a step that totalled the text
+    amounts into the same name: the checks read that step's total, doubted it, and the model wrote final_answer."""
+    sales = frames()["sales"].assign(amount=lambda f: [f"${units}.00" for units in f["units"]])
+    totalled_as_text = "monthly = sales.groupby(sales['date'].dt.to_period('M'))['amount'].sum()\nprint(len(monthly))"
+    drawn = (
+        "import pandas as pd\nimport matplotlib.pyplot as plt\n"
+        "amounts = pd.to_numeric(sales['amount'].str.replace('$', '', regex=False))\n"
+        "monthly = amounts.groupby(sales['date'].dt.to_period('M')).sum()\nmonthly.plot.bar()"
+    )
+    agent = small_agent([totalled_as_text, drawn, "final_answer(0)"], {"sales": sales}, executor_type="local")
+    answer = agent.run(QUESTION.replace("units sold", "amount"))
+    steps = agent.memory.action_steps()  # the text total, nbagent's offer on cleaned amounts, the chart
+    assert len(steps) == 3 and steps[2].is_final_answer and "nbagent ended the run" in steps[2].observations
+    assert list(answer) == list(sales.groupby(sales["date"].dt.to_period("M"))["units"].sum().astype(float))
