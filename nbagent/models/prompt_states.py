@@ -72,6 +72,7 @@ class PromptStates:
         return shared_start(best.tokens, prompt)
 
     def _keep(self, tokens: np.ndarray) -> None:
+        """Copy the context's state (it holds ``tokens``), dropping the kept states it extends."""
         self._states = [state for state in self._states if shared_start(state.tokens, tokens) < len(state.tokens)]
         size = int(self._llama_cpp.llama_state_get_size(self._llm.ctx))
         if size > self.budget_bytes:
@@ -86,14 +87,14 @@ class PromptStates:
             self._states.pop(0)
 
     def _restore(self, state: _State) -> None:
+        self._states.remove(state)
         if self._llama_cpp.llama_state_set_data(self._llm.ctx, _pointer(state.data), state.data.nbytes) == 0:
             self._llm.reset()  # the context is in an unknown state: the call evaluates its whole prompt
-            return
+            return  # (and the state that would not load is let go)
         self._llm.input_ids[: len(state.tokens)] = state.tokens
         self._llm.n_tokens = len(state.tokens)
         self._llm._requires_eval = True  # the logits are the state's: the call evaluates at least one token anew
-        self._states.remove(state)
-        self._states.append(state)
+        self._states.append(state)  # the most recently used
 
 
 def _pointer(data: np.ndarray) -> Any:
