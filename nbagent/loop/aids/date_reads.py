@@ -14,11 +14,10 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from .bindings import last_assignment
 from .code_checks import CodeFix, apply_edits, frame_column, inside_an_edit
 from .coercions import has_pandas
-from .data_card import filled_text, text_kind, value_kind
-from .reconversions import column_assigned_before
+from .data_card import filled_text, text_kind
+from .reconversions import notebook_column
 
 __all__ = ["fix_date_reads", "date_conversion"]
 
@@ -84,15 +83,8 @@ def _text_dates(read: ast.Subscript, tree: ast.Module, namespace: dict[str, Any]
     `.dt`, in several for `pd.to_datetime` (one format it reads)."""
     accessor = fails.startswith(".dt")
     frame_name, column = frame_column(read)
-    frame = namespace.get(frame_name)
-    if value_kind(frame) != "DataFrame" or column not in frame.columns:
-        return ""
-    if last_assignment(frame_name, tree, before=read) is not None or column_assigned_before(
-        frame_name, column, read, tree
-    ):
-        return ""  # the code changed the frame or the column first: its values are not the notebook's
-    values = frame[column]
-    if values.dtype.kind in "biufcmM":
+    values = notebook_column(read, tree, namespace)
+    if values is None or values.dtype.kind in "biufcmM":
         return ""
     written = filled_text(values)
     if len(written) > _MAX_DISTINCT or text_kind(written) != "dates":

@@ -18,7 +18,7 @@ from .bindings import last_assignment
 from .code_checks import CodeFix, apply_edits, frame_column, inside_an_edit, is_method_call, is_text
 from .data_card import value_kind
 
-__all__ = ["TEXT_CLEANINGS", "column_assigned_before", "fix_reconversions"]
+__all__ = ["TEXT_CLEANINGS", "column_assigned_before", "fix_reconversions", "notebook_column"]
 
 # `.str` methods that clean text on the way to a number or a date (not `.str.contains`: a test, not a cleaning)
 TEXT_CLEANINGS = frozenset({"replace", "strip", "lstrip", "rstrip", "removeprefix", "removesuffix"})
@@ -150,3 +150,17 @@ def column_assigned_before(frame: str, column: str, use: ast.expr, tree: ast.Mod
         if any(frame_column(target) == (frame, column) for target in targets):
             return True
     return False
+
+
+def notebook_column(read: ast.expr, tree: ast.Module, namespace: dict[str, Any]) -> Any:
+    """The column `read` (`frame["col"]`) names as the notebook holds it, or None: when it names no frame's column,
+    or the code changed the frame or the column before it (its values are then not the notebook's)."""
+    frame_name, column = frame_column(read) or ("", "")
+    frame = namespace.get(frame_name)
+    if value_kind(frame) != "DataFrame" or column not in frame.columns:
+        return None
+    if last_assignment(frame_name, tree, before=read) is not None or column_assigned_before(
+        frame_name, column, read, tree
+    ):
+        return None
+    return frame[column]

@@ -14,10 +14,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from .bindings import last_assignment
 from .code_checks import CodeFix, apply_edits, frame_column
-from .data_card import value_kind
-from .reconversions import column_assigned_before
+from .reconversions import notebook_column
 
 __all__ = ["fix_text_masks"]
 
@@ -85,15 +83,8 @@ def _gaps(test: ast.Call, tree: ast.Module, namespace: dict[str, Any]) -> str:
     the code finds it."""
     column_read = test.func.value.value  # type: ignore[attr-defined]
     frame_name, column = frame_column(column_read)  # type: ignore[misc]
-    frame = namespace.get(frame_name)
-    if value_kind(frame) != "DataFrame" or column not in frame.columns:
-        return ""
-    if last_assignment(frame_name, tree, before=column_read) is not None or column_assigned_before(
-        frame_name, column, column_read, tree
-    ):
-        return ""  # the code changed the frame or the column first: its values are not the notebook's
-    values = frame[column]
-    if not _tests_give_gaps(values.dtype):
+    values = notebook_column(column_read, tree, namespace)
+    if values is None or not _tests_give_gaps(values.dtype):
         return ""
     gaps = int(values.isna().sum())
     if not gaps:
