@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from nbagent import ActionStep, CodeAgent, ScriptedModel
-from nbagent.loop.aids.chart_checks import chart_problems, chart_taken_note
+from nbagent.loop.aids.chart_checks import chart_only, chart_problems, chart_taken_note
 from nbagent.loop.code_step import AnswerRefused
 from nbagent.loop.prompting import SMALL
 from nbagent.media import collect_images
@@ -374,3 +374,19 @@ def test_the_values_a_chart_ends_the_run_with_are_checked_as_the_code_that_drew_
     steps = agent.memory.action_steps()  # the text total, nbagent's offer on cleaned amounts, the chart
     assert len(steps) == 3 and steps[2].is_final_answer and "nbagent ended the run" in steps[2].observations
     assert list(answer) == list(sales.groupby(sales["date"].dt.to_period("M"))["units"].sum().astype(float))
+
+
+@pytest.mark.parametrize(
+    ("question", "alone"),
+    [
+        ("Plot the monthly units sold in `sales` as a bar chart.", True),
+        ("Plot how many clients signed up each year in `clients`, as a bar chart.", True),  # "how many" is the chart
+        ("Draw a line chart of the monthly amount, one line per region.", True),
+        ("Plot the monthly units as a bar chart and say which month sold the most.", False),
+        ("Plot the monthly units. Which month sold the most?", False),
+        ("Plot the units per region, then give the largest region's total.", False),
+        ("Which month sold the most?", False),
+    ],
+)
+def test_a_question_asks_for_a_chart_alone_when_each_of_its_clauses_asks_for_the_chart(question, alone):
+    assert chart_only(question) is alone

@@ -41,12 +41,9 @@ _NOT_GROUPS = re.compile(r"\b(?:histogram|distribution|scatter|box\s*plot|boxplo
 _OVER_TIME = re.compile(
     r"\b(?:over\s+time|trend|timeline|time\s+series|evolution|across\s+time|over\s+the\s+\w+)\b", re.I
 )
-# "Plot X" asks for the chart alone; "Plot X and say which month was highest" or "What … ? Plot it" asks for more
-_MORE_ASKED = re.compile(
-    r"\?|\b(?:which|what|who|whom|whose|when|where|why|how|tell|say|report|compute|calculate|find|give|list|"
-    r"name|answer|return|print|count)\b",
-    re.I,
-)
+# "Plot X" asks for the chart alone; "Plot X and say which month was highest" or "What … ? Plot it" asks for more: a
+# question is cut into clauses at sentence ends and "and"/"then", and each must ask for the chart
+_CLAUSE_ENDS = re.compile(r"[.;!]\s+|\band\b|\bthen\b", re.I)
 _DATE_NAME = re.compile(r"date|time|day|month|period|week|_at$|^at_|year", re.I)
 _MOST_LABELS = 500  # the distinct labels of a column an axis's ticks are compared with
 _FAR = 2  # marks above this many times the groups (and 3 more at least) draw the rows, not the groups
@@ -65,7 +62,8 @@ def chart_taken_note(code: str, question: str, namespace: dict[str, Any], task_n
 
 def chart_only(question: str) -> bool:
     """Whether the question asks for a chart and nothing else (the chart is then the whole answer)."""
-    return bool(_CHART_ASKED.search(question)) and not _MORE_ASKED.search(question)
+    clauses = [clause for clause in _CLAUSE_ENDS.split(question) if clause.strip(" .,;!")]
+    return "?" not in question and bool(clauses) and all(_CHART_ASKED.search(clause) for clause in clauses)
 
 
 def plotted_name(code: str, namespace: dict[str, Any], task_names: list[str]) -> str:
