@@ -18,11 +18,12 @@ from __future__ import annotations
 import ctypes
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from nbagent.sandbox.boundary.model_memory import remember_model_buffer
+
+if TYPE_CHECKING:  # numpy comes with llama-cpp-python; nbagent itself imports without it
+    import numpy as np
 
 #: A state is kept or restored only for at least this many tokens (fewer evaluate faster than a state copies).
 MIN_TOKENS = 64
@@ -36,6 +37,8 @@ class _State:
 
 def shared_start(first: Sequence[int] | np.ndarray, second: Sequence[int] | np.ndarray) -> int:
     """How many tokens the two sequences share from their start."""
+    import numpy as np
+
     length = min(len(first), len(second))
     differ = np.flatnonzero(np.asarray(first[:length]) != np.asarray(second[:length]))
     return int(differ[0]) if differ.size else length
@@ -77,6 +80,8 @@ class PromptStates:
         size = int(self._llama_cpp.llama_state_get_size(self._llm.ctx))
         if size > self.budget_bytes:
             return
+        import numpy as np
+
         data = np.empty(size, dtype=np.uint8)
         written = self._llama_cpp.llama_state_get_data(self._llm.ctx, _pointer(data), size)
         if not 0 < written <= size:
