@@ -277,9 +277,10 @@ class CodeLoop(AgentLoop):
             problems = (self._new_chart_problems(doubted) + problems)[:_MAX_PROBLEMS_SAID]
         # a chart taken only because its doubts were said twice is never told it draws what the question asks for
         if small and memory_step.figures and not doubted and not problems and not output.is_final_answer:
-            output = self._chart_as_answer(memory_step, output)
+            namespace = self._seen_namespace()
+            output = self._chart_as_answer(memory_step, output, namespace)
             if not output.is_final_answer:
-                taken = self.coach.chart_taken(memory_step.code_action, self._seen_namespace(), memory_step.figures)
+                taken = self.coach.chart_taken(memory_step.code_action, namespace, memory_step.figures)
                 memory_step.observations = (memory_step.observations or "") + taken
         is_final = output.is_final_answer and not problems  # a doubted answer is observed, then refused
         yield ToolOutput(
@@ -304,10 +305,9 @@ class CodeLoop(AgentLoop):
             )
         yield ActionOutput(output=output.output, is_final_answer=is_final)
 
-    def _chart_as_answer(self, memory_step: ActionStep, output: Any) -> Any:
+    def _chart_as_answer(self, memory_step: ActionStep, output: Any, namespace: dict[str, Any]) -> Any:
         """A chart the question asks for alone, drawn and taken by the checks: the run ends with the values it plots,
         checked as any answer is (else the model is told to end it, `chart_taken`)."""
-        namespace = self._seen_namespace()
         name = self.coach.chart_answer(memory_step.code_action, namespace, memory_step.figures)
         if not name or name not in namespace:
             return output

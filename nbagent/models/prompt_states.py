@@ -59,20 +59,22 @@ class PromptStates:
     def __len__(self) -> int:
         return len(self._states)
 
-    def prepare(self, prompt: Sequence[int]) -> int:
+    def prepare(self, prompt: Sequence[int]) -> None:
         """Before a call on ``prompt``: keep the live state if the call would drop a long stretch of it, put back the
-        kept state sharing the longest start with ``prompt`` if it beats the live one. Returns the tokens restored."""
+        kept state sharing the longest start with ``prompt`` if it beats the live one."""
         if self.budget_bytes <= 0:
-            return 0
+            return
         live = self._llm.input_ids[: self._llm.n_tokens]
         live_shared = shared_start(live, prompt)
         if len(live) - live_shared >= MIN_TOKENS:
             self._keep(live.copy())
-        best = max(self._states, key=lambda state: shared_start(state.tokens, prompt), default=None)
-        if best is None or shared_start(best.tokens, prompt) < live_shared + MIN_TOKENS:
-            return 0
-        self._restore(best)
-        return shared_start(best.tokens, prompt)
+        shared, best = max(
+            ((shared_start(state.tokens, prompt), state) for state in self._states),
+            key=lambda kept: kept[0],
+            default=(0, None),
+        )
+        if best is not None and shared >= live_shared + MIN_TOKENS:
+            self._restore(best)
 
     def _keep(self, tokens: np.ndarray) -> None:
         """Copy the context's state (it holds ``tokens``), dropping the kept states it extends."""

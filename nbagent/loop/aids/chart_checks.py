@@ -55,7 +55,7 @@ def chart_taken_note(code: str, question: str, namespace: dict[str, Any], task_n
     sent an empty reply, the same code again (refused as a repeat), and a chart of every spelling, to the end."""
     if not _CHART_ASKED.search(question):
         return ""
-    name = _plotted(code, namespace, task_names)
+    name = plotted_name(code, namespace, task_names)
     answer = f"final_answer({name})" if name else "final_answer with the values it plots"
     return f"The chart draws what the question asks for. If it is the chart asked for, end the run now: {answer}.\n"
 
@@ -67,11 +67,6 @@ def chart_only(question: str) -> bool:
 
 
 def plotted_name(code: str, namespace: dict[str, Any], task_names: list[str]) -> str:
-    """The name of the values the code's chart is drawn from ("" when none is sure)."""
-    return _plotted(code, namespace, task_names)
-
-
-def _plotted(code: str, namespace: dict[str, Any], task_names: list[str]) -> str:
     """The last name the code assigned that holds a table, a Series or a dict (what a chart is drawn from)."""
     try:
         tree = ast.parse(code)

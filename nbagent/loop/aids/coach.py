@@ -246,7 +246,7 @@ class Coach:
         """What a small model reads after its step drew a chart the checks took and do not doubt, for a chart
         question: end the run with final_answer (and with what); "" for other models and questions, and for figures
         (their summaries) that draw nothing — the messy run's chart of an empty frame was told it drew what was asked."""
-        if not self.small or not any(isinstance(f, dict) and f.get("marks") for f in figures):
+        if not self.small or not _drew_marks(figures):
             return ""
         try:
             return chart_taken_note(code, self._question, namespace, list(self._given))
@@ -257,11 +257,7 @@ class Coach:
         """The name of the values a small model's chart is drawn from, when the question asks for that chart alone and
         the checks took it: the run may end with them, without a model call to write ``final_answer(<name>)`` (the
         messy run's chart questions spent 5-8 s each on it, one on an empty reply first); "" otherwise."""
-        if (
-            not self.small
-            or not chart_only(self._question)
-            or not any(isinstance(f, dict) and f.get("marks") for f in figures)
-        ):
+        if not self.small or not chart_only(self._question) or not _drew_marks(figures):
             return ""
         try:
             return plotted_name(code, namespace, list(self._given))
@@ -295,6 +291,11 @@ def _cleaned_for(code: str, question: str, variables: list[str], namespace: dict
         return cleaned_program(code, question, namespace, variables)
     except Exception:  # advice over any data a notebook holds: odd data offers nothing
         return ""
+
+
+def _drew_marks(figures: Sequence[dict[str, Any]]) -> bool:
+    """Whether one of the figures (their summaries) draws something."""
+    return any(isinstance(figure, dict) and figure.get("marks") for figure in figures)
 
 
 def _said(step: ActionStep) -> str:

@@ -176,8 +176,10 @@ def rewritten(code: str, rewrites: dict[str, str]) -> str:
         return ""
     edits: list[tuple[ast.AST, str]] = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.expr) and not inside_an_edit(node, edits) and ast.unparse(node) in rewrites:
-            edits.append((node, rewrites[ast.unparse(node)]))
+        if isinstance(node, ast.expr) and not inside_an_edit(node, edits):
+            written = rewrites.get(ast.unparse(node))
+            if written is not None:
+                edits.append((node, written))
     return apply_edits(code, edits, lambda node: "").code
 
 
