@@ -217,6 +217,27 @@ def test_the_walk_of_a_large_namespace_stops_and_what_it_did_not_reach_is_masked
     assert secret not in far and secret not in copy  # past the reach and elsewhere: masked, never left readable
 
 
+def test_the_walk_reads_a_frame_s_labels_as_stored_and_never_builds_a_range_index() -> None:
+    """A RangeIndex's ``_data`` is computed: reading it built a 16M-row frame's index as a 128 MiB array in the worker
+    at each start, which was then searched. Labels the frame holds as text are still reached (and kept)."""
+    import pandas as pd
+
+    from nbagent.sandbox.boundary import wipe
+
+    secret = "label-secret-" + os.urandom(8).hex()
+    label, column = "".join(["id:", secret]), "".join(["col:", secret])  # the user's own texts, as labels
+    reversed_secret = secret[::-1]  # (the test's own ``secret`` is a copy outside the namespace: masked too)
+    frame = pd.DataFrame({"a": range(1000)})
+    level = "".join(["level:", secret])
+    labelled = pd.DataFrame({column: [1.0]}, index=[label])
+    stacked = pd.Series([1.0], index=pd.MultiIndex.from_tuples([(level, 1)]))
+    skip = wipe.visible_buffers({"frame": frame, "labelled": labelled, "stacked": stacked}, [secret.encode()])
+    assert "_data" not in frame.index._cache  # the range stayed a range
+    copy = "".join(["kernel:", secret])
+    assert wipe.mask({secret.encode()}, skip=skip) >= 1
+    assert label[3:] == column[4:] == level[6:] == reversed_secret[::-1] and "*" * len(secret) in copy
+
+
 class _FakeModel:
     """A model whose load maps one large buffer of numbers (as llama.cpp's weights and caches) and which can unload.
 

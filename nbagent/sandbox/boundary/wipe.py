@@ -87,6 +87,9 @@ def _arrays_of(value: Any) -> list:
     if not module.startswith("pandas"):
         return []
     manager = getattr(value, "_mgr", None)  # a DataFrame's or Series' blocks (pandas' internal manager)
+    if manager is None:  # an extension array over numpy (an index's strings, a categorical's codes): stored
+        stored = getattr(value, "_ndarray", None) if "_ndarray" in dir(type(value)) else None
+        return [stored] if stored is not None else []
     try:
         arrays = list(manager.arrays) if manager is not None else []
     except Exception:
@@ -165,7 +168,9 @@ def _parts(value: Any, ranges: list[tuple[int, int]]) -> list:
         # the columns' buffers are recorded now, not when the walk reaches them: a frame met after a long list
         # keeps its gigabytes out of the search even when the walk stops before its columns
         parts = [item for array in _arrays_of(value) for item in _parts(array, ranges)]  # (objects' columns' items)
-        parts += [getattr(value, name, None) for name in ("index", "columns", "_data", "_mask")]
+        parts += list(getattr(getattr(value, "_mgr", None), "axes", None) or ())  # a frame's index and columns
+        stored = getattr(value, "__dict__", None) or {}  # never a computed attribute: a RangeIndex's ``_data``
+        parts += [stored.get("_data"), stored.get("_mask"), *stored.get("_levels", ())]  # would build the range
         return [p for p in parts if p is not None and p is not value]
     if isinstance(value, type) or type(value).__module__ != "__main__":
         return []  # a library's object (a client, an executor) is no data of the user's: it reaches the kernel's state
