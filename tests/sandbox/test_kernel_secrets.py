@@ -238,6 +238,48 @@ def test_the_walk_reads_a_frame_s_labels_as_stored_and_never_builds_a_range_inde
     assert label[3:] == column[4:] == level[6:] == reversed_secret[::-1] and "*" * len(secret) in copy
 
 
+def test_memory_malloc_freed_is_dropped_from_the_worker_s_copy_not_searched() -> None:
+    """A kernel's heap keeps what it freed (0.8 GB in a test process): in the forked copy, the free pages are given
+    back before the search, so the secret a freed buffer held reads as zeros there and its pages are not searched;
+    the parent's memory is untouched."""
+    import ctypes
+
+    from nbagent.sandbox.boundary import wipe
+
+    secret = b"freed-secret-" + os.urandom(8).hex().encode()
+    reversed_secret = secret[::-1]  # (``secret`` itself is masked in the child: it is a copy like any other)
+    probe = ctypes.create_string_buffer(4200)  # read into, never allocated after the free (it could land there)
+    blobs = [bytes(4000) + secret if i == 100 else bytes(4096) for i in range(40_000)]  # 160 MB from malloc
+    freed_at = id(blobs[100])
+    kept = blobs[::400]  # (every 400th stays: the heap cannot shrink from its top)
+    del blobs
+    reading, writing = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the worker's copy
+        before = _resident_heap()
+        wipe.mask({secret})
+        after = _resident_heap()
+        ctypes.memmove(probe, freed_at, 4200)
+        os.write(writing, json.dumps([before, after, reversed_secret[::-1] in probe.raw]).encode())
+        os._exit(0)
+    ctypes.memmove(probe, freed_at, 4200)  # the kernel's own freed memory: as it was
+    assert secret in probe.raw
+    os.close(writing)
+    before, after, still_held = json.loads(os.read(reading, 4096))
+    os.waitpid(pid, 0)
+    assert before - after > 100 * 2**20  # the free pages were given back, not searched
+    assert not still_held
+    assert len(kept) == 100
+
+
+def _resident_heap() -> int:
+    from nbagent.sandbox.boundary import wipe
+    from nbagent.sandbox.boundary.mappings import regions
+
+    libc, heap = wipe._libc(), [r for r in regions() if wipe.searchable(r)]
+    return sum(high - low for r in heap for low, high in wipe._resident_runs(libc, (r.start, r.end), 4096))
+
+
 class _FakeModel:
     """A model whose load maps one large buffer of numbers (as llama.cpp's weights and caches) and which can unload.
 

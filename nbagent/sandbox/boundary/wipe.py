@@ -16,9 +16,11 @@ benchmark's busy 2-core machine; none at all without values), less those buffers
 names' large arrays and frames (:func:`data_buffers`: the user's data, where no secret of the kernel's lives), so that
 a kernel holding gigabytes of frames does not pay a pass over them at every worker start (nor ``mincore`` over
 them); plus the walk, 5-10 ms at most. A million small objects are searched like the rest: their memory is the
-kernel's heap, where freed copies of a secret lie among them (``benchmarks/isolation.py scrub``). Shared mappings
-are never written (they are the kernel's memory too); read-only mappings, swapped-out pages and other encodings of a
-value (UTF-16/32 strings) are not searched.
+kernel's heap, where freed copies of a secret lie among them (``benchmarks/isolation.py scrub``). What malloc holds
+free is first given back in the worker's copy (:func:`_drop_freed_memory`): those pages read as zeros there, so a
+secret a freed buffer kept is gone from them without a search (a long-lived process's heap is mostly that). Shared
+mappings are never written (they are the kernel's memory too); read-only mappings, swapped-out pages and other
+encodings of a value (UTF-16/32 strings) are not searched.
 """
 
 from __future__ import annotations
@@ -236,6 +238,7 @@ def mask(values: Iterable[bytes], skip: list[tuple[int, int]] = ()) -> int:  # t
     if not needles:
         return 0
     libc = _libc()
+    _drop_freed_memory(libc)
     page = os.sysconf("SC_PAGE_SIZE")
     skip = merged(list(skip))
     pieces = without([(r.start, r.end) for r in regions() if searchable(r)], skip)  # (a frame's buffers: not asked)
@@ -248,6 +251,17 @@ def mask(values: Iterable[bytes], skip: list[tuple[int, int]] = ()) -> int:  # t
     for needle in needles:
         ctypes.memset(needle, 0, len(needle))
     return count
+
+
+def _drop_freed_memory(libc: ctypes.CDLL) -> None:
+    """Give back the whole pages of memory malloc holds free (``malloc_trim``): in this forked copy they become
+    zero-filled and unmapped, so no secret a freed buffer kept is left in them and :func:`mask` has none of them to
+    search (a kernel's heap grows with what it freed: 0.8 GB in a test process, most of it free). The kernel's own
+    memory is untouched (the pages are private to each process). Without glibc (musl), they are searched."""
+    trim = getattr(libc, "malloc_trim", None)
+    if trim is not None:
+        trim.argtypes = [ctypes.c_size_t]
+        trim(0)
 
 
 def _mask_one(libc: ctypes.CDLL, runs: list[tuple[int, int]], needle: ctypes.Array, own: list[tuple[int, int]]) -> int:
