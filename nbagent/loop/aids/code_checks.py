@@ -12,7 +12,7 @@ edit. What cannot be fixed surely (a `groupby`, a `mean`) is not run (`code_warn
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +21,7 @@ __all__ = [
     "apply_edits",
     "code_warning",
     "fix_totals",
+    "fixed",
     "frame_column",
     "in_place",
     "inside_an_edit",
@@ -147,6 +148,26 @@ _PRODUCT_WHY = "the total of a product is (a * b).sum(), not a * b.sum() nor a.s
 
 def _apply(code: str, edits: list[tuple[ast.AST, str]]) -> CodeFix:
     return apply_edits(code, edits, lambda _node: _PRODUCT_WHY)
+
+
+#: A fixer's proposal: a node of the code, the source that runs in its place, and why (said in the step's notes).
+Edit = tuple[ast.AST, str, str]
+
+
+def fixed(code: str, edits_of: Callable[[ast.Module], Iterable[Edit]]) -> CodeFix:
+    """`code` with the edits `edits_of(its tree)` proposes, outermost first: one inside an edit already taken (or a
+    node proposed again) is dropped. Code that does not parse is left as it is."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return CodeFix(code)
+    edits: list[tuple[ast.AST, str]] = []
+    said: dict[ast.AST, str] = {}
+    for node, text, why in edits_of(tree):
+        if node not in said and not inside_an_edit(node, edits):
+            edits.append((node, text))
+            said[node] = why
+    return apply_edits(code, edits, said.__getitem__)
 
 
 def apply_edits(code: str, edits: list[tuple[ast.AST, str]], why: Callable[[ast.AST], str]) -> CodeFix:

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from .bindings import last_assignment
-from .code_checks import CodeFix, apply_edits, frame_column, inside_an_edit, is_method_call, is_text
+from .code_checks import CodeFix, Edit, fixed, frame_column, is_method_call, is_text
 from .data_card import value_kind
 from .reconversions import TEXT_CLEANINGS, column_assigned_before
 
@@ -122,21 +123,17 @@ def fix_lossy_conversions(code: str, namespace: dict[str, Any]) -> CodeFix:
     each `<cleaning>.astype(float)` or `pd.to_numeric(<cleaning>)` that would fail on some of them ('$1,891.37'
     with the ',' taken out and the '$' left, a blank) too, said in the fix's notes. The messy run's first step
     failed this way in 3 questions of 20, each costing a step to read the hint and write the line it gives."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return CodeFix(code)
-    edits: list[tuple[ast.AST, str]] = []
-    said: dict[ast.AST, str] = {}
+    return fixed(code, lambda tree: _lossy_edits(code, tree, namespace))
+
+
+def _lossy_edits(code: str, tree: ast.Module, namespace: dict[str, Any]) -> Iterator[Edit]:
     for node in ast.walk(tree):
         converted = _converted_text(node)
-        if converted is None or inside_an_edit(node, edits) or not (has_pandas(code, namespace) or _calls_pd(node)):
+        if converted is None or not (has_pandas(code, namespace) or _calls_pd(node)):
             continue
         found = _lossy(node, converted, tree, namespace)
         if found:
-            edits.append((node, found[0]))
-            said[node] = found[1]
-    return apply_edits(code, edits, lambda node: said[node])
+            yield node, found[0], found[1]
 
 
 def has_pandas(code: str, namespace: dict[str, Any]) -> bool:

@@ -12,9 +12,10 @@ classifier (`nbagent.data.cleaning.date_format`) reads the column's distinct tex
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from typing import Any
 
-from .code_checks import CodeFix, apply_edits, frame_column, inside_an_edit
+from .code_checks import CodeFix, Edit, fixed, frame_column
 from .coercions import has_pandas
 from .data_card import filled_text, text_kind
 from .reconversions import notebook_column
@@ -35,22 +36,15 @@ def fix_date_reads(code: str, namespace: dict[str, Any]) -> CodeFix:
     notebook frame's column of dates written as text in several formats read through `date_conversion`."""
     if not has_pandas(code, namespace):
         return CodeFix(code)
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return CodeFix(code)
-    edits: list[tuple[ast.AST, str]] = []
-    said: dict[ast.AST, str] = {}
+    return fixed(code, lambda tree: _date_edits(tree, namespace))
+
+
+def _date_edits(tree: ast.Module, namespace: dict[str, Any]) -> Iterator[Edit]:
     for node in ast.walk(tree):
         read = _date_read(node)
-        if read is None or inside_an_edit(node, edits):
-            continue
-        why = _text_dates(read, tree, namespace, _how_it_fails(node))
+        why = _text_dates(read, tree, namespace, _how_it_fails(node)) if read is not None else ""
         if why:
-            edited = node if isinstance(node, ast.Call) else read
-            edits.append((edited, date_conversion(ast.unparse(read))))
-            said[edited] = why
-    return apply_edits(code, edits, lambda node: said[node])
+            yield (node if isinstance(node, ast.Call) else read), date_conversion(ast.unparse(read)), why
 
 
 def _date_read(node: ast.AST) -> ast.Subscript | None:

@@ -12,10 +12,11 @@ says so; what follows it (`.astype(float)`, `pd.to_numeric(..., errors='coerce')
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from typing import Any
 
 from .bindings import last_assignment
-from .code_checks import CodeFix, apply_edits, frame_column, inside_an_edit, is_method_call, is_text
+from .code_checks import CodeFix, Edit, fixed, frame_column, is_method_call, is_text
 from .data_card import value_kind
 
 __all__ = ["TEXT_CLEANINGS", "column_assigned_before", "fix_reconversions", "notebook_column"]
@@ -33,21 +34,18 @@ _HOPS = 3  # selections followed back to a notebook frame: once = orders.drop_du
 def fix_reconversions(code: str, namespace: dict[str, Any]) -> CodeFix:
     """`code` with each text cleaning of a notebook frame's column that already holds numbers or dates run as
     the column itself (said in the fix's notes)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return CodeFix(code)
-    edits: list[tuple[ast.AST, str]] = []
-    dtypes: dict[ast.AST, str] = {}
+    return fixed(code, lambda tree: _reconversion_edits(tree, namespace))
+
+
+def _reconversion_edits(tree: ast.Module, namespace: dict[str, Any]) -> Iterator[Edit]:
     for node in ast.walk(tree):  # outermost first: a chain's longest cleaning is met before its parts
         column = _cleaned_column(node)
-        if column is None or inside_an_edit(node, edits):
-            continue
-        dtype = _held_dtype(column, tree, namespace)
+        dtype = _held_dtype(column, tree, namespace) if column is not None else ""
         if dtype:
-            edits.append((node, ast.unparse(column)))
-            dtypes[node] = f"{ast.unparse(column)} already holds {dtype}, not text"
-    return apply_edits(code, edits, lambda node: f"{dtypes[node]}: .str is for text, and it is already converted.")
+            why = (
+                f"{ast.unparse(column)} already holds {dtype}, not text: .str is for text, and it is already converted."
+            )
+            yield node, ast.unparse(column), why
 
 
 def _cleaned_column(node: ast.AST) -> ast.Subscript | None:

@@ -12,9 +12,10 @@ frame's text column with gaps that selects rows (inside `[...]`, alone or joined
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from typing import Any
 
-from .code_checks import CodeFix, apply_edits, frame_column
+from .code_checks import CodeFix, Edit, fixed, frame_column
 from .reconversions import notebook_column
 
 __all__ = ["fix_text_masks"]
@@ -25,20 +26,18 @@ _TESTS = {"contains", "startswith", "endswith", "match", "fullmatch"}
 def fix_text_masks(code: str, namespace: dict[str, Any]) -> CodeFix:
     """`code` with each text test of a notebook frame's column with gaps that selects rows given `na=False` (a
     keyword of pandas' own: nothing is written with `pd`)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return CodeFix(code)
-    edits: list[tuple[ast.AST, str]] = []
-    said: dict[ast.AST, str] = {}
+    return fixed(code, lambda tree: _mask_edits(tree, namespace))
+
+
+def _mask_edits(tree: ast.Module, namespace: dict[str, Any]) -> Iterator[Edit]:
     for subscript in (node for node in ast.walk(tree) if isinstance(node, ast.Subscript)):
         for test in _selecting_tests(subscript.slice):
             why = _gaps(test, tree, namespace)
-            if why and test not in said:
-                test.keywords.append(ast.keyword(arg="na", value=ast.Constant(False)))
-                edits.append((test, ast.unparse(test)))
-                said[test] = why
-    return apply_edits(code, edits, lambda node: said[node])
+            if why:
+                given = ast.Call(
+                    test.func, test.args, [*test.keywords, ast.keyword(arg="na", value=ast.Constant(False))]
+                )
+                yield test, ast.unparse(given), why
 
 
 def _selecting_tests(selection: ast.AST) -> list[ast.Call]:
