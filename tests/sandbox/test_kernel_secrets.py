@@ -31,6 +31,7 @@ ARGV_KEY = "argv-token-0a9b8c7d6e5f4a3b"
 ENV_KEY = "env-secret-1f2e3d4c5b6a7988"
 MODULE_KEY = "sk-module-9b8a7c6d5e4f3a21"  # openai.api_key: the module-level client's key
 USER_VALUE = "user-variable-3c4d5e6f7a8b9c0d"  # the user's own variable: stays (the positive control)
+PLACE = "/tmp/nbagent-token-cache-6d5c4b3a"  # a credential-named variable's path (…_TOKEN_CACHE_DIR): stays
 
 
 def memory_hits(pid: int, needles: Iterable[bytes]) -> dict[bytes, int]:
@@ -71,6 +72,7 @@ def test_credentials_argv_and_environment_are_gone_from_the_worker(
 
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("NBAGENT_TEST_API_TOKEN", ENV_KEY)
+    monkeypatch.setenv("NBAGENT_TEST_TOKEN_CACHE_DIR", PLACE)
     monkeypatch.setattr(sys, "argv", ["kernel", f"--token={ARGV_KEY}", "-f", str(tmp_path / "kernel-1.json")])
     monkeypatch.setattr(openai, "api_key", MODULE_KEY)
     model = OpenAIServerModel("m", api_base="http://127.0.0.1:9/v1", api_key=MODEL_KEY)
@@ -89,9 +91,10 @@ def test_credentials_argv_and_environment_are_gone_from_the_worker(
         if not guards:  # what the agent's code itself sees, past the guards
             seen = executor("import sys\n(sys.argv, model._secrets, model.client.api_key)").output
             assert seen == (["nbagent-worker"], [], "")
-        planted = (MODEL_KEY, CLIENT_KEY, HTTPX_KEY, ARGV_KEY, ENV_KEY, MODULE_KEY, USER_VALUE)
+        planted = (MODEL_KEY, CLIENT_KEY, HTTPX_KEY, ARGV_KEY, ENV_KEY, MODULE_KEY, USER_VALUE, PLACE)
         hits = memory_hits(executor.worker_pid, [s.encode() for s in planted])
         assert hits.pop(USER_VALUE.encode()) > 0  # the scan sees what is there
+        assert hits.pop(PLACE.encode()) > 0  # a path is no credential: this module's constant is left as it is
         assert hits == dict.fromkeys(hits, 0)
         # the blocks the process started with (a copy of the kernel's): environment zeroed, command line replaced
         assert Path(f"/proc/{executor.worker_pid}/environ").read_bytes().strip(b"\0") == b""
@@ -343,6 +346,7 @@ def test_a_worker_started_beside_a_loaded_model_still_masks_the_secrets_outside_
 
     model = model_memory.remember_model_memory(lambda: _FakeModel(64 << 20), lambda m: m.weights is not None)
     monkeypatch.setenv("NBAGENT_TEST_API_TOKEN", ENV_KEY)
+    monkeypatch.setenv("NBAGENT_TEST_TOKEN_CACHE_DIR", PLACE)
     executor = IsolatedPythonExecutor(timeout_seconds=20)
     try:
         assert executor("6 * 7").output == 42

@@ -12,15 +12,15 @@ kernel holds for itself, in two passes:
    the API clients we know (nbagent's models, ``openai``, ``httpx``, ``requests``, ``huggingface_hub``): their key,
    token, auth and secret-named header fields, found (only when one of those libraries is loaded) by one pass of the
    collector over the kernel's objects (``gc.get_referrers`` of the classes).
-2. **Copies** are overwritten: each secret value found above (and each secret-named environment variable's value,
-   and the texts of the user's credential variables the agent was not given: ``credentials``) is searched through the
-   worker's private writable memory and masked in place (:mod:`wipe`), so freed buffers, derived strings
-   (``"Bearer <key>"``) and the message buffers that carried it are blank too. The search never writes the memory of
-   the data the agent can see (:func:`wipe.visible_buffers`: the texts, arrays and frame columns its namespace holds),
-   so a secret's equal in the user's data is the user's data there and stays as it is: the scrub never changes data.
-   Nor does it read a loaded model's weights and caches (:mod:`model_memory`: what a model's load mapped anew, while
-   the model is loaded): numbers from a public file, 1.3 GB of the default model's, which took 0.64 s of each start
-   with two secrets to mask (0.10 s without them).
+2. **Copies** are overwritten: each secret value found above (and each secret-named environment variable's value but
+   a path's, :data:`PLACE_NAME`, and the texts of the user's credential variables the agent was not given:
+   ``credentials``) is searched through the worker's private writable memory and masked in place (:mod:`wipe`), so
+   freed buffers, derived strings (``"Bearer <key>"``) and the message buffers that carried it are blank too. The
+   search never writes the memory of the data the agent can see (:func:`wipe.visible_buffers`: the texts, arrays and
+   frame columns its namespace holds), so a secret's equal in the user's data is the user's data there and stays as
+   it is: the scrub never changes data. Nor does it read a loaded model's weights and caches (:mod:`model_memory`:
+   what a model's load mapped anew, while the model is loaded): numbers from a public file, 1.3 GB of the default
+   model's, which took 0.64 s of each start with two secrets to mask (0.10 s without them).
 
 What stays readable: a secret equal to a value the agent's namespace holds (there, not elsewhere; in a namespace
 larger than the walk that finds those values, :data:`wipe._MAX_WALKED` objects, one beyond it is masked instead in
@@ -65,6 +65,9 @@ MIN_SECRET_LENGTH = 8
 MIN_CREDENTIAL_LENGTH = 6
 #: An environment value is masked only from this length (``AUTH_MODE=strict`` is no secret worth a memory search).
 MIN_ENVIRONMENT_LENGTH = 12
+#: A variable named like a credential that names a place holds a path, not the credential (``TIKTOKEN_CACHE_DIR``,
+#: set by litellm at import; ``AWS_SHARED_CREDENTIALS_FILE``): its value is neither searched nor masked.
+PLACE_NAME = re.compile(r"_(?:DIR|FILE|PATH)$", re.IGNORECASE)
 #: A string literal of a history cell that looks like a credential (long, no blanks, letters and digits).
 _CREDENTIAL_LITERAL = re.compile(r"""(['"])([^'"\s]{16,})\1""")
 _NAMED_LITERAL = re.compile(r"""(?i)(?:key|token|secret|passw\w*|auth\w*)\w*['"]?\s*[=:]\s*(['"])([^'"\n]{8,})\1""")
@@ -122,7 +125,7 @@ def scrub(
     started = time.perf_counter()
     found = Found()
     for name, value in (environment or {}).items():
-        if SECRET_NAME.search(name) and len(value) >= MIN_ENVIRONMENT_LENGTH:
+        if SECRET_NAME.search(name) and not PLACE_NAME.search(name) and len(value) >= MIN_ENVIRONMENT_LENGTH:
             found.value(value)  # a copy held elsewhere (a client read it at start) is masked with the rest
     _note_all(found, credentials or ())  # (a helper: a loop variable here would keep one of them alive)
     shell = _shell()
