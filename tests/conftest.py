@@ -3,7 +3,9 @@ the IPython shell with `%load_ext nbagent` (the magic tests)."""
 
 from __future__ import annotations
 
+import gc
 import os
+import sys
 
 # llama.cpp's OpenMP threads spin at every barrier while a peer thread waits for a core: with anything else on
 # the machine (the other xdist worker) a SmolLM2 test file took 90-145 s instead of 23 s. Passive threads sleep
@@ -131,3 +133,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         group = parallel_group(item.nodeid)
         slow[group] = slow.get(group, 0) + (item.get_closest_marker("slow") is not None)
     items.sort(key=lambda item: _rank(parallel_group(item.nodeid), slow[parallel_group(item.nodeid)]))  # stable
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _litellm_clients_dropped():
+    """LiteLLM keeps every API client it made in a process-wide cache: a test file's clients (their keys, pointed at
+    its stopped loopback servers) outlived it, and every isolated worker started later in the same test process
+    searched its memory for each of their keys (the secrets scrub: most of the suite's worker starts). Dropped after
+    each file that filled the cache."""
+    yield
+    litellm = sys.modules.get("litellm")
+    cache = getattr(litellm, "in_memory_llm_clients_cache", None)
+    if cache is not None and getattr(cache, "cache_dict", None):
+        cache.flush_cache()
+        gc.collect()  # (the clients and their bound methods hold each other)
