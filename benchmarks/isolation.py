@@ -3,7 +3,8 @@
 * worker start: fork of this process (numpy and pandas loaded) + confinement, against spawning a fresh interpreter
   that imports numpy and pandas (what a spawned worker would pay before seeing a single variable); and the secrets
   scrub a worker start pays in a real kernel (its session key, history, clients): a plain one, and one holding 2 GiB
-  of frames and 1M small objects (500k dicts and their texts), one with the default model loaded (its weights and
+  of frames and 1M small objects (500k dicts and their texts), one that allocated and freed 1 GB (a long-lived
+  kernel's heap: given back in the worker's copy, not searched), one with the default model loaded (its weights and
   caches not searched; and, to compare, searched), with the scrub's parts (target: under 20 ms).
   ``isolation.py scrub`` runs this part alone;
 * per-step overhead: an empty step; an empty step with a 500 MB DataFrame in the namespace; a step returning a new
@@ -233,6 +234,10 @@ SCRUB_KERNELS = {
         "globals().update(frames)\n"
         "del frames\n"
         "records = [{'id': i, 'name': f'item {i}'} for i in range(500_000)]  # 500k dicts, 500k texts\n"
+    ),
+    # a long-lived kernel's heap keeps what it freed: given back in the worker's copy, not searched (wipe.py)
+    "1 GB allocated and freed (a long-lived kernel)": (
+        "blobs = [bytes(4096) for i in range(250_000)]\nkept = blobs[::300]\ndel blobs\n"
     ),
     # its weights and caches are not searched (boundary/model_memory.py); the same model with them searched:
     "the default model loaded": "from nbagent.models.default import default_model\nmodel = default_model()\n",
