@@ -31,12 +31,15 @@ a copy another thread of the kernel's made into memory mapped beside a model's w
 place where only their name held them), a copy in another encoding (a UTF-16/32 string), and derived state that is
 not the secret's bytes (hash midstates).
 
-Cost, per worker start (``benchmarks/isolation.py scrub``, a real kernel on a busy 2-core machine): 35-45 ms in a
-plain one (numpy, pandas), of which the collector's pass 10-25 ms (a kernel always has jupyter_client's ``Session``
-loaded) and the memory pass 20-30 ms; about 0.16 s in one holding 2 GiB of frames and 1M small objects (the frames'
-buffers are not searched; the small objects' heap is, 25-45 ms per value per 100 MB; the namespace's walk stops at
-``wipe._MAX_WALKED`` objects, where it took 2.8 s for the million). The report (``executor.confinement
-["kernel_secrets"]``) gives each part's cost.
+Cost, per worker start (``benchmarks/isolation.py scrub``, a real kernel on the quiet 2-core machine): 47 ms in a
+plain one (numpy, pandas), of which the collector's pass 15 ms (a kernel always has jupyter_client's ``Session``
+loaded) and the memory pass 27 ms; 85 ms in one holding 2 GiB of frames and 1M small objects (the frames' buffers
+and a ``RangeIndex`` are not read; the small objects' heap is searched, 20-35 ms per value per 100 MB; the
+namespace's walk stops at ``wipe._MAX_WALKED`` objects, where it took 2.8 s for the million); 97 ms in one that
+allocated and freed 1 GB (freed pages are given back in the worker's copy, not searched: 320 ms before). Both
+passes grow with the kernel: the collector's with its objects, the memory pass with its live heap times the values
+found -- a test process holding a million objects, 1 GB of heap and five keys paid 1-5 s per start. The report
+(``executor.confinement["kernel_secrets"]``) gives each part's cost.
 """
 
 from __future__ import annotations
