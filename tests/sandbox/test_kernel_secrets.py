@@ -242,9 +242,9 @@ def test_the_walk_reads_a_frame_s_labels_as_stored_and_never_builds_a_range_inde
 
 
 def test_memory_malloc_freed_is_dropped_from_the_worker_s_copy_not_searched() -> None:
-    """A kernel's heap keeps what it freed (0.8 GB in a test process): in the forked copy, the free pages are given
-    back before the search, so the secret a freed buffer held reads as zeros there and its pages are not searched;
-    the parent's memory is untouched."""
+    """A kernel's heap keeps what it freed until its top is free: in the forked copy, the free pages are given back
+    before the search, so the secret a freed buffer held reads as zeros there and its pages are not searched; the
+    parent's memory is untouched."""
     import ctypes
 
     from nbagent.sandbox.boundary import wipe

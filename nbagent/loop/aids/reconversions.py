@@ -42,10 +42,12 @@ def _reconversion_edits(tree: ast.Module, namespace: dict[str, Any]) -> Iterator
         column = _cleaned_column(node)
         dtype = _held_dtype(column, tree, namespace) if column is not None else ""
         if dtype:
-            why = (
-                f"{ast.unparse(column)} already holds {dtype}, not text: .str is for text, and it is already converted."
+            source = ast.unparse(column)
+            yield (
+                node,
+                source,
+                f"{source} already holds {dtype}, not text: .str is for text, and it is already converted.",
             )
-            yield node, ast.unparse(column), why
 
 
 def _cleaned_column(node: ast.AST) -> ast.Subscript | None:
