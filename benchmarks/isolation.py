@@ -33,8 +33,11 @@ The last line is the one-line summary.
 from __future__ import annotations
 
 import ast
+import contextlib
+import ctypes
 import gc
 import json
+import mmap
 import os
 import statistics
 import subprocess
@@ -246,7 +249,7 @@ SCRUB_KERNELS = {
         "from nbagent.sandbox.boundary import model_memory\nmodel_memory._HELD.clear()\n"
     ),
 }
-SCRUB_STARTS = 3
+SCRUB_STARTS = 5  # the first searches everything; the later ones what may have changed (boundary/unchanged.py)
 
 
 def scrub_costs(setup: str) -> list[dict]:
@@ -286,15 +289,64 @@ def scrub_costs(setup: str) -> list[dict]:
 
 def print_scrub() -> None:
     """The scrub at worker start in a plain kernel and in one holding 2 GiB of frames and 1M small objects (target:
-    under 20 ms), median of SCRUB_STARTS starts, with its parts."""
-    print(f"{'secrets scrub at worker start (median of 3)':48} {'ms':>8}  parts (ms)")
+    under 20 ms): the first start (everything searched) and the median of the later ones (only what may hold a secret
+    not searched yet: boundary/unchanged.py), with their parts and what was read; then what watching the kernel's
+    memory costs it (:func:`watch_cost`)."""
+    print(f"{'secrets scrub at worker start':48} {'first ms':>9} {'later ms':>9}  later: parts (ms), memory read")
     for name, setup in SCRUB_KERNELS.items():
         reports = scrub_costs(setup)
-        total = statistics.median(r["seconds"] for r in reports)
-        parts = {k: statistics.median(r["costs"][k] for r in reports) for k in reports[0]["costs"]}
+        first, later = reports[0], reports[1:]
+        total = statistics.median(r["seconds"] for r in later)
+        parts = {k: statistics.median(r["costs"][k] for r in later) for k in later[0]["costs"]}
         shown = ", ".join(f"{k} {v * 1e3:.1f}" for k, v in parts.items())
-        shown += f"; model memory not searched {reports[0].get('model_memory_bytes', 0) / 2**20:.0f} MiB"
-        print(f"{name:48} {total * 1e3:8.1f}  {shown}")
+        searched = statistics.median(r.get("searched_bytes", 0) for r in later) / 2**20
+        known = statistics.median(r.get("known_free_bytes", 0) for r in later) / 2**20
+        shown += f"; searched {searched:.0f} MiB, known free {known:.0f} MiB (first: {first.get('searched_bytes', 0) / 2**20:.0f})"
+        shown += f"; model memory not searched {first.get('model_memory_bytes', 0) / 2**20:.0f} MiB"
+        print(f"{name:48} {first['seconds'] * 1e3:9.1f} {total * 1e3:9.1f}  {shown}")
+    from nbagent.sandbox.boundary import unchanged
+
+    watched, plain = watch_cost()
+    print(
+        f"rewriting 1 GiB of the kernel's memory after a start: watched {watched * 1e3:.0f} ms, never watched "
+        f"{plain * 1e3:.0f} ms ({watched / plain:.2f}x; once a kernel watches: from "
+        f"{unchanged.WATCHED_FROM_BYTES / 2**20:.0f} MiB of memory outside its namespace's arrays)"
+    )
+
+
+def watch_cost(size: int = 2**30) -> tuple[float, float]:
+    """Seconds the kernel takes to rewrite ``size`` bytes of its memory (4 KiB pages) once a worker started: memory
+    watched since (boundary/unchanged.py: the first write to each page after a start is a minor fault; memory in huge
+    pages, a namespace's large arrays and a model's memory are never watched) and memory made after that start."""
+    from nbagent.sandbox.boundary import unchanged
+
+    def populated() -> tuple[mmap.mmap, int]:
+        memory = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        with contextlib.suppress(AttributeError, OSError):
+            memory.madvise(mmap.MADV_NOHUGEPAGE)
+        address = ctypes.addressof((ctypes.c_char * size).from_buffer(memory))
+        ctypes.memset(address, 1, size)
+        return memory, address
+
+    def rewrite(address: int) -> float:
+        began = time.perf_counter()
+        ctypes.memset(address, 2, size)
+        return time.perf_counter() - began
+
+    watched, at = populated()
+    threshold, unchanged.WATCHED_FROM_BYTES = unchanged.WATCHED_FROM_BYTES, 0  # (this process may be small)
+    try:
+        executor = IsolatedPythonExecutor(namespace={})
+        executor("1")  # watched from before this fork on
+        executor.close()
+    finally:
+        unchanged.WATCHED_FROM_BYTES = threshold
+    plain, plain_at = populated()
+    seconds = rewrite(at), rewrite(plain_at)
+    del at, plain_at
+    watched.close()
+    plain.close()
+    return seconds
 
 
 REQUESTS = 300

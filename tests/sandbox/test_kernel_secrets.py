@@ -13,10 +13,10 @@ import os
 import sys
 import textwrap
 import time
-from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+from memory_helpers import memory_hits
 
 from nbagent.sandbox import IsolatedPythonExecutor
 
@@ -32,27 +32,6 @@ ENV_KEY = "env-secret-1f2e3d4c5b6a7988"
 MODULE_KEY = "sk-module-9b8a7c6d5e4f3a21"  # openai.api_key: the module-level client's key
 USER_VALUE = "user-variable-3c4d5e6f7a8b9c0d"  # the user's own variable: stays (the positive control)
 PLACE = "/tmp/nbagent-token-cache-6d5c4b3a"  # a credential-named variable's path (…_TOKEN_CACHE_DIR): stays
-
-
-def memory_hits(pid: int, needles: Iterable[bytes]) -> dict[bytes, int]:
-    """How often each needle occurs in the readable memory of process ``pid``."""
-    needles = list(needles)
-    hits = dict.fromkeys(needles, 0)
-    with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb", 0) as memory:
-        for line in maps:
-            fields = line.split()
-            path = fields[5] if len(fields) > 5 else ""
-            if not fields[1].startswith("r") or path.startswith(("[vvar", "[vsyscall")):
-                continue
-            start, end = (int(x, 16) for x in fields[0].split("-"))
-            try:
-                memory.seek(start)
-                data = memory.read(end - start)
-            except (OSError, OverflowError, ValueError):
-                continue
-            for needle in needles:
-                hits[needle] += data.count(needle)
-    return hits
 
 
 def rss_bytes() -> int:

@@ -19,6 +19,9 @@ A worker process forked from the kernel, confined by the OS, killed at its deadl
 * ``grants``     -- a person's grants after a refusal, checked again: the paths, the network, a proxy connection.
 * ``secrets``    -- the kernel's secrets cleared in the fork: session key, connection, history, API credentials, argv.
 * ``wipe``       -- mask given byte strings in the worker's private writable memory, never in the data the agent sees.
+* ``unchanged``  -- the kernel's memory a worker found free of its secrets, less what it wrote since: not searched again.
+* ``written``    -- which pages the kernel wrote since it last asked (userfaultfd write-protection, PAGEMAP_SCAN).
+* ``spans``      -- sets of addresses as sorted ranges, and their form on the wire.
 * ``mappings``   -- /proc/self/maps, and the kernel's shared file mappings made private in the worker.
 * ``figures``    -- matplotlib in the worker: Agg backend, new figures taken as images.
 * ``namespace``  -- how the host sends the notebook's values to the worker (pickle: the trusted direction).

@@ -31,9 +31,11 @@ import platform
 import sys
 import sysconfig
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import landlock, lifetime, mappings, netns, rlimits, seccomp, secrets, wipe
+from .unchanged import Known
 
 #: Environment variables the worker keeps (none of them is a secret).
 KEPT_ENVIRONMENT = ("LANG", "LANGUAGE", "TZ", "TERM", "PYTHONIOENCODING", "PYTHONUTF8")
@@ -255,14 +257,19 @@ def _worker_environment(scratch: str) -> dict[str, str]:
 
 
 def apply(
-    p: Plan, namespace: dict | None = None, hidden: dict | None = None, credentials: list | None = None
+    p: Plan,
+    namespace: dict | None = None,
+    hidden: dict | None = None,
+    credentials: list | None = None,
+    known: Known | None = None,
+    tell: Callable[[frozenset[bytes]], None] | None = None,
 ) -> dict[str, object]:
     """Confine the calling (single-threaded, freshly forked) process; returns the report. ``namespace``: the names
     the agent's code will see (what they hold is the user's data: the memory pass of secrets.py never writes it);
     ``hidden``: the values of the names taken out of it; ``credentials``: the texts of the user's credentials taken
-    out of it, removed from memory with the kernel's secrets."""
+    out of it, removed from memory with the kernel's secrets; ``known``, ``tell``: see secrets.scrub."""
     report: dict[str, object] = {"platform": sys.platform}
-    report["kernel_secrets"] = _scrub_environment(p, namespace, hidden, credentials)
+    report["kernel_secrets"] = _scrub_environment(p, namespace, hidden, credentials, known, tell)
     report["environment"] = "scrubbed"
     report["shared_mappings"] = mappings.make_private(p.write) if sys.platform == "linux" else []
     report["memory_limit"] = _set_limits(p, report)
@@ -304,7 +311,12 @@ def apply(
 
 
 def _scrub_environment(
-    p: Plan, namespace: dict | None, hidden: dict | None = None, credentials: list | None = None
+    p: Plan,
+    namespace: dict | None,
+    hidden: dict | None = None,
+    credentials: list | None = None,
+    known: Known | None = None,
+    tell: Callable[[frozenset[bytes]], None] | None = None,
 ) -> dict[str, object]:
     """The environment, then the kernel's secrets held in memory (secrets.py: it masks the environment's secret
     values wherever else they were copied)."""
@@ -320,7 +332,7 @@ def _scrub_environment(
     import tempfile
 
     tempfile.tempdir = p.scratch
-    return secrets.scrub(environment, namespace, hidden, credentials)
+    return secrets.scrub(environment, namespace, hidden, credentials, known, tell)
 
 
 def _forget_http_openers() -> None:

@@ -48,7 +48,8 @@ from ..wire.capabilities import Grant, RefusedCapability
 from ..wire.channel import Channel, ChannelClosed, ChannelTimeout, FrameRefused
 from ..wire.proxies import DeadHandleError, RemoteClass, RemoteFunction, RemoteObject
 from ..wire.visibility import NOT_SHARED, Visibility, missing_name
-from . import confine, grants, proxy, refusals, tasks, worker
+from . import confine, grants, proxy, refusals, spans, tasks, unchanged, wipe, worker
+from .model_memory import model_memory
 from .namespace import dumps, execution_count
 from .process import WorkerProcess, crash_signal, describe_status, fork, lost_note, shutdown
 from .scratch import Scratch
@@ -986,14 +987,16 @@ class IsolatedPythonExecutor(PythonExecutor):
         for sock in (parent, child):
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 * 2**20)
-        pid = fork(
-            lambda: worker.main(child, config, self.state), held=frozenset({worker.STOP_SIGNAL})
+        pid, known = unchanged.LEDGER.fork(
+            lambda: fork(lambda: worker.main(child, config, self.state), held=frozenset({worker.STOP_SIGNAL})),
+            unwatched=wipe.data_buffers([self.state]) + model_memory(),
         )  # the child: worker.main, never returns
         bound = tasks.bound(pid, self.max_tasks)  # before the worker runs any agent code (it waits for a call)
         child.close()
         if relay is not None:
             relay.close()
         channel = Channel(parent, max_bytes=2 * self.max_transfer_bytes + 2**28)
+        _tell_known(channel, known)
         process = WorkerProcess(pid, channel, self._generation, bound)
         self._holder[0] = process
         self._mirror = dict(shared)
@@ -1003,8 +1006,12 @@ class IsolatedPythonExecutor(PythonExecutor):
         process.pause()
 
     def _await_ready(self, process: WorkerProcess) -> None:
+        deadline = time.monotonic() + START_TIMEOUT_SECONDS
         try:
-            header, _ = process.channel.recv(deadline=time.monotonic() + START_TIMEOUT_SECONDS)
+            header, buffers = process.channel.recv(deadline=deadline)
+            values = _values_told(header, buffers)
+            if values is not None:  # the values it searched for, sent before its search: its report follows
+                header, buffers = process.channel.recv(deadline=deadline)
         except (ChannelClosed, ChannelTimeout, OSError):
             status = self._discard(process, "start")
             crash = crash_signal(status)
@@ -1018,6 +1025,8 @@ class IsolatedPythonExecutor(PythonExecutor):
             raise errors.ExecutionError(
                 f"ExecutionError: the worker process could not confine itself: {header.get('error')}"
             )
+        if values is not None and isinstance(header.get("clean"), int) and len(buffers) == 1:
+            unchanged.LEDGER.record(header["clean"], values, spans.from_bytes(buffers[0]))
         report = header.get("report") if isinstance(header.get("report"), dict) else {}
         report["tasks"] = process.tasks.describe() if process.tasks is not None else "not bounded"  # the host's word
         self.confinement = report
@@ -1227,6 +1236,20 @@ _MIN_MESSAGE_CHARS = 2_000
 _ERROR_CLASSES = frozenset(
     {"ExecutionError", "PolicyError", "ExecutionStopped", "ExecutionTimeout", "OperationLimitExceeded"}
 )
+
+
+def _tell_known(channel: Channel, known: unchanged.Known | None) -> None:
+    """The worker's first frame: the kernel's pages it need not search (unchanged.py); it waits for this one."""
+    header = {"t": "known"} if known is None else {"t": "known", "epoch": known.epoch, "since": known.since}
+    with contextlib.suppress(OSError):  # a worker dead already: _await_ready says so
+        channel.send(header, [spans.to_bytes(known.clean)] if known is not None else [])
+
+
+def _values_told(header: dict, buffers: list) -> frozenset[bytes] | None:
+    """The values a starting worker searches for (sent before its search, before any agent code): for the ledger."""
+    if header.get("t") != "values":
+        return None
+    return frozenset(bytes(buffer) for buffer in buffers)
 
 
 class _CrashedAtStart(errors.ExecutionError):

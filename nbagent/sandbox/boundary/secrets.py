@@ -50,11 +50,12 @@ import re
 import sys
 import time
 import types
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from . import wipe
+from . import unchanged, wipe
 from .model_memory import model_memory
+from .unchanged import Known
 
 #: Attribute, header and environment names whose values are credentials.
 SECRET_NAME = re.compile(
@@ -89,6 +90,8 @@ CLIENT_CLASSES = (
 CLIENT_MODULES = ("openai", "litellm", "anthropic", "cohere", "groq", "mistralai")
 _HF_AUTH_GLOBALS = ("_GOOGLE_COLAB_SECRET", "_OIDC_TOKEN_CACHE", "_OAUTH_REFRESH_CACHE")
 _PLAIN_WORD = re.compile(rb"[a-z_]+")  # a name ("arguments"), not a credential: masking it would break the worker
+#: The report's key for the pages found free of the values (unchanged.py), never shown.
+CLEAN = "_clean"
 _MAX_DEPTH = 3  # how deep a client's attributes are followed (client -> http client -> auth)
 
 
@@ -117,6 +120,8 @@ def scrub(
     namespace: Mapping[str, Any] | None = None,
     hidden: Mapping[str, Any] | None = None,
     credentials: list[Any] | None = None,
+    known: Known | None = None,
+    tell: Callable[[frozenset[bytes]], None] | None = None,
 ) -> dict[str, Any]:
     """Clear the kernel's secrets in this (forked, single-threaded) process; returns what was done and its cost.
 
@@ -124,7 +129,10 @@ def scrub(
     is the user's data there). ``hidden``: the values of the names taken out of it (their large data buffers are not
     searched: the user's data, where no secret of the kernel's lives). ``credentials``: the texts of the user's
     credential variables taken out of it, removed from memory with the kernel's secrets (and, shorter than
-    :data:`MIN_SECRET_LENGTH`, overwritten in place when nothing else holds them)."""
+    :data:`MIN_SECRET_LENGTH`, overwritten in place when nothing else holds them). ``known``: the kernel's pages an
+    earlier worker found free of its values and the kernel has not written since (unchanged.py): not read again when
+    this worker's values are among those; ``tell``: given the values searched for before the search (the ledger keeps
+    them beside this worker's report; the copies sending them makes are searched with the rest)."""
     started = time.perf_counter()
     found = Found()
     for name, value in (environment or {}).items():
@@ -141,11 +149,18 @@ def scrub(
             found.cleared.append(f"{step.__name__[1:]} failed: {type(exc).__name__}")
         costs[step.__name__[1:]] = round(time.perf_counter() - begun, 4)
     begun = time.perf_counter()
-    values = set(found.values)
+    reported = unchanged.LEDGER.reported_values(
+        known
+    )  # masked too: the ledger's copy of them is in the kernel's memory
+    clean = None if known is None else known.clean if found.values <= reported else []
+    values = set(found.values) | reported
+    if tell is not None and values:
+        tell(frozenset(values))
     seen = namespace if namespace is not None else getattr(shell, "user_ns", None) or {}
     models = model_memory() if values else []  # a loaded model's weights and caches (model_memory.py)
     skip = wipe.visible_buffers(seen, values) + wipe.data_buffers([hidden or {}]) + models
-    masked = wipe.mask(values, skip=skip)
+    searched = wipe.search(values, skip=skip, known=clean)
+    masked = searched.masked
     if credentials:
         masked += wipe.overwrite_unheld(credentials)
         found.cleared.append(f"the notebook's credentials not shared with the agent ({len(credentials)} values)")
@@ -156,6 +171,9 @@ def scrub(
         "values": len(values),
         "masked": masked,
         "model_memory_bytes": sum(end - start for start, end in models),  # not searched
+        "searched_bytes": searched.searched_bytes,
+        "known_free_bytes": searched.known_bytes,  # not searched: known free of the values (unchanged.py)
+        CLEAN: searched.clean,  # taken out of the report by the worker, which sends them to the ledger
         "seconds": round(time.perf_counter() - started, 4),
         "costs": costs,
     }

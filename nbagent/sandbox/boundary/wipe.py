@@ -25,6 +25,7 @@ encodings of a value (UTF-16/32 strings) are not searched.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import itertools
 import os
@@ -32,9 +33,12 @@ import re
 import sys
 from collections import deque
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from . import forked_pages
 from .mappings import Region, regions
+from .spans import Spans, merged, whole_pages, without
 
 _SKIPPED_PATHS = ("/dev/", "[vvar", "[vsyscall]", "[vdso]")
 #: Arrays at least this large are the user's data: their buffers are not searched.
@@ -202,56 +206,87 @@ _ATOMS = frozenset({int, float, complex, bool, type(None)})  # hold no text and 
 _OUR_REFERENCES = 4  # the caller's list, this function's list, the loop variable, getrefcount's argument
 
 
-def merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
-    for low, high in sorted(ranges):
-        if merged and low <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], high))
-        else:
-            merged.append((low, high))
-    return merged
-
-
-def without(runs: list[tuple[int, int]], skip: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """``runs`` less the ``skip`` ranges (runs sorted and non-overlapping; skip in any order): one sweep."""
-    skip = merged(list(skip))
-    out = []
-    index = 0
-    for start, end in runs:
-        while index < len(skip) and skip[index][1] <= start:
-            index += 1
-        at = index
-        while at < len(skip) and skip[at][0] < end:
-            low, high = skip[at]
-            if low > start:
-                out.append((start, low))
-            start = max(start, high)
-            at += 1
-        if start < end:
-            out.append((start, end))
-    return out
-
-
 def mask(values: Iterable[bytes], skip: list[tuple[int, int]] = ()) -> int:  # type: ignore[assignment]
     """Overwrite every occurrence of each value (none shorter than 4 bytes) outside the ``skip`` ranges (sorted);
     returns how many were overwritten."""
+    return search(values, skip).masked
+
+
+@dataclass
+class Searched:
+    """What :func:`search` did: ``masked`` occurrences; ``clean``: the whole pages (searched, or ``known``) that hold
+    none of the values and are still the kernel's as they were at the fork (this process has not written them);
+    ``searched_bytes`` read, ``known_bytes`` not read because known free of the values."""
+
+    masked: int = 0
+    clean: Spans = field(default_factory=list)
+    searched_bytes: int = 0
+    known_bytes: int = 0
+
+
+def search(values: Iterable[bytes], skip: Spans = (), known: Spans | None = None) -> Searched:  # type: ignore[assignment]
+    """:func:`mask`, reading only what ``known`` (page ranges of the kernel's memory free of every value since this
+    process's fork: unchanged.py) does not cover, and saying which pages are now known free (``Searched.clean``).
+    ``known=None``: no ledger to tell (everything is searched, nothing reported: no pagemap read)."""
     needles = [ctypes.create_string_buffer(v, len(v)) for v in sorted(set(values)) if len(v) >= 4]
     if not needles:
-        return 0
+        return Searched()
     libc = _libc()
     _drop_freed_memory(libc)
     page = os.sysconf("SC_PAGE_SIZE")
     skip = merged(list(skip))
     pieces = without([(r.start, r.end) for r in regions() if searchable(r)], skip)  # (a frame's buffers: not asked)
     spans = merged([_pages(piece, page) for piece in pieces])
-    runs = without([run for span in spans for run in _resident_runs(libc, span, page)], skip)
+    told = known is not None
+    present, known = _present_and_known(libc, spans, merged(list(known or ())), page)
+    runs = without(present, skip)
+    todo = without(runs, known)
+    reach = max(len(n) for n in needles) - 1  # a value across the edge of a known page is found from its other side
     own = [(ctypes.addressof(n), ctypes.addressof(n) + len(n)) for n in needles]
-    count = 0
-    for needle in needles:
-        count += _mask_one(libc, runs, needle, own)
+    result = Searched(
+        searched_bytes=sum(b - a for a, b in todo),
+        known_bytes=sum(b - a for a, b in runs) - sum(b - a for a, b in todo),
+    )
+    found: list[tuple[int, int]] = []
+    for piece in _widened(todo, runs, reach):
+        for needle in needles:
+            result.masked += _mask_one(libc, [piece], needle, own, found)
     for needle in needles:
         ctypes.memset(needle, 0, len(needle))
-    return count
+    if told:  # what it read of a page it wrote (before or during the search) is not the kernel's: not reported
+        searched = forked_pages.as_forked(whole_pages(todo, page), page)
+        result.clean = without(merged(known + searched), [_pages(span, page) for span in found])
+    return result
+
+
+def _present_and_known(libc: ctypes.CDLL, spans: Spans, known: Spans, page: int) -> tuple[Spans, Spans]:
+    """The resident pages of ``spans``, and the pages of ``known`` this process has not written since the fork (one it
+    wrote may hold what it copied there: searched; known pages hold none in the kernel, whatever this process writes
+    to its copies later). Nothing known: ``mincore`` says what is resident (no pagemap to read)."""
+    if known:
+        with contextlib.suppress(OSError):  # (a process that changed its user cannot read its pagemap)
+            flags = forked_pages.PageFlags(spans, page)
+            return flags.present(), flags.as_forked(known)
+    return [run for span in spans for run in _resident_runs(libc, span, page)], []
+
+
+_BRIDGED_BYTES = 1 << 16  # known pages read anyway between two pieces to search: one memmem call instead of two
+
+
+def _widened(todo: Spans, runs: Spans, reach: int) -> Spans:
+    """The pieces to search, each ``reach`` bytes wider on both sides within its resident run, neighbours closer than
+    :data:`_BRIDGED_BYTES` joined."""
+    out: Spans = []
+    index = 0
+    for start, end in todo:
+        while runs[index][1] < end:
+            index += 1
+        low, high = max(start - reach, runs[index][0]), min(end + reach, runs[index][1])
+        if out and low - out[-1][1] <= _BRIDGED_BYTES and out[-1][1] >= runs[index][0]:
+            out[-1] = (out[-1][0], max(out[-1][1], high))
+        else:
+            out.append((low, high))
+    return out
 
 
 def _drop_freed_memory(libc: ctypes.CDLL) -> None:
@@ -265,20 +300,22 @@ def _drop_freed_memory(libc: ctypes.CDLL) -> None:
         trim(0)
 
 
-def _mask_one(libc: ctypes.CDLL, runs: list[tuple[int, int]], needle: ctypes.Array, own: list[tuple[int, int]]) -> int:
+def _mask_one(libc: ctypes.CDLL, runs: Spans, needle: ctypes.Array, own: Spans, found: Spans | None = None) -> int:
     size = len(needle)
     star = b"*" * size
     count = 0
     for start, end in runs:
         at = start
         while end - at >= size:
-            found = libc.memmem(at, end - at, needle, size)
-            if not found:
+            at_found = libc.memmem(at, end - at, needle, size)
+            if not at_found:
                 break
-            if not any(low <= found < high for low, high in own):
-                ctypes.memmove(found, star, size)
+            if not any(low <= at_found < high for low, high in own):
+                ctypes.memmove(at_found, star, size)
                 count += 1
-            at = found + 1
+                if found is not None:
+                    found.append((at_found, at_found + size))
+            at = at_found + 1
     return count
 
 

@@ -46,8 +46,9 @@ from ..wire.budget import OUT_CHUNK_CHARS
 from ..wire.changes import is_mutable, referenced_names
 from ..wire.channel import Channel, frame
 from ..wire.visibility import credential_texts
-from . import confine, denied, figures, lifetime, mappings
+from . import confine, denied, figures, lifetime, mappings, secrets, spans
 from . import namespace as host_values
+from .unchanged import Known
 
 STOP_SIGNAL = getattr(signal, "SIGUSR1", None)  # POSIX (the worker exists only where fork does)
 _MISSING = object()
@@ -82,13 +83,14 @@ def main(sock: Any, config: WorkerConfig, namespace: dict) -> NoReturn:
         _detach(sock.fileno(), config.plan.relay_fd)
         trace = _trace_crashes(config.plan.scratch)
         hidden, credentials = _withhold(namespace, config)
+        known = _known(sock)
         try:
-            report = confine.apply(config.plan, namespace, hidden, credentials)
+            report = confine.apply(config.plan, namespace, hidden, credentials, known, _teller(sock, known))
         except BaseException as exc:  # tell the host, which reports it and refuses to run the code
             Channel(sock).send({"t": "ready", "error": f"{type(exc).__name__}: {exc}"})
             raise
         del hidden, credentials
-        worker = Worker(sock, config, namespace, report)  # ready
+        worker = Worker(sock, config, namespace, report, known)  # ready
         _end_trace(trace)
         worker.serve()
     except BaseException:
@@ -96,6 +98,31 @@ def main(sock: Any, config: WorkerConfig, namespace: dict) -> NoReturn:
     finally:
         os._exit(status)
 
+
+def _known(sock: Any) -> Known | None:
+    """The host's first frame: the kernel's pages known free of its secrets (unchanged.py); None without a ledger."""
+    try:
+        header, buffers = Channel(sock).recv(deadline=time.monotonic() + KNOWN_TIMEOUT_SECONDS)
+    except (OSError, EOFError, TimeoutError):
+        return None
+    if (
+        header.get("t") != "known"
+        or not isinstance(header.get("epoch"), int)
+        or not isinstance(header.get("since"), int)
+    ):
+        return None
+    return Known(header["epoch"], header["since"], spans.from_bytes(buffers[0]) if buffers else [])
+
+
+def _teller(sock: Any, known: Known | None) -> Callable[[frozenset[bytes]], None] | None:
+    """The values searched for, sent to the host before the search (the copies sending makes are searched)."""
+    if known is None:
+        return None
+    return lambda values: Channel(sock).send({"t": "values", "epoch": known.epoch}, sorted(values))
+
+
+#: How long a starting worker waits for the host's first frame (sent right after the fork).
+KNOWN_TIMEOUT_SECONDS = 30
 
 #: Where a worker that crashes while starting leaves the Python frames it was in (in its scratch folder): the host
 #: reads it to say where (a crash at start is ours, not the agent's: no code of the agent's has run yet).
@@ -368,7 +395,7 @@ def _tool_error(name: str, error_type: str, message: str) -> Exception:
 
 
 class Worker:
-    def __init__(self, sock: Any, config: WorkerConfig, namespace: dict, report: dict) -> None:
+    def __init__(self, sock: Any, config: WorkerConfig, namespace: dict, report: dict, known: Known | None) -> None:
         self.config = config
         self.channel = Channel(sock)
         self.ns = namespace
@@ -403,7 +430,16 @@ class Worker:
         self.shared_buffers = False  # whether the host takes large buffers as memory files in this call
         self.huge_pages = False  # whether those files may be filled through huge-page mappings
         self.encoder = wire.Encoder(self._reference)  # one per call: the final answer is sent once
-        self.outbox.send({"t": "ready", "pid": os.getpid(), "report": report})
+        self._send_ready(report, known)
+
+    def _send_ready(self, report: dict, known: Known | None) -> None:
+        """Ready, with the pages found free of the kernel's secrets for the host's ledger (none without one)."""
+        scrubbed = report.get("kernel_secrets")
+        clean = scrubbed.pop(secrets.CLEAN, []) if isinstance(scrubbed, dict) else []
+        header = {"t": "ready", "pid": os.getpid(), "report": report}
+        if known is not None:
+            header["clean"] = known.epoch
+        self.outbox.send(header, [spans.to_bytes(clean)] if known is not None else [])
 
     def _on_stop(self, signum: int, frame: Any) -> None:
         self.stopping = True

@@ -1,0 +1,212 @@
+"""The kernel's memory a worker found free of the kernel's secrets, less what the kernel wrote since (the kernel's side).
+
+Every worker start searches the kernel's private memory for its secrets (secrets.py, wipe.py): the live heap times
+the values, whatever changed. Between two starts a kernel writes little, so the :class:`Ledger` lets a worker search
+only what may have changed:
+
+* before each fork it registers the kernel's anonymous private memory not yet watched (written.py: asynchronous
+  userfaultfd write-protection); right after the fork it asks which watched pages were written since the previous
+  fork's question (``PAGEMAP_SCAN``: read and re-protected in one step, so no write between two questions is lost);
+* a worker reports, before any agent code runs, the whole pages it found free of its values (searched, or known free
+  and still as forked: wipe.search) and, before it searches, the values themselves (:meth:`Ledger.record`);
+* the next worker is told (:meth:`Ledger.fork`) the pages that report named, less every page written from the
+  reporting worker's fork to its own (the union of the questions asked since: each window starts before the one it
+  must cover), less memory not watched since before the reporting worker's fork. It searches the rest, for its values
+  and the reported ones (it masks those too: the ledger's own copy of them is in the kernel's memory).
+
+It searches everything when it has no report (the first start, a worker that died before its report), when its
+values are not among the reported ones, or where the kernel cannot say what was written (Linux < 6.7, another
+architecture): :data:`LEDGER` then gives nothing and costs nothing. The price of watching, in the kernel: the first
+write to a watched page after each question is a minor fault (about a microsecond per 4 KiB page rewritten).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .mappings import Region, regions
+from .spans import Spans, intersection, merged, whole_pages, without
+from .written import Unsupported, WriteWatch
+
+_HISTORY = 16  # questions kept: a report older than that is not used
+#: The kernel's watchable memory (less what is not watched) from which the ledger starts: below it, a full search
+#: costs less than the bookkeeping (benchmarks/isolation.py scrub), so nothing is watched and every start searches all.
+WATCHED_FROM_BYTES = 256 * 2**20
+#: What a watched page's first write after a start costs the kernel (a minor fault; benchmarks/isolation.py scrub:
+#: 1 GiB rewritten, 0.55 s watched against 0.04 s) and how fast a worker searches (memmem, per value).
+FAULT_SECONDS = 2e-6
+SEARCH_BYTES_PER_SECOND = 8e9
+COSTLY_ROUNDS = 2
+_MAX_VALUES = 256  # values kept beside a report (past that, only the latest worker's)
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a worker forked at ``epoch`` found: ``clean`` pages hold none of ``values``."""
+
+    epoch: int
+    values: frozenset[bytes]
+    clean: Spans
+
+
+@dataclass(frozen=True)
+class Known:
+    """What a worker is told: ``clean`` pages held none of ``values`` at the fork of the worker that found them
+    (``since``) and were not written from then to this worker's fork (``epoch``)."""
+
+    epoch: int
+    since: int
+    clean: Spans
+
+
+def watchable(region: Region) -> bool:
+    """Anonymous private writable memory (a file's private pages can change with the file, without a write)."""
+    anonymous = not region.path or region.path in ("[heap]", "[stack]") or region.path.startswith("[anon:")
+    return anonymous and region.perms.startswith("rw") and not region.shared
+
+
+class Ledger:
+    """The kernel's one ledger (:data:`LEDGER`): forks go through :meth:`fork`, reports come back to :meth:`record`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._owner = 0
+        self._watch: WriteWatch | None = None
+        self.unsupported = ""
+        self._watched: dict[tuple[int, int], int] = {}  # range -> the epoch before whose fork it was registered
+        self._epoch = 0
+        self._written: dict[int, Spans] = {}  # epoch -> pages written between the previous fork's question and its own
+        self._report: Report | None = None
+        self._costly = 0  # starts in a row where watching cost more than it saved
+
+    def fork(self, do_fork: Callable[[], int], unwatched: Spans = ()) -> tuple[int, Known | None]:  # type: ignore[assignment]
+        """``do_fork()``'s pid, and what the child may take as known free of the kernel's secrets (None: nothing).
+        ``unwatched``: memory the worker does not search (the namespace's large arrays, a loaded model's weights):
+        not watched, so the kernel's writes there (an in-place update, a model's cache) cost nothing.
+        (The lock is held across the fork: a worker's copy of the ledger is read without it.)"""
+        with self._lock:
+            self._own()
+            if self._watch is None:
+                return do_fork(), None
+            self._epoch += 1
+            epoch = self._epoch
+            try:
+                watching = self._watch_new(epoch, merged(list(unwatched)))
+            except OSError as exc:
+                self._give_up(exc)
+                return do_fork(), None
+            if not watching:
+                return do_fork(), None
+            pid = do_fork()
+            if os.getpid() != self._owner:
+                return pid, None  # (the child of a fork that returned twice: never here with process.fork)
+            try:
+                self._written[epoch] = self._ask_written()
+            except OSError as exc:  # not known what was written: nothing is known from now on
+                self._give_up(exc)
+                return pid, None
+            self._written.pop(epoch - _HISTORY, None)
+            known = self._known(epoch)
+            self._weigh(self._written[epoch], known)
+            return pid, known
+
+    def record(self, epoch: int, values: frozenset[bytes], clean: Spans) -> None:
+        """A worker's report (forked at ``epoch``): kept if it is the latest."""
+        if len(values) > _MAX_VALUES:
+            return
+        with self._lock:
+            if os.getpid() == self._owner and (self._report is None or epoch > self._report.epoch):
+                self._report = Report(epoch, values, merged(clean))
+
+    def reported_values(self, known: Known | None) -> frozenset[bytes]:
+        """The values of the report ``known`` was made from (in the worker: its copy of the kernel's ledger)."""
+        report = self._report
+        if known is None or report is None or report.epoch != known.since:
+            return frozenset()
+        return report.values
+
+    def _own(self) -> None:
+        """A forked kernel (multiprocessing) starts its own ledger: the parent's registrations are not its own."""
+        if self._owner == os.getpid():
+            return
+        self.__init__()  # type: ignore[misc]
+        self._owner = os.getpid()
+        try:
+            self._watch = WriteWatch()
+        except Unsupported as exc:
+            self.unsupported = str(exc)
+
+    def _weigh(self, written: Spans, known: Known) -> None:
+        """Stop watching a kernel whose writes cost it more than the searches they save: :data:`COSTLY_ROUNDS`
+        starts in a row where the faults of the pages it wrote (:data:`FAULT_SECONDS` each) outweigh searching the
+        pages known free for the reported values (:data:`SEARCH_BYTES_PER_SECOND`)."""
+        page = os.sysconf("SC_PAGE_SIZE")
+        values = len(self._report.values) if self._report is not None else 1
+        paid = sum(b - a for a, b in written) // page * FAULT_SECONDS
+        saved = sum(b - a for a, b in known.clean) * max(values, 1) / SEARCH_BYTES_PER_SECOND
+        self._costly = self._costly + 1 if paid > saved else 0
+        if self._costly >= COSTLY_ROUNDS:
+            self._give_up(
+                OSError(f"its writes cost more than the searches they saved ({COSTLY_ROUNDS} starts in a row)")
+            )
+
+    def _give_up(self, error: OSError) -> None:
+        """Where the kernel's pages cannot be watched or asked about (a process that changed its user cannot read its
+        own pagemap): closing the descriptor unregisters everything; every later start searches everything."""
+        if self._watch is not None:
+            self._watch.close()
+        self._watch, self._watched, self._written, self._report = None, {}, {}, None
+        self.unsupported = f"{type(error).__name__}: {error}"
+
+    def _watch_new(self, epoch: int, unwatched: Spans) -> bool:
+        """Watch what is new; False while the kernel is too small to be worth it (nothing watched yet)."""
+        assert self._watch is not None
+        page = os.sysconf("SC_PAGE_SIZE")
+        skipped = whole_pages(unwatched, page)
+        with self._watch:
+            for span in [span for span in self._watched if intersection([span], skipped)]:
+                self._unwatch(span, self._watched[span], intersection([span], skipped))
+            present = sorted((r.start, r.end) for r in regions() if watchable(r))  # one mapping at a time
+            if not self._watched and sum(b - a for a, b in without(present, skipped)) < WATCHED_FROM_BYTES:
+                return False
+            for start, end in without(without(present, list(self._watched)), skipped):
+                self._watched.update(dict.fromkeys(self._watch.watch(start, end), epoch))
+        return True
+
+    def _ask_written(self) -> Spans:
+        assert self._watch is not None
+        written: Spans = []
+        with self._watch:
+            for (start, end), since in list(self._watched.items()):
+                answer = self._watch.written(start, end)
+                if answer is None:  # part of it unmapped and mapped again: all of it written, registered anew later
+                    del self._watched[(start, end)]
+                    written.append((start, end))
+                    continue
+                written += answer[0]
+                if answer[1]:  # now in huge pages (a fault, a collapse): unwatched before a write splits them
+                    self._unwatch((start, end), since, answer[1])
+        return merged(written)
+
+    def _unwatch(self, span: tuple[int, int], since: int, parts: Spans) -> None:
+        assert self._watch is not None
+        del self._watched[span]
+        for start, end in parts:
+            self._watch.unwatch(start, end)
+        self._watched.update(dict.fromkeys(without([span], parts), since))
+
+    def _known(self, epoch: int) -> Known:
+        report = self._report
+        if report is None or any(e not in self._written for e in range(report.epoch, epoch + 1)):
+            return Known(epoch, 0, [])
+        watched = merged([span for span, since in self._watched.items() if since <= report.epoch])
+        written = merged([run for e in range(report.epoch, epoch + 1) for run in self._written[e]])
+        clean = without(intersection(report.clean, watched), written)
+        return Known(epoch, report.epoch, clean)
+
+
+#: The kernel process's ledger.
+LEDGER = Ledger()
