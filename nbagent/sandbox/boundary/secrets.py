@@ -20,7 +20,9 @@ kernel holds for itself, in two passes:
    frame columns its namespace holds), so a secret's equal in the user's data is the user's data there and stays as
    it is: the scrub never changes data. Nor does it read a loaded model's weights and caches (:mod:`model_memory`:
    what a model's load mapped anew, while the model is loaded): numbers from a public file, 1.3 GB of the default
-   model's, which took 0.64 s of each start with two secrets to mask (0.10 s without them).
+   model's, which took 0.64 s of each start with two secrets to mask (0.10 s without them). Nor, in a kernel whose
+   memory the ledger watches (unchanged.py: from 256 MiB outside the namespace's arrays), the pages an earlier
+   worker found free of these values that the kernel has not written since.
 
 What stays readable: a secret equal to a value the agent's namespace holds (there, not elsewhere; in a namespace
 larger than the walk that finds those values, :data:`wipe._MAX_WALKED` objects, one beyond it is masked instead in

@@ -73,7 +73,14 @@ class Ledger:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._owner = 0
+        self._reset(owner=0)
+
+    def renew_lock(self) -> None:
+        """In a forked child (os.register_at_fork): the copy of the lock may be held by a thread that is not there."""
+        self._lock = threading.Lock()
+
+    def _reset(self, owner: int) -> None:
+        self._owner = owner
         self._watch: WriteWatch | None = None
         self.unsupported = ""
         self._watched: dict[tuple[int, int], int] = {}  # range -> the epoch before whose fork it was registered
@@ -129,11 +136,11 @@ class Ledger:
         return report.values
 
     def _own(self) -> None:
-        """A forked kernel (multiprocessing) starts its own ledger: the parent's registrations are not its own."""
+        """A forked process (a kernel's multiprocessing child, a worker) starts a ledger of its own: the parent's
+        registrations, descriptor and lock are not its own."""
         if self._owner == os.getpid():
             return
-        self.__init__()  # type: ignore[misc]
-        self._owner = os.getpid()
+        self._reset(owner=os.getpid())
         try:
             self._watch = WriteWatch()
         except Unsupported as exc:
@@ -210,3 +217,4 @@ class Ledger:
 
 #: The kernel process's ledger.
 LEDGER = Ledger()
+os.register_at_fork(after_in_child=lambda: LEDGER.renew_lock())  # (the module attribute: tests may replace it)

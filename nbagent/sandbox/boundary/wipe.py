@@ -21,6 +21,13 @@ free is first given back in the worker's copy (:func:`_drop_freed_memory`): thos
 secret a freed buffer kept is gone from them without a search (a kernel that freed 1 GB: 320 -> 97 ms). Shared
 mappings are never written (they are the kernel's memory too); read-only mappings, swapped-out pages and other
 encodings of a value (UTF-16/32 strings) are not searched.
+
+Known pages (:func:`search`): where the kernel's ledger (unchanged.py) says some of its pages held none of the
+values at an earlier worker's fork and were not written since, they are not read again -- except those this process
+wrote since its own fork (forked_pages.py: no longer shared with the kernel), which may hold what it copied there. A
+value across the edge of a known page is found from its other side (each piece is searched ``len(value) - 1`` bytes
+wider). The pages searched and found free, and still as forked after the search (what was read of a page this process
+wrote is not the kernel's), are reported back with the known ones (``Searched.clean``).
 """
 
 from __future__ import annotations
