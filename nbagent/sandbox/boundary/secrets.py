@@ -30,8 +30,9 @@ the worker's copy: the walk can only keep memory out of the mask, never leave a 
 found as a value (a credential object of a library not listed, a history line that does not look like a credential),
 a copy another thread of the kernel's made into memory mapped beside a model's while it loaded, a value shorter than
 :data:`MIN_SECRET_LENGTH` (the user's credentials: :data:`MIN_CREDENTIAL_LENGTH`, and shorter ones are overwritten in
-place where only their name held them), a copy in another encoding (a UTF-16/32 string), and derived state that is
-not the secret's bytes (hash midstates).
+place where only their name held them), a copy in another encoding (a UTF-16/32 string), derived state that is
+not the secret's bytes (hash midstates), and, in a kernel whose memory the ledger watches, a copy a device wrote into
+a buffer pinned for direct I/O after an earlier worker searched it (unchanged.py).
 
 Cost, per worker start (``benchmarks/isolation.py scrub``, a real kernel on the quiet 2-core machine): 47 ms in a
 plain one (numpy, pandas), of which the collector's pass 15 ms (a kernel always has jupyter_client's ``Session``
