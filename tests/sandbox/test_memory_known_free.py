@@ -8,12 +8,14 @@ looks; and check the worker's whole memory from outside (root) after each start.
 
 from __future__ import annotations
 
+import ast
 import ctypes
 import mmap
 import os
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -52,6 +54,29 @@ def private_memory(pages: int) -> tuple[mmap.mmap, int]:
     memory.madvise(mmap.MADV_NOHUGEPAGE)
     memory.write(b"\1" * pages * PAGE)
     return memory, ctypes.addressof((ctypes.c_char * (pages * PAGE)).from_buffer(memory))
+
+
+def in_a_fork(body: Callable[[], object]) -> object:
+    """``body()``'s value (a literal), computed in a forked child: a worker's view of the kernel's memory."""
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            os.write(writer, repr(body()).encode())
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(writer)
+    _, status = os.waitpid(pid, 0)
+    with os.fdopen(reader) as answer:
+        text = answer.read()
+    assert status == 0, text
+    return ast.literal_eval(text)
+
+
+def reported_free(found: object, page_start: int) -> bool:
+    return any(low <= page_start and page_start + PAGE <= high for low, high in found.clean)  # type: ignore[attr-defined]
 
 
 @needs_watch
@@ -180,29 +205,21 @@ def test_a_secret_written_planted_or_made_later_is_found_by_the_next_worker(monk
     del old_base
 
 
-@as_root
-def test_without_write_tracking_every_start_searches_everything(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refused() -> None:
-        raise written.Unsupported("refused for the test")
-
-    monkeypatch.setenv("NBAGENT_TEST_KNOWN_FREE_TOKEN", ENV_KEY)
-    monkeypatch.setattr(unchanged, "WriteWatch", refused)
-    monkeypatch.setattr(unchanged, "LEDGER", unchanged.Ledger())
-    for _ in range(2):
-        executor, report = start({})
-        try:
-            assert report["known_free_bytes"] == 0 and report["searched_bytes"] > 0
-            assert memory_hits(executor.worker_pid, [ENV_KEY.encode()]) == {ENV_KEY.encode(): 0}
-        finally:
-            executor.close()
-    assert unchanged.LEDGER.unsupported == "refused for the test"
+def refused() -> None:
+    raise written.Unsupported("refused for the test")
 
 
 @as_root
-@needs_watch
-def test_a_kernel_below_the_threshold_watches_nothing_and_searches_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "setting, value",
+    [("WriteWatch", refused), pytest.param("WATCHED_FROM_BYTES", 2**60, marks=needs_watch)],
+    ids=["no write tracking", "below the threshold"],
+)
+def test_where_nothing_is_watched_every_start_searches_everything(
+    setting: str, value: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("NBAGENT_TEST_KNOWN_FREE_TOKEN", ENV_KEY)
-    monkeypatch.setattr(unchanged, "WATCHED_FROM_BYTES", 2**60)
+    monkeypatch.setattr(unchanged, setting, value)
     monkeypatch.setattr(unchanged, "LEDGER", unchanged.Ledger())
     for _ in range(2):
         executor, report = start({})
@@ -212,6 +229,7 @@ def test_a_kernel_below_the_threshold_watches_nothing_and_searches_everything(mo
         finally:
             executor.close()
     assert unchanged.LEDGER._watched == {} and unchanged.LEDGER._report is None
+    assert unchanged.LEDGER.unsupported == ("refused for the test" if value is refused else "")
 
 
 @needs_watch
@@ -253,25 +271,14 @@ def test_a_known_page_the_worker_itself_wrote_is_searched_and_never_reported_fre
 
     memory, base = private_memory(16)
     secret = b"copied-by-the-worker-4d3c2b1a0f9e"
-    reader, writer = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the worker's side: it writes a copy into a page it is told is known free
-        status = 1
-        try:
-            ctypes.memmove(base + 2 * PAGE + 8, secret, len(secret))
-            found = wipe.search({secret}, known=[(base, base + 16 * PAGE)])
-            still = ctypes.string_at(base + 2 * PAGE + 8, len(secret))
-            page_two = (base + 2 * PAGE, base + 3 * PAGE)
-            reported = any(low <= page_two[0] and page_two[1] <= high for low, high in found.clean)
-            os.write(writer, repr((found.masked >= 1, still, reported, found.known_bytes > 0)).encode())
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(writer)
-    _, status = os.waitpid(pid, 0)
-    answer = os.read(reader, 4096).decode()
-    os.close(reader)
-    assert status == 0 and answer == repr((True, b"*" * len(secret), False, True))
+
+    def worker() -> tuple:  # the worker's side: it writes a copy into a page it is told is known free
+        ctypes.memmove(base + 2 * PAGE + 8, secret, len(secret))
+        found = wipe.search({secret}, known=[(base, base + 16 * PAGE)])
+        still = ctypes.string_at(base + 2 * PAGE + 8, len(secret))
+        return found.masked >= 1, still, reported_free(found, base + 2 * PAGE), found.known_bytes > 0
+
+    assert in_a_fork(worker) == (True, b"*" * len(secret), False, True)
     assert secret not in bytes(memory)  # (the kernel's side never had it)
 
 
@@ -341,23 +348,11 @@ def test_a_page_whose_secret_the_worker_overwrote_in_its_copy_is_never_reported_
     memory, base = private_memory(16)
     secret = b"kept-by-the-kernel-only-7a6b5c4d3e"
     ctypes.memmove(base + 5 * PAGE + 100, secret, len(secret))
-    reader, writer = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        status = 1
-        try:
-            ctypes.memset(base + 5 * PAGE + 100, 0, len(secret))  # the worker's copy: the bytes are gone
-            found = wipe.search({secret}, known=[])
-            page_five = (base + 5 * PAGE, base + 6 * PAGE)
-            page_nine = (base + 9 * PAGE, base + 10 * PAGE)
-            covered = [any(low <= p[0] and p[1] <= high for low, high in found.clean) for p in (page_five, page_nine)]
-            os.write(writer, repr(covered).encode())
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(writer)
-    _, status = os.waitpid(pid, 0)
-    answer = os.read(reader, 4096).decode()
-    os.close(reader)
-    assert status == 0 and answer == repr([False, True])  # page 9, searched and as forked, is reported free
+
+    def worker() -> list:
+        ctypes.memset(base + 5 * PAGE + 100, 0, len(secret))  # the worker's copy: the bytes are gone
+        found = wipe.search({secret}, known=[])
+        return [reported_free(found, base + 5 * PAGE), reported_free(found, base + 9 * PAGE)]
+
+    assert in_a_fork(worker) == [False, True]  # page 9, searched and as forked, is reported free
     assert ctypes.string_at(base + 5 * PAGE + 100, len(secret)) == secret
