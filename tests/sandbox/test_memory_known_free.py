@@ -329,6 +329,8 @@ def test_a_kernel_whose_writes_cost_more_than_the_searches_they_save_stops_being
     ledger._watch = type("Watch", (), {"close": lambda self: closed.append(True)})()
     ledger._report = unchanged.Report(1, frozenset({b"one-secret-value"}), [])
     megabyte = 2**20
+    for epoch in (1, 2, 3):  # starts with no report yet (several started at once): not weighed
+        ledger._weigh([(0, 64 * megabyte)], unchanged.Known(epoch, 0, []))
     cheap = unchanged.Known(2, 1, [(0, 512 * megabyte)])  # 512 MiB known free: ~64 ms of search saved
     ledger._weigh([(0, megabyte)], cheap)  # 1 MiB written: 0.5 ms of faults
     ledger._weigh([(0, 64 * megabyte)], unchanged.Known(3, 1, [(0, megabyte)]))  # 33 ms paid, 0.1 ms saved
@@ -338,6 +340,11 @@ def test_a_kernel_whose_writes_cost_more_than_the_searches_they_save_stops_being
         ledger._weigh([(0, 64 * megabyte)], unchanged.Known(epoch, 1, []))
     assert ledger._watch is None and closed == [True] and ledger._report is None
     assert "cost more than" in ledger.unsupported
+    silent = unchanged.Ledger()  # a process with no secret to search for: no report ever comes
+    silent._watch = type("Watch", (), {"close": lambda self: closed.append(True)})()
+    for epoch in range(1, unchanged._HISTORY + 3):
+        silent._weigh([(0, megabyte)], unchanged.Known(epoch, 0, []))
+    assert silent._watch is None and len(closed) == 2
 
 
 def test_a_page_whose_secret_the_worker_overwrote_in_its_copy_is_never_reported_free() -> None:

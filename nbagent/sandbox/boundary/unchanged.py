@@ -160,7 +160,11 @@ class Ledger:
     def _weigh(self, written: Spans, known: Known) -> None:
         """Stop watching a kernel whose writes cost it more than the searches they save: :data:`COSTLY_ROUNDS`
         starts in a row where the faults of the pages it wrote (:data:`FAULT_SECONDS` each) outweigh searching the
-        pages known free for the reported values (:data:`SEARCH_BYTES_PER_SECOND`)."""
+        pages known free for the reported values (:data:`SEARCH_BYTES_PER_SECOND`). A start without a report to go
+        by (the first; one of several started before any was ready) is not weighed, unless none ever came (a
+        process with no secret to search for: :data:`_HISTORY` starts)."""
+        if known.since == 0 and known.epoch <= _HISTORY:
+            return
         page = os.sysconf("SC_PAGE_SIZE")
         values = len(self._report.values) if self._report is not None else 1
         paid = sum(b - a for a, b in written) // page * FAULT_SECONDS
@@ -185,8 +189,10 @@ class Ledger:
         page = os.sysconf("SC_PAGE_SIZE")
         skipped = whole_pages(unwatched, page)
         with self._watch:
-            for span in [span for span in self._watched if intersection([span], skipped)]:
-                self._unwatch(span, self._watched[span], intersection([span], skipped))
+            for span, since in list(self._watched.items()):
+                overlap = intersection([span], skipped)
+                if overlap:
+                    self._unwatch(span, since, overlap)
             present = sorted((r.start, r.end) for r in regions() if watchable(r))  # one mapping at a time
             if not self._watched and sum(b - a for a, b in without(present, skipped)) < WATCHED_FROM_BYTES:
                 return False
