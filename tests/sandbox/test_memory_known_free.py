@@ -15,7 +15,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -41,11 +41,16 @@ NEW_KEY = "made-secret-later-0a1b2c3d4e5f6a7b"
 
 
 @pytest.fixture(autouse=True)
-def watch_any_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
-    """This test process may be small: the ledger starts at once (it waits for WATCHED_FROM_BYTES otherwise)."""
+def watch_any_kernel(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A ledger of the test's own, started at once (this process may be small: it waits for WATCHED_FROM_BYTES
+    otherwise), never given up (whatever else this process writes between starts). The process's ledger lets go of
+    its memory first: a mapping can be watched by one ledger only."""
     monkeypatch.setattr(unchanged, "WATCHED_FROM_BYTES", 0)
-    monkeypatch.setattr(unchanged, "COSTLY_ROUNDS", 10**6)  # (whatever else this process writes between starts)
-    monkeypatch.setattr(unchanged, "LEDGER", unchanged.Ledger())  # (not one an earlier test of this process ended)
+    monkeypatch.setattr(unchanged, "COSTLY_ROUNDS", 10**6)
+    unchanged.LEDGER.stop()
+    monkeypatch.setattr(unchanged, "LEDGER", unchanged.Ledger())
+    yield
+    unchanged.LEDGER.stop()
 
 
 def private_memory(pages: int) -> tuple[mmap.mmap, int]:
@@ -230,6 +235,30 @@ def test_where_nothing_is_watched_every_start_searches_everything(
             executor.close()
     assert unchanged.LEDGER._watched == {} and unchanged.LEDGER._report is None
     assert unchanged.LEDGER.unsupported == ("refused for the test" if value is refused else "")
+
+
+@needs_watch
+def test_workers_started_from_several_threads_at_once_all_start_and_the_ledger_keeps_working(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """evaluate() starts workers on threads: the ledger's first fork in a process (and every later one) is one at a
+    time (a lock the first fork once replaced while holding it let two threads scan with one pagemap descriptor)."""
+    monkeypatch.setenv("NBAGENT_TEST_KNOWN_FREE_TOKEN", ENV_KEY)
+    failures: list[BaseException] = []
+
+    def starts() -> None:
+        for _ in range(3):
+            try:
+                start({"answer": 1})[0].close()
+            except BaseException as exc:
+                failures.append(exc)
+
+    threads = [threading.Thread(target=starts) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == [] and unchanged.LEDGER.unsupported == "" and unchanged.LEDGER._report is not None
 
 
 @needs_watch

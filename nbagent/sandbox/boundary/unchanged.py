@@ -86,6 +86,14 @@ class Ledger:
         self._lock = threading.Lock()
         self._reset(owner=0)
 
+    def stop(self) -> None:
+        """Let go of the kernel's memory (one watcher per mapping: the kernel allows no other while this one holds it);
+        the next fork starts afresh."""
+        with self._lock:
+            if self._watch is not None:
+                self._watch.close()
+            self._reset(owner=0)
+
     def renew_lock(self) -> None:
         """In a forked child (os.register_at_fork): the copy of the lock may be held by a thread that is not there."""
         self._lock = threading.Lock()
@@ -113,7 +121,7 @@ class Ledger:
             epoch = self._epoch
             try:
                 watching = self._watch_new(epoch, merged(list(unwatched)))
-            except OSError as exc:
+            except Exception as exc:  # the kernel refused, or a fault of ours: the start goes on without the ledger
                 self._give_up(exc)
                 return do_fork(), None
             if not watching:
@@ -122,14 +130,17 @@ class Ledger:
             if os.getpid() != self._owner:
                 return pid, None  # (the child of a fork that returned twice: never here with process.fork)
             try:
-                self._written[epoch] = self._ask_written()
-            except OSError as exc:  # not known what was written: nothing is known from now on
+                return pid, self._after_fork(epoch)
+            except Exception as exc:  # not known what was written: nothing is known from now on
                 self._give_up(exc)
                 return pid, None
-            self._written.pop(epoch - _HISTORY, None)
-            known = self._known(epoch)
-            self._weigh(self._written[epoch], known)
-            return pid, known
+
+    def _after_fork(self, epoch: int) -> Known:
+        self._written[epoch] = self._ask_written()
+        self._written.pop(epoch - _HISTORY, None)
+        known = self._known(epoch)
+        self._weigh(self._written[epoch], known)
+        return known
 
     def record(self, epoch: int, values: frozenset[bytes], clean: Spans) -> None:
         """A worker's report (forked at ``epoch``): kept if it is the latest."""
@@ -175,7 +186,7 @@ class Ledger:
                 OSError(f"its writes cost more than the searches they saved ({COSTLY_ROUNDS} starts in a row)")
             )
 
-    def _give_up(self, error: OSError) -> None:
+    def _give_up(self, error: Exception) -> None:
         """Where the kernel's pages cannot be watched or asked about (a process that changed its user cannot read its
         own pagemap): closing the descriptor unregisters everything; every later start searches everything."""
         if self._watch is not None:
