@@ -310,7 +310,7 @@ def print_scrub() -> None:
     print(
         f"rewriting 1 GiB of the kernel's memory after a start: watched {watched * 1e3:.0f} ms, never watched "
         f"{plain * 1e3:.0f} ms ({watched / plain:.2f}x; once a kernel watches: from "
-        f"{unchanged.WATCHED_FROM_BYTES / 2**20:.0f} MiB of memory outside its namespace's arrays)"
+        f"{unchanged.WATCHED_FROM_BYTES / 2**20:.0f} MiB resident outside its namespace's arrays)"
     )
 
 

@@ -21,7 +21,7 @@ kernel holds for itself, in two passes:
    it is: the scrub never changes data. Nor does it read a loaded model's weights and caches (:mod:`model_memory`:
    what a model's load mapped anew, while the model is loaded): numbers from a public file, 1.3 GB of the default
    model's, which took 0.64 s of each start with two secrets to mask (0.10 s without them). Nor, in a kernel whose
-   memory the ledger watches (unchanged.py: from 256 MiB outside the namespace's arrays), the pages an earlier
+   memory the ledger watches (unchanged.py: from 160 MiB resident outside its namespace's arrays), the pages an earlier
    worker found free of these values that the kernel has not written since.
 
 What stays readable: a secret equal to a value the agent's namespace holds (there, not elsewhere; in a namespace
