@@ -250,10 +250,8 @@ def search(values: Iterable[bytes], skip: Spans = (), known: Spans | None = None
     todo = without(runs, known)
     reach = max(len(n) for n in needles) - 1  # a value across the edge of a known page is found from its other side
     own = [(ctypes.addressof(n), ctypes.addressof(n) + len(n)) for n in needles]
-    result = Searched(
-        searched_bytes=sum(b - a for a, b in todo),
-        known_bytes=sum(b - a for a, b in runs) - sum(b - a for a, b in todo),
-    )
+    searched_bytes = sum(b - a for a, b in todo)
+    result = Searched(searched_bytes=searched_bytes, known_bytes=sum(b - a for a, b in runs) - searched_bytes)
     found: list[tuple[int, int]] = []
     for piece in _widened(todo, runs, reach):
         for needle in needles:

@@ -20,6 +20,8 @@ import os
 import platform
 import sys
 
+from .spans import without
+
 _SYSCALL = {"x86_64": 323, "aarch64": 282}  # userfaultfd(2)
 _USER_MODE_ONLY = 1  # needs no privilege (vm.unprivileged_userfaultfd may be 0)
 _API = 0xAA
@@ -107,7 +109,7 @@ class WriteWatch:
         now; returns the parts registered (none if the kernel refused). Memory in 2 MiB pages is left alone: its first
         write would split the huge page for good (the worker does not search a namespace's large arrays anyway)."""
         registered = []
-        for low, high in _without(start, end, self.huge(start, end)):
+        for low, high in without([(start, end)], self.huge(start, end)):
             register = _Register(low, high - low, _MODE_WP, 0)
             if self._libc.ioctl(self.fd, _UFFDIO_REGISTER, ctypes.byref(register)) == 0:
                 if self.written(low, high) is not None:
@@ -160,12 +162,3 @@ class WriteWatch:
                 break
             start = scan.walk_end
         return found
-
-
-def _without(start: int, end: int, holes: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    pieces, at = [], start
-    for low, high in holes:
-        if low > at:
-            pieces.append((at, low))
-        at = max(at, high)
-    return pieces + ([(at, end)] if at < end else [])
